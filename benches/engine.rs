@@ -1,0 +1,74 @@
+//! The engine's speed and memory on a large crowd: 1,000,000 clients against a server
+//! that serves 100,000 per 100 ms tick, one run per strategy.
+//!
+//! Run with `cargo bench --bench engine`. Criterion reports simulated calls per second
+//! (its "elements"); before that, a line per strategy gives the peak heap of one run,
+//! per client, measured by a counting allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use retrylab::engine::{Scenario, Strategy, simulate};
+
+/// The system allocator, counting live and peak bytes.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator; only counters are
+// added around it.
+#[allow(unsafe_code)] // a global allocator cannot be written without it
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const CLIENTS: u64 = 1_000_000;
+
+fn crowd() -> Scenario {
+    let mut scenario = Scenario::with_clients("bench", CLIENTS);
+    scenario.server.capacity_milli = 100_000 * 1000;
+    scenario
+}
+
+fn engine(c: &mut Criterion) {
+    let scenario = crowd();
+    let mut group = c.benchmark_group("crowd of 1,000,000");
+    group.sample_size(10);
+    for strategy in Strategy::ALL {
+        let before = LIVE.load(Ordering::Relaxed);
+        PEAK.store(before, Ordering::Relaxed);
+        let run = simulate(&scenario, strategy, 1, false);
+        let peak = PEAK.load(Ordering::Relaxed) - before;
+        println!(
+            "{:<20} {:>12} calls, peak heap {:>6.1} bytes per client",
+            strategy.name(),
+            run.totals.calls,
+            peak as f64 / CLIENTS as f64
+        );
+        group.throughput(Throughput::Elements(run.totals.calls));
+        group.bench_function(strategy.name(), |b| {
+            b.iter(|| simulate(black_box(&scenario), strategy, 1, false))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, engine);
+criterion_main!(benches);

@@ -1,0 +1,235 @@
+//! Retry strategies: how long a client waits after its `a`-th failure.
+//!
+//! `d(a) = min(cap, base * multiplier^a)`, with `a = 0` after the first rejection. The
+//! ceilings are computed once per run by repeated multiplication in `f64` (exact for a
+//! multiplier of 2, and the same on every machine), then every wait is rounded to the
+//! nearest microsecond.
+
+use rand::RngExt;
+use rand_pcg::Pcg64;
+
+use super::scenario::Retry;
+use super::units::Micros;
+
+/// A retry strategy, by the name scenarios use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    /// Always `base`.
+    Fixed,
+    /// `d(a)`, no jitter.
+    Exponential,
+    /// Uniform in `[0, d(a)]`.
+    FullJitter,
+    /// `d(a)/2` plus uniform in `[0, d(a)/2]`.
+    EqualJitter,
+    /// `min(cap, uniform in [base, 3 * prev])`, `prev` starting at `base`.
+    DecorrelatedJitter,
+}
+
+impl Strategy {
+    /// Every strategy, in the order the articles show them.
+    pub const ALL: [Strategy; 5] = [
+        Strategy::Fixed,
+        Strategy::Exponential,
+        Strategy::FullJitter,
+        Strategy::EqualJitter,
+        Strategy::DecorrelatedJitter,
+    ];
+
+    /// The name used in scenarios and output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Fixed => "fixed",
+            Strategy::Exponential => "exponential",
+            Strategy::FullJitter => "full-jitter",
+            Strategy::EqualJitter => "equal-jitter",
+            Strategy::DecorrelatedJitter => "decorrelated-jitter",
+        }
+    }
+
+    /// Whether its waits are random.
+    pub fn is_jittered(self) -> bool {
+        matches!(
+            self,
+            Strategy::FullJitter | Strategy::EqualJitter | Strategy::DecorrelatedJitter
+        )
+    }
+}
+
+/// A strategy with its parameters, ready to produce waits.
+#[derive(Clone, Debug)]
+pub struct RetryPolicy {
+    strategy: Strategy,
+    base: Micros,
+    cap: Micros,
+    /// `d(a)` for `a = 0, 1, …` until it reaches the cap; `cap` after that.
+    ceilings: Vec<f64>,
+}
+
+impl RetryPolicy {
+    /// Builds the policy. `max_failures` bounds how many ceilings are ever needed.
+    pub fn new(strategy: Strategy, retry: &Retry, max_failures: u64) -> RetryPolicy {
+        let cap = retry.cap as f64;
+        let mut ceilings = Vec::new();
+        let mut d = retry.base as f64;
+        while d < cap && (ceilings.len() as u64) <= max_failures {
+            ceilings.push(d);
+            // A ceiling of zero, or a multiplier of one, never grows.
+            if retry.multiplier == 1.0 || d == 0.0 {
+                break;
+            }
+            d *= retry.multiplier;
+        }
+        if d >= cap {
+            ceilings.push(cap);
+        }
+        RetryPolicy {
+            strategy,
+            base: retry.base,
+            cap: retry.cap,
+            ceilings,
+        }
+    }
+
+    /// The strategy.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// The ceiling `d(a)` after failure `a` (counting from 0), unrounded.
+    pub fn ceiling(&self, failures: u32) -> f64 {
+        let i = (failures as usize).min(self.ceilings.len() - 1);
+        self.ceilings[i]
+    }
+
+    /// The wait after failure `failures` (0 after the first rejection). `prev` is the
+    /// client's previous wait, used and updated by decorrelated jitter only; it starts
+    /// at `base`. The generator is touched only by jittered strategies.
+    #[inline]
+    pub fn wait(&self, failures: u32, prev: &mut u32, rng: &mut Pcg64) -> Micros {
+        match self.strategy {
+            Strategy::Fixed => self.base,
+            Strategy::Exponential => round(self.ceiling(failures)),
+            Strategy::FullJitter => round(rng.random::<f64>() * self.ceiling(failures)),
+            Strategy::EqualJitter => {
+                let half = self.ceiling(failures) / 2.0;
+                round(half + rng.random::<f64>() * half)
+            }
+            Strategy::DecorrelatedJitter => {
+                let low = self.base as f64;
+                let high = 3.0 * f64::from(*prev);
+                let w = round(low + rng.random::<f64>() * (high - low)).min(self.cap);
+                // The cap is at most an hour, so it fits the 32-bit field.
+                *prev = w as u32;
+                w
+            }
+        }
+    }
+}
+
+/// Rounds a non-negative wait to the nearest microsecond.
+#[inline]
+fn round(us: f64) -> Micros {
+    us.round() as Micros
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::scenario::Scenario;
+    use rand::SeedableRng;
+
+    fn policy(strategy: Strategy) -> RetryPolicy {
+        RetryPolicy::new(strategy, &Scenario::with_clients("t", 1).retry, 1_000)
+    }
+
+    #[test]
+    fn deterministic_policies_are_exact() {
+        let mut rng = Pcg64::seed_from_u64(1);
+        let mut prev = 100_000;
+        let fixed = policy(Strategy::Fixed);
+        let exp = policy(Strategy::Exponential);
+        let waits: Vec<Micros> = (0..10).map(|a| exp.wait(a, &mut prev, &mut rng)).collect();
+        assert_eq!(
+            waits,
+            [
+                100_000, 200_000, 400_000, 800_000, 1_600_000, 3_200_000, 6_400_000, 10_000_000,
+                10_000_000, 10_000_000
+            ]
+        );
+        assert_eq!(exp.wait(u32::MAX, &mut prev, &mut rng), 10_000_000);
+        assert!((0..10).all(|a| fixed.wait(a, &mut prev, &mut rng) == 100_000));
+    }
+
+    #[test]
+    fn a_fractional_multiplier_rounds_each_wait() {
+        let mut retry = Scenario::with_clients("t", 1).retry;
+        retry.base = 1;
+        retry.multiplier = 1.5;
+        let p = RetryPolicy::new(Strategy::Exponential, &retry, 100);
+        let mut rng = Pcg64::seed_from_u64(1);
+        let mut prev = 1;
+        let waits: Vec<Micros> = (0..5).map(|a| p.wait(a, &mut prev, &mut rng)).collect();
+        // 1, 1.5, 2.25, 3.375, 5.0625
+        assert_eq!(waits, [1, 2, 2, 3, 5]);
+    }
+
+    #[test]
+    fn a_multiplier_of_one_is_fixed_at_the_base() {
+        let mut retry = Scenario::with_clients("t", 1).retry;
+        retry.multiplier = 1.0;
+        let p = RetryPolicy::new(Strategy::Exponential, &retry, 1_000_000);
+        assert_eq!(p.ceilings.len(), 1);
+        assert_eq!(p.ceiling(500), 100_000.0);
+    }
+
+    /// Draws many waits after failure `a` and returns (min, max, mean).
+    fn draws(strategy: Strategy, a: u32) -> (Micros, Micros, f64) {
+        let p = policy(strategy);
+        let mut rng = Pcg64::seed_from_u64(7);
+        let n = 200_000;
+        let (mut lo, mut hi, mut sum) = (Micros::MAX, 0, 0.0);
+        for _ in 0..n {
+            let mut prev = 100_000;
+            let w = p.wait(a, &mut prev, &mut rng);
+            lo = lo.min(w);
+            hi = hi.max(w);
+            sum += w as f64;
+        }
+        (lo, hi, sum / f64::from(n))
+    }
+
+    fn close(actual: f64, expected: f64) -> bool {
+        (actual - expected).abs() < expected * 0.01
+    }
+
+    #[test]
+    fn full_jitter_is_uniform_below_the_ceiling() {
+        let (lo, hi, mean) = draws(Strategy::FullJitter, 3);
+        assert!(lo < 1_000 && hi <= 800_000 && hi > 799_000);
+        assert!(close(mean, 400_000.0), "mean {mean}");
+    }
+
+    #[test]
+    fn equal_jitter_keeps_half_the_ceiling() {
+        let (lo, hi, mean) = draws(Strategy::EqualJitter, 3);
+        assert!((400_000..401_000).contains(&lo) && hi <= 800_000 && hi > 799_000);
+        assert!(close(mean, 600_000.0), "mean {mean}");
+    }
+
+    #[test]
+    fn decorrelated_jitter_draws_between_base_and_three_times_prev() {
+        let (lo, hi, mean) = draws(Strategy::DecorrelatedJitter, 0);
+        assert!((100_000..101_000).contains(&lo) && hi <= 300_000 && hi > 299_000);
+        assert!(close(mean, 200_000.0), "mean {mean}");
+        // It never passes the cap, and it remembers its last wait.
+        let p = policy(Strategy::DecorrelatedJitter);
+        let mut rng = Pcg64::seed_from_u64(3);
+        let mut prev = 9_000_000;
+        for _ in 0..1000 {
+            let w = p.wait(0, &mut prev, &mut rng);
+            assert!((100_000..=10_000_000).contains(&w));
+            assert_eq!(u64::from(prev), w);
+        }
+    }
+}

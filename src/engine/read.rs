@@ -1,0 +1,762 @@
+//! Reading a scenario from YAML: every mistake found, each with its position and a hint.
+
+use std::collections::HashSet;
+
+use super::policy::Strategy;
+use super::scenario::{
+    MAX_CAPACITY, MAX_CLIENTS, MAX_RUNS, MAX_TICKS, MAX_TIME, MAX_WORK, Outage, Retry, Scenario,
+    Server, ServerModel,
+};
+use super::schema::{self, Section};
+use super::units::{self, Micros, UnitError, format_duration, format_milli};
+use crate::suggest::closest;
+use crate::yaml::{self, Node, Pos, Value};
+
+/// One mistake in a scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Where it is, relative to the scenario's own text.
+    pub pos: Pos,
+    /// How many characters to underline.
+    pub width: usize,
+    /// What is wrong.
+    pub message: String,
+    /// What to do about it, if there is something to say.
+    pub help: Option<String>,
+}
+
+/// Parses and validates a scenario. `default_id` names a scenario without an `id`.
+/// On failure every mistake found is returned, in source order.
+pub fn parse_scenario(src: &str, default_id: Option<&str>) -> Result<Scenario, Vec<ScenarioError>> {
+    let root = yaml::parse(src).map_err(|e| {
+        vec![ScenarioError {
+            pos: e.pos,
+            width: 1,
+            message: e.message,
+            help: None,
+        }]
+    })?;
+    let mut reader = Reader::default();
+    let scenario = reader.scenario(&root, default_id);
+    match scenario {
+        Some(s) if reader.errors.is_empty() => Ok(s),
+        _ => {
+            let mut errors = reader.errors;
+            errors.sort_by_key(|e| e.pos);
+            Err(errors)
+        }
+    }
+}
+
+/// The keys of one map, checked against the schema.
+struct Fields<'a> {
+    pairs: Vec<(&'a str, &'a Node, &'a Node)>,
+    section: Section,
+    pos: Pos,
+}
+
+impl<'a> Fields<'a> {
+    /// The key's full name for messages: `server.tick`.
+    fn label(&self, name: &str) -> String {
+        format!("{}{name}", self.section.prefix())
+    }
+
+    fn get(&self, name: &str) -> Option<&'a Node> {
+        self.pairs
+            .iter()
+            .find(|(k, _, v)| *k == name && !v.is_null())
+            .map(|(_, _, v)| *v)
+    }
+}
+
+/// Collects errors while turning nodes into values.
+#[derive(Default)]
+struct Reader {
+    errors: Vec<ScenarioError>,
+}
+
+impl Reader {
+    fn error(&mut self, node: &Node, message: String, help: Option<String>) {
+        self.errors.push(ScenarioError {
+            pos: node.pos,
+            width: node.width,
+            message,
+            help,
+        });
+    }
+
+    /// Checks a map's keys: each known, none twice.
+    fn fields<'a>(&mut self, node: &'a Node, section: Section, what: &str) -> Option<Fields<'a>> {
+        let Value::Map(pairs) = &node.value else {
+            if !node.is_null() {
+                self.error(
+                    node,
+                    format!("{what} must be a map of keys, found {}", node.describe()),
+                    None,
+                );
+            }
+            return None;
+        };
+        let known: Vec<&str> = schema::names(section).collect();
+        let mut seen = HashSet::new();
+        let mut fields = Fields {
+            pairs: Vec::new(),
+            section,
+            pos: node.pos,
+        };
+        for (key, value) in pairs {
+            let Some(name) = key.as_scalar() else {
+                self.error(key, "a key must be a plain name".to_string(), None);
+                continue;
+            };
+            if !known.contains(&name) {
+                let help = match closest(name, known.iter().copied()) {
+                    Some(near) => format!("did you mean `{near}`?"),
+                    None => format!("the keys here are: {}", known.join(", ")),
+                };
+                self.error(
+                    key,
+                    format!("unknown key `{}{name}`", section.prefix()),
+                    Some(help),
+                );
+                continue;
+            }
+            if !seen.insert(name) {
+                self.error(
+                    key,
+                    format!("`{}{name}` is given twice", section.prefix()),
+                    None,
+                );
+                continue;
+            }
+            fields.pairs.push((name, key, value));
+        }
+        Some(fields)
+    }
+
+    fn scenario(&mut self, root: &Node, default_id: Option<&str>) -> Option<Scenario> {
+        if root.is_null() {
+            self.error(
+                root,
+                "the scenario is empty".to_string(),
+                Some("a scenario needs at least `id` and `clients`".to_string()),
+            );
+            return None;
+        }
+        let top = self.fields(root, Section::Top, "a scenario")?;
+        let defaults = Scenario::with_clients("", 0);
+
+        let id = match top.get("id") {
+            Some(node) => self.id(node),
+            None => match default_id {
+                Some(id) => Some(id.to_string()),
+                None => {
+                    self.missing(root, "id", "the name the prose uses for this scenario");
+                    None
+                }
+            },
+        };
+        let clients = match top.get("clients") {
+            Some(node) => self.whole(node, "clients", 1, MAX_CLIENTS),
+            None => {
+                self.missing(root, "clients", "how many clients call at once");
+                None
+            }
+        };
+        let horizon = self.duration_or(&top, "horizon", defaults.horizon);
+        let spread = self.duration_or(&top, "spread", 0);
+        let server = self.server(top.get("server"), &defaults.server);
+        let retry = self.retry(top.get("retry"), &defaults.retry);
+        let strategies = match top.get("strategies") {
+            Some(node) => self.strategies(node),
+            None => Some(Strategy::ALL.to_vec()),
+        };
+        let runs = self.whole_or(&top, "runs", 1, 1, MAX_RUNS);
+        let seed = self.whole_or(&top, "seed", 1, 0, u64::MAX);
+
+        let scenario = Scenario {
+            id: id?,
+            clients: clients?,
+            spread: spread?,
+            horizon: horizon?,
+            server: server?,
+            retry: retry?,
+            strategies: strategies?,
+            runs: u32::try_from(runs?).ok()?,
+            seed: seed?,
+        };
+        self.relations(&scenario, &top);
+        Some(scenario)
+    }
+
+    fn missing(&mut self, map: &Node, name: &str, meaning: &str) {
+        self.error(
+            &Node {
+                width: 1,
+                ..map.clone()
+            },
+            format!("missing key `{name}`"),
+            Some(format!("add `{name}:`, {meaning}")),
+        );
+    }
+
+    fn id(&mut self, node: &Node) -> Option<String> {
+        let text = self.text(node, "id")?;
+        let ok = !text.is_empty()
+            && text
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !ok {
+            self.error(
+                node,
+                format!("`id` may hold only letters, digits, `-` and `_`, found `{text}`"),
+                None,
+            );
+            return None;
+        }
+        Some(text.to_string())
+    }
+
+    fn text<'a>(&mut self, node: &'a Node, key: &str) -> Option<&'a str> {
+        match node.as_scalar() {
+            Some(text) => Some(text),
+            None => {
+                self.error(
+                    node,
+                    format!("`{key}` must be a single value, found {}", node.describe()),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    fn whole(&mut self, node: &Node, key: &str, min: u64, max: u64) -> Option<u64> {
+        let text = self.text(node, key)?;
+        let plain = matches!(node.value, Value::Scalar { plain: true, .. });
+        let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        let value = if plain && digits {
+            text.parse::<u64>().ok()
+        } else {
+            None
+        };
+        let Some(value) = value else {
+            let found = if digits && plain {
+                "a number too large to hold".to_string()
+            } else {
+                node.describe()
+            };
+            self.error(
+                node,
+                format!("`{key}` must be a whole number, found {found}"),
+                None,
+            );
+            return None;
+        };
+        if value < min {
+            self.error(
+                node,
+                format!("`{key}` must be at least {}, found {value}", thousands(min)),
+                None,
+            );
+            return None;
+        }
+        if value > max {
+            self.error(
+                node,
+                format!(
+                    "`{key}` is {}; the limit is {}",
+                    thousands(value),
+                    thousands(max)
+                ),
+                None,
+            );
+            return None;
+        }
+        Some(value)
+    }
+
+    fn whole_or(
+        &mut self,
+        fields: &Fields,
+        key: &str,
+        default: u64,
+        min: u64,
+        max: u64,
+    ) -> Option<u64> {
+        match fields.get(key) {
+            Some(node) => self.whole(node, &fields.label(key), min, max),
+            None => Some(default),
+        }
+    }
+
+    fn duration(&mut self, node: &Node, key: &str) -> Option<Micros> {
+        let text = self.text(node, key)?;
+        match units::parse_duration(text) {
+            Ok(us) => Some(us),
+            Err(e) => {
+                let (message, help) = match e {
+                    UnitError::NoUnit => (
+                        format!("`{key}` needs a unit, found `{text}`"),
+                        Some(format!(
+                            "write `{text}ms` or `{text}s`; the units are us, ms, s, m, h"
+                        )),
+                    ),
+                    UnitError::TooFine => (
+                        format!("`{key}` is finer than a microsecond: `{text}`"),
+                        None,
+                    ),
+                    UnitError::TooLarge => (format!("`{key}` is too long: `{text}`"), None),
+                    UnitError::Negative => (format!("`{key}` cannot be negative: `{text}`"), None),
+                    UnitError::Malformed | UnitError::TooManyDecimals => (
+                        format!(
+                            "`{key}` must be a duration like 250ms, 1.5s or 2m, found {}",
+                            node.describe()
+                        ),
+                        None,
+                    ),
+                };
+                self.error(node, message, help);
+                None
+            }
+        }
+    }
+
+    fn duration_or(&mut self, fields: &Fields, key: &str, default: Micros) -> Option<Micros> {
+        match fields.get(key) {
+            Some(node) => self.duration(node, &fields.label(key)),
+            None => Some(default),
+        }
+    }
+
+    fn milli(&mut self, node: &Node, key: &str, max: u64) -> Option<u64> {
+        let text = self.text(node, key)?;
+        let plain = matches!(node.value, Value::Scalar { plain: true, .. });
+        let parsed = if plain {
+            units::parse_milli(text)
+        } else {
+            Err(UnitError::Malformed)
+        };
+        match parsed {
+            Ok(v) if v <= max => Some(v),
+            Ok(_) => {
+                self.error(
+                    node,
+                    format!(
+                        "`{key}` is {text}; the most it can be is {}",
+                        format_milli(max)
+                    ),
+                    None,
+                );
+                None
+            }
+            Err(UnitError::Negative) => {
+                self.error(
+                    node,
+                    format!("`{key}` cannot be negative, found {text}"),
+                    None,
+                );
+                None
+            }
+            Err(UnitError::TooManyDecimals) => {
+                self.error(
+                    node,
+                    format!("`{key}` may have at most three decimals, found {text}"),
+                    None,
+                );
+                None
+            }
+            Err(_) => {
+                self.error(
+                    node,
+                    format!("`{key}` must be a number, found {}", node.describe()),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    fn server(&mut self, node: Option<&Node>, defaults: &Server) -> Option<Server> {
+        let Some(node) = node else {
+            return Some(defaults.clone());
+        };
+        let Some(fields) = self.fields(node, Section::Server, "`server`") else {
+            return if node.is_null() {
+                Some(defaults.clone())
+            } else {
+                None
+            };
+        };
+        let model = match fields.get("model") {
+            Some(node) => self.model(node),
+            None => Some(defaults.model),
+        };
+        let capacity = match fields.get("capacity") {
+            Some(node) => self.milli(node, "server.capacity", MAX_CAPACITY * 1000),
+            None => Some(defaults.capacity_milli),
+        };
+        if let (Some(0), Some(node)) = (capacity, fields.get("capacity")) {
+            self.error(
+                node,
+                "`server.capacity` must be more than 0".to_string(),
+                None,
+            );
+        }
+        let tick = self.duration_or(&fields, "tick", defaults.tick);
+        if let (Some(0), Some(node)) = (tick, fields.get("tick")) {
+            self.error(
+                node,
+                "`server.tick` must be longer than 0s".to_string(),
+                None,
+            );
+        }
+        let cost = match fields.get("rejection_cost") {
+            Some(node) => self.milli(node, "server.rejection_cost", 1000),
+            None => Some(defaults.rejection_cost_milli),
+        };
+        let outages = match fields.get("outages") {
+            Some(node) => self.outages(node),
+            None => Some(Vec::new()),
+        };
+        Some(Server {
+            model: model?,
+            capacity_milli: capacity.filter(|c| *c > 0)?,
+            tick: tick.filter(|t| *t > 0)?,
+            rejection_cost_milli: cost?,
+            outages: outages?,
+        })
+    }
+
+    fn model(&mut self, node: &Node) -> Option<ServerModel> {
+        let text = self.text(node, "server.model")?;
+        if let Some(model) = ServerModel::ALL.into_iter().find(|m| m.name() == text) {
+            return Some(model);
+        }
+        let names = ServerModel::ALL.map(|m| m.name());
+        let help = match closest(text, names) {
+            Some(near) => format!("did you mean `{near}`?"),
+            None => format!("the models are: {}", names.join(", ")),
+        };
+        self.error(node, format!("unknown server model `{text}`"), Some(help));
+        None
+    }
+
+    fn outages(&mut self, node: &Node) -> Option<Vec<Outage>> {
+        let Value::Seq(items) = &node.value else {
+            self.error(
+                node,
+                format!(
+                    "`server.outages` must be a list like [{{from: 0s, to: 3s}}], found {}",
+                    node.describe()
+                ),
+                None,
+            );
+            return None;
+        };
+        let mut outages = Vec::new();
+        let mut ok = true;
+        for item in items {
+            let Some(fields) = self.fields(item, Section::Outage, "an outage") else {
+                if item.is_null() {
+                    self.error(item, "an outage needs `from` and `to`".to_string(), None);
+                }
+                ok = false;
+                continue;
+            };
+            let mut bound = |name: &str| match fields.get(name) {
+                Some(n) => self.duration(n, &format!("server.outages[].{name}")),
+                None => {
+                    self.missing(item, name, "a duration");
+                    None
+                }
+            };
+            let (Some(from), Some(to)) = (bound("from"), bound("to")) else {
+                ok = false;
+                continue;
+            };
+            if to <= from {
+                let node = fields.get("to").unwrap_or(item);
+                self.error(
+                    node,
+                    format!(
+                        "an outage must end after it starts: `to` ({}) is not after `from` ({})",
+                        format_duration(to),
+                        format_duration(from)
+                    ),
+                    None,
+                );
+                ok = false;
+                continue;
+            }
+            outages.push(Outage { from, to });
+        }
+        ok.then_some(outages)
+    }
+
+    fn retry(&mut self, node: Option<&Node>, defaults: &Retry) -> Option<Retry> {
+        let Some(node) = node else {
+            return Some(defaults.clone());
+        };
+        let Some(fields) = self.fields(node, Section::Retry, "`retry`") else {
+            return if node.is_null() {
+                Some(defaults.clone())
+            } else {
+                None
+            };
+        };
+        let base = self.duration_or(&fields, "base", defaults.base);
+        let cap = self.duration_or(&fields, "cap", defaults.cap);
+        let multiplier = match fields.get("multiplier") {
+            Some(node) => self.multiplier(node),
+            None => Some(defaults.multiplier),
+        };
+        let max_attempts = match fields.get("max_attempts") {
+            Some(node) => self
+                .whole(node, "retry.max_attempts", 1, u64::from(u32::MAX))
+                .map(|v| Some(v as u32)),
+            None => Some(None),
+        };
+        let deadline = match fields.get("deadline") {
+            Some(node) => match self.duration(node, "retry.deadline") {
+                Some(0) => {
+                    self.error(
+                        node,
+                        "`retry.deadline` must be longer than 0s".to_string(),
+                        None,
+                    );
+                    None
+                }
+                other => other.map(Some),
+            },
+            None => Some(None),
+        };
+        let (base, cap) = (base?, cap?);
+        if cap > MAX_TIME {
+            let node = fields.get("cap").unwrap_or(node);
+            self.error(
+                node,
+                format!("`retry.cap` is {}; the limit is 1h", format_duration(cap)),
+                None,
+            );
+            return None;
+        }
+        if cap < base {
+            let node = fields.get("cap").or(fields.get("base")).unwrap_or(node);
+            self.error(
+                node,
+                format!(
+                    "`retry.cap` ({}) is below `retry.base` ({})",
+                    format_duration(cap),
+                    format_duration(base)
+                ),
+                Some("the cap is the longest wait, so it must be at least the base".to_string()),
+            );
+            return None;
+        }
+        Some(Retry {
+            base,
+            cap,
+            multiplier: multiplier?,
+            max_attempts: max_attempts?,
+            deadline: deadline?,
+        })
+    }
+
+    fn multiplier(&mut self, node: &Node) -> Option<f64> {
+        let text = self.text(node, "retry.multiplier")?;
+        let value = text.parse::<f64>().ok().filter(|v| v.is_finite());
+        match value {
+            Some(v) if (1.0..=100.0).contains(&v) => Some(v),
+            Some(_) => {
+                self.error(
+                    node,
+                    format!("`retry.multiplier` must be from 1 to 100, found {text}"),
+                    None,
+                );
+                None
+            }
+            None => {
+                self.error(
+                    node,
+                    format!(
+                        "`retry.multiplier` must be a number, found {}",
+                        node.describe()
+                    ),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    fn strategies(&mut self, node: &Node) -> Option<Vec<Strategy>> {
+        let items: Vec<&Node> = match &node.value {
+            Value::Seq(items) => items.iter().collect(),
+            Value::Scalar { .. } => vec![node],
+            Value::Map(_) => {
+                self.error(
+                    node,
+                    "`strategies` must be a list of names, found a map of keys".to_string(),
+                    None,
+                );
+                return None;
+            }
+        };
+        if items.is_empty() {
+            self.error(
+                node,
+                "`strategies` is empty".to_string(),
+                Some(all_strategies()),
+            );
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut ok = true;
+        for item in items {
+            let Some(text) = self.text(item, "strategies") else {
+                ok = false;
+                continue;
+            };
+            match Strategy::ALL.into_iter().find(|s| s.name() == text) {
+                Some(s) if out.contains(&s) => {
+                    self.error(item, format!("strategy `{text}` is listed twice"), None);
+                    ok = false;
+                }
+                Some(s) => out.push(s),
+                None => {
+                    let help = match closest(text, Strategy::ALL.map(|s| s.name())) {
+                        Some(near) => format!("did you mean `{near}`?"),
+                        None => all_strategies(),
+                    };
+                    self.error(item, format!("unknown strategy `{text}`"), Some(help));
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some(out)
+    }
+
+    /// Checks what no single key can: how keys relate, and the limits of the whole.
+    fn relations(&mut self, s: &Scenario, top: &Fields) {
+        let server = top.get("server");
+        let server_key = |name: &str| match server.map(|n| &n.value) {
+            Some(Value::Map(pairs)) => pairs
+                .iter()
+                .find(|(k, _)| k.as_scalar() == Some(name))
+                .map(|(_, v)| v.clone()),
+            _ => None,
+        };
+        let horizon_node = top.get("horizon").cloned().or_else(|| server_key("tick"));
+        let at = |fallback: Option<Node>| {
+            fallback.unwrap_or(Node {
+                value: Value::Seq(Vec::new()),
+                pos: top.pos,
+                width: 1,
+            })
+        };
+        if s.horizon > MAX_TIME {
+            self.error(
+                &at(horizon_node),
+                format!(
+                    "`horizon` is {}; the limit is 1h",
+                    format_duration(s.horizon)
+                ),
+                None,
+            );
+            return;
+        }
+        if s.horizon < s.server.tick {
+            self.error(
+                &at(horizon_node),
+                format!(
+                    "`horizon` ({}) is shorter than one tick ({})",
+                    format_duration(s.horizon),
+                    format_duration(s.server.tick)
+                ),
+                None,
+            );
+            return;
+        }
+        if s.horizon % s.server.tick != 0 {
+            let ticks = s.horizon / s.server.tick;
+            self.error(
+                &at(horizon_node),
+                format!(
+                    "`horizon` ({}) is not a whole number of ticks ({} each)",
+                    format_duration(s.horizon),
+                    format_duration(s.server.tick)
+                ),
+                Some(format!(
+                    "try {} or {}",
+                    format_duration(ticks * s.server.tick),
+                    format_duration((ticks + 1) * s.server.tick)
+                )),
+            );
+            return;
+        }
+        if s.ticks() > MAX_TICKS {
+            self.error(
+                &at(horizon_node),
+                format!(
+                    "the horizon holds {} ticks; the limit is {}",
+                    thousands(s.ticks()),
+                    thousands(MAX_TICKS)
+                ),
+                Some("use a longer tick or a shorter horizon".to_string()),
+            );
+            return;
+        }
+        if s.spread > s.horizon {
+            self.error(
+                &at(top.get("spread").cloned()),
+                format!(
+                    "`spread` ({}) is longer than the horizon ({})",
+                    format_duration(s.spread),
+                    format_duration(s.horizon)
+                ),
+                None,
+            );
+        }
+        let work = s.worst_case_calls();
+        if work > MAX_WORK {
+            self.error(
+                &at(top.get("clients").cloned()),
+                format!(
+                    "this scenario could need up to {} simulated calls (clients × ticks × runs × \
+                     strategies); the limit is {}",
+                    thousands_u128(work),
+                    thousands_u128(MAX_WORK)
+                ),
+                Some(
+                    "use fewer clients or runs, a longer tick, or a `retry.max_attempts`"
+                        .to_string(),
+                ),
+            );
+        }
+    }
+}
+
+fn all_strategies() -> String {
+    format!(
+        "the strategies are: {}",
+        Strategy::ALL.map(|s| s.name()).join(", ")
+    )
+}
+
+/// A whole number with thousands separators: 10,000,000.
+pub fn thousands(n: u64) -> String {
+    thousands_u128(u128::from(n))
+}
+
+fn thousands_u128(n: u128) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

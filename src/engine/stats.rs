@@ -1,0 +1,172 @@
+//! Monte Carlo: every strategy over `runs` seeds on all cores, summarised as median,
+//! 5th and 95th percentile, with one typical run kept for the charts.
+//!
+//! The typical run of a strategy is the first run (lowest seed) whose number of calls is
+//! the median number of calls. Its lanes are computed again after the runs, so a
+//! thousand runs never hold a thousand sets of lanes.
+
+use rayon::prelude::*;
+
+use super::policy::Strategy;
+use super::run::{Run, Totals, simulate};
+use super::scenario::Scenario;
+use super::units::Micros;
+
+/// Median, 5th and 95th percentile of a total over runs (nearest rank).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Spread {
+    /// The 50th percentile.
+    pub median: u64,
+    /// The 5th percentile.
+    pub p5: u64,
+    /// The 95th percentile.
+    pub p95: u64,
+}
+
+impl Spread {
+    /// Summarises values (sorted here); `None` when there are none.
+    pub fn of(mut values: Vec<u64>) -> Option<Spread> {
+        if values.is_empty() {
+            return None;
+        }
+        values.sort_unstable();
+        Some(Spread {
+            median: nearest_rank(&values, 50),
+            p5: nearest_rank(&values, 5),
+            p95: nearest_rank(&values, 95),
+        })
+    }
+
+    /// Whether all three agree, as they do for a deterministic total.
+    pub fn is_exact(&self) -> bool {
+        self.p5 == self.p95
+    }
+}
+
+/// The `p`th percentile of sorted values by nearest rank: the value at rank
+/// `ceil(p/100 · n)`, counting from 1.
+fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
+    let rank = (p * sorted.len()).div_ceil(100).max(1);
+    sorted[rank - 1]
+}
+
+/// One strategy's results over all runs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StrategyResult {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Calls the server saw.
+    pub calls: Spread,
+    /// Clients served.
+    pub served: Spread,
+    /// Clients that gave up.
+    pub gave_up: Spread,
+    /// Clients still retrying at the horizon.
+    pub still_retrying: Spread,
+    /// Runs in which every client finished.
+    pub finished_runs: u32,
+    /// When the last client finished, over the finished runs only.
+    pub done_at: Option<Spread>,
+    /// The typical run, with its lanes.
+    pub typical: Run,
+}
+
+/// A scenario's results: one entry per strategy, in the scenario's order.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ScenarioResult {
+    /// The scenario's id.
+    pub id: String,
+    /// Runs per strategy.
+    pub runs: u32,
+    /// The seed of the first run.
+    pub seed: u64,
+    /// Clients in the crowd.
+    pub clients: u64,
+    /// The tick length.
+    pub tick: Micros,
+    /// Per strategy.
+    pub strategies: Vec<StrategyResult>,
+}
+
+impl ScenarioResult {
+    /// The results of one strategy, if the scenario has it.
+    pub fn strategy(&self, strategy: Strategy) -> Option<&StrategyResult> {
+        self.strategies.iter().find(|s| s.strategy == strategy)
+    }
+}
+
+/// Runs every strategy of a scenario over all its seeds, spread over all cores.
+/// The result does not depend on the number of cores.
+pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
+    let runs = scenario.runs as usize;
+    let seed_of = |run: usize| scenario.seed.wrapping_add(run as u64);
+    let jobs: Vec<(Strategy, usize)> = scenario
+        .strategies
+        .iter()
+        .flat_map(|&s| (0..runs).map(move |r| (s, r)))
+        .collect();
+    let totals: Vec<Totals> = jobs
+        .par_iter()
+        .map(|&(strategy, run)| simulate(scenario, strategy, seed_of(run), false).totals)
+        .collect();
+
+    let strategies = scenario
+        .strategies
+        .par_iter()
+        .zip(totals.par_chunks(runs))
+        .map(|(&strategy, totals)| summarise(scenario, strategy, totals, seed_of))
+        .collect();
+
+    ScenarioResult {
+        id: scenario.id.clone(),
+        runs: scenario.runs,
+        seed: scenario.seed,
+        clients: scenario.clients,
+        tick: scenario.server.tick,
+        strategies,
+    }
+}
+
+fn summarise(
+    scenario: &Scenario,
+    strategy: Strategy,
+    totals: &[Totals],
+    seed_of: impl Fn(usize) -> u64,
+) -> StrategyResult {
+    let spread = |f: fn(&Totals) -> u64| {
+        Spread::of(totals.iter().map(f).collect()).expect("a scenario has at least one run")
+    };
+    let calls = spread(|t| t.calls);
+    let typical = totals
+        .iter()
+        .position(|t| t.calls == calls.median)
+        .unwrap_or(0);
+    let done: Vec<u64> = totals.iter().filter_map(|t| t.done_at).collect();
+    StrategyResult {
+        strategy,
+        calls,
+        served: spread(|t| t.served),
+        gave_up: spread(|t| t.gave_up),
+        still_retrying: spread(|t| t.still_retrying),
+        finished_runs: done.len() as u32,
+        done_at: Spread::of(done),
+        typical: simulate(scenario, strategy, seed_of(typical), true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let values: Vec<u64> = (1..=200).collect();
+        let s = Spread::of(values).unwrap();
+        assert_eq!((s.p5, s.median, s.p95), (10, 100, 190));
+        let one = Spread::of(vec![7]).unwrap();
+        assert_eq!((one.p5, one.median, one.p95), (7, 7, 7));
+        let s = Spread::of(vec![5, 1, 3]).unwrap();
+        assert_eq!((s.p5, s.median, s.p95), (1, 3, 5));
+        assert_eq!(Spread::of(Vec::new()), None);
+    }
+}

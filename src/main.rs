@@ -1,0 +1,33 @@
+//! The `retrylab` binary: parse the command line, run it, print, choose the exit code.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use retrylab::cli::{self, Cli, Failure};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli::run(cli) {
+        Ok(output) => {
+            // A closed pipe (`retrylab sim f | head`) is not an error worth a panic.
+            let _ = std::io::stdout().write_all(output.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Input(diagnostics)) => {
+            for d in &diagnostics {
+                eprintln!("{d}\n");
+            }
+            let n = diagnostics.len();
+            eprintln!(
+                "error: {n} problem{} found; nothing was run",
+                if n == 1 { "" } else { "s" }
+            );
+            ExitCode::FAILURE
+        }
+        Err(Failure::Other(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! "Did you mean …": the closest known name to a misspelt one.
+
+/// The candidate closest to `input` by edit distance, if it is close enough to be a
+/// plausible typo (at most a third of the word's letters off, and at least one).
+pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let input = input.to_lowercase();
+    let limit = (input.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (edit_distance(&input, &c.to_lowercase()), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                diagonal
+            } else {
+                1 + diagonal.min(above).min(row[j])
+            };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_typos_and_ignores_strangers() {
+        let names = ["clients", "capacity", "horizon"];
+        assert_eq!(closest("clinets", names), Some("clients"));
+        assert_eq!(closest("Capacity", names), Some("capacity"));
+        assert_eq!(closest("banana", names), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -1,0 +1,334 @@
+//! The one module that reads YAML: a small tree whose every node remembers where it stood.
+//!
+//! Scenarios and front matter are read into this tree and then into typed structs by hand,
+//! so that every mistake, from a syntax error to "cap below base", can point at a line and
+//! column. The parser underneath is `yaml-rust2`; nothing outside this file names it.
+
+use std::fmt;
+
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// How deeply lists and maps may nest; a scenario needs four levels.
+const MAX_DEPTH: usize = 32;
+
+/// A position in the source text: 1-based line and column (in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Pos {
+    /// The line, counting from 1.
+    pub line: usize,
+    /// The column, counting from 1, in characters.
+    pub column: usize,
+}
+
+impl Pos {
+    /// The very start of a text.
+    pub const START: Pos = Pos { line: 1, column: 1 };
+
+    fn from_marker(mark: Marker) -> Pos {
+        Pos {
+            line: mark.line().max(1),
+            column: mark.col() + 1,
+        }
+    }
+}
+
+/// One value of the tree.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A scalar as written; `plain` is false for quoted and block scalars, which are
+    /// always strings.
+    Scalar {
+        /// The text of the scalar, quotes removed.
+        text: String,
+        /// Whether it was written without quotes.
+        plain: bool,
+    },
+    /// A sequence (`[a, b]` or `- a`).
+    Seq(Vec<Node>),
+    /// A mapping, in source order.
+    Map(Vec<(Node, Node)>),
+}
+
+/// A value with the position where it starts and the width of its token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// The value.
+    pub value: Value,
+    /// Where it starts.
+    pub pos: Pos,
+    /// How many characters a caret under it should cover (at least 1).
+    pub width: usize,
+}
+
+impl Node {
+    /// The scalar text, if this is a scalar.
+    pub fn as_scalar(&self) -> Option<&str> {
+        match &self.value {
+            Value::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// True for an absent value: an empty plain scalar, `~` or `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(&self.value, Value::Scalar { text, plain: true }
+            if text.is_empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
+    }
+
+    /// What kind of value this is, in plain English, for "expected X, found Y".
+    pub fn describe(&self) -> String {
+        match &self.value {
+            Value::Seq(_) => "a list".to_string(),
+            Value::Map(_) => "a map of keys".to_string(),
+            Value::Scalar { .. } if self.is_null() => "nothing".to_string(),
+            Value::Scalar { text, .. } => format!("`{text}`"),
+        }
+    }
+}
+
+/// A YAML syntax error, with its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct YamlError {
+    /// Where the parser stopped.
+    pub pos: Pos,
+    /// What went wrong, in plain words.
+    pub message: String,
+}
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (line {}, column {})",
+            self.message, self.pos.line, self.pos.column
+        )
+    }
+}
+
+/// Parses one YAML document into a tree. An empty text gives a null node.
+pub fn parse(src: &str) -> Result<Node, YamlError> {
+    let mut builder = Builder::default();
+    let mut parser = Parser::new_from_str(src);
+    let loaded = parser.load(&mut builder, true);
+    if let Some(err) = builder.error {
+        return Err(err);
+    }
+    if let Err(err) = loaded {
+        return Err(YamlError {
+            pos: Pos::from_marker(*err.marker()),
+            message: plain_words(err.info()),
+        });
+    }
+    if builder.documents > 1 {
+        return Err(YamlError {
+            pos: builder.second_document.unwrap_or(Pos::START),
+            message: "expected one YAML document, found several (remove the extra `---`)"
+                .to_string(),
+        });
+    }
+    Ok(builder.root.unwrap_or(Node {
+        value: Value::Scalar {
+            text: String::new(),
+            plain: true,
+        },
+        pos: Pos::START,
+        width: 1,
+    }))
+}
+
+/// Rewrites the scanner's messages into words an author knows.
+fn plain_words(info: &str) -> String {
+    let info = info.trim_start_matches("while parsing a ");
+    match info {
+        i if i.contains("mapping values are not allowed") => {
+            "a `key: value` pair cannot start here (check the indentation, or quote a value \
+             that contains `: `)"
+                .to_string()
+        }
+        i if i.contains("did not find expected ',' or ']'") => {
+            "this list is not closed: expected `,` or `]`".to_string()
+        }
+        i if i.contains("did not find expected ',' or '}'") => {
+            "this map is not closed: expected `,` or `}`".to_string()
+        }
+        i if i.contains("tabs") => "tabs are not allowed for indentation; use spaces".to_string(),
+        other => format!("invalid YAML: {other}"),
+    }
+}
+
+/// Collects parser events into nodes, keeping a stack instead of recursing.
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Open>,
+    root: Option<Node>,
+    error: Option<YamlError>,
+    documents: usize,
+    second_document: Option<Pos>,
+}
+
+/// A list or map still being filled.
+struct Open {
+    pos: Pos,
+    items: Vec<Node>,
+    is_map: bool,
+    pos_known: bool,
+}
+
+impl Builder {
+    fn fail(&mut self, pos: Pos, message: &str) {
+        if self.error.is_none() {
+            self.error = Some(YamlError {
+                pos,
+                message: message.to_string(),
+            });
+        }
+    }
+
+    fn push_node(&mut self, node: Node) {
+        match self.stack.last_mut() {
+            Some(open) => {
+                // Block maps report their start at their first value; the first key is
+                // where a reader sees the map begin.
+                if open.is_map && !open.pos_known && open.items.is_empty() {
+                    open.pos = node.pos;
+                    open.pos_known = true;
+                }
+                open.items.push(node);
+            }
+            None => self.root = Some(node),
+        }
+    }
+
+    fn close(&mut self) {
+        let Some(open) = self.stack.pop() else {
+            return;
+        };
+        let value = if open.is_map {
+            let mut pairs = Vec::with_capacity(open.items.len() / 2);
+            let mut items = open.items.into_iter();
+            while let (Some(key), Some(value)) = (items.next(), items.next()) {
+                pairs.push((key, value));
+            }
+            Value::Map(pairs)
+        } else {
+            Value::Seq(open.items)
+        };
+        self.push_node(Node {
+            value,
+            pos: open.pos,
+            width: 1,
+        });
+    }
+}
+
+impl MarkedEventReceiver for Builder {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        if self.error.is_some() {
+            return;
+        }
+        let pos = Pos::from_marker(mark);
+        match ev {
+            Event::DocumentStart => {
+                self.documents += 1;
+                if self.documents == 2 {
+                    self.second_document = Some(pos);
+                }
+            }
+            Event::Alias(_) => self.fail(pos, "anchors and aliases (`*name`) are not supported"),
+            Event::Scalar(text, style, anchor, tag) => {
+                if anchor != 0 || tag.is_some() {
+                    self.fail(pos, "anchors and tags (`&name`, `!tag`) are not supported");
+                    return;
+                }
+                let plain = style == TScalarStyle::Plain;
+                let quoted = matches!(
+                    style,
+                    TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted
+                );
+                let width = text.chars().count().max(1) + if quoted { 2 } else { 0 };
+                self.push_node(Node {
+                    value: Value::Scalar { text, plain },
+                    pos,
+                    width,
+                });
+            }
+            Event::SequenceStart(anchor, ref tag) | Event::MappingStart(anchor, ref tag) => {
+                if anchor != 0 || tag.is_some() {
+                    self.fail(pos, "anchors and tags (`&name`, `!tag`) are not supported");
+                    return;
+                }
+                if self.stack.len() >= MAX_DEPTH {
+                    self.fail(pos, "lists and maps are nested too deeply");
+                    return;
+                }
+                let is_map = matches!(ev, Event::MappingStart(..));
+                self.stack.push(Open {
+                    pos,
+                    items: Vec::new(),
+                    is_map,
+                    pos_known: !is_map,
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(),
+            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scalar(node: &Node) -> &str {
+        node.as_scalar().unwrap()
+    }
+
+    #[test]
+    fn positions_are_one_based_and_count_characters() {
+        let doc = parse("id: é crowd\nclients: 100\nserver:\n  capacity: 10\n").unwrap();
+        let Value::Map(pairs) = &doc.value else {
+            panic!("not a map")
+        };
+        assert_eq!(scalar(&pairs[1].0), "clients");
+        assert_eq!(
+            pairs[1].1.pos,
+            Pos {
+                line: 2,
+                column: 10
+            }
+        );
+        let Value::Map(server) = &pairs[2].1.value else {
+            panic!("not a map")
+        };
+        assert_eq!(server[0].0.pos, Pos { line: 4, column: 3 });
+        assert_eq!(pairs[2].1.pos, Pos { line: 4, column: 3 });
+    }
+
+    #[test]
+    fn syntax_errors_have_a_position_and_plain_words() {
+        let err = parse("a: [1, 2\nb: 3").unwrap_err();
+        assert_eq!(err.pos.line, 2);
+        assert!(!err.message.is_empty());
+    }
+
+    #[test]
+    fn aliases_are_refused() {
+        let err = parse("a: &x 1\nb: *x\n").unwrap_err();
+        assert_eq!(
+            err.message,
+            "anchors and tags (`&name`, `!tag`) are not supported"
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        let text = "[".repeat(10_000);
+        assert!(parse(&text).is_err());
+    }
+
+    #[test]
+    fn empty_text_is_null() {
+        assert!(parse("").unwrap().is_null());
+    }
+}
