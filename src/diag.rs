@@ -69,7 +69,7 @@ impl fmt::Display for Diagnostic {
         )?;
         writeln!(f, "{gutter} |")?;
         let line = self.line_text.replace('\t', " ");
-        writeln!(f, "{number} | {line}")?;
+        writeln!(f, "{}", format!("{number} | {line}").trim_end())?;
         let available = line.chars().count().saturating_sub(self.pos.column - 1);
         let width = self.width.min(available).max(1);
         write!(

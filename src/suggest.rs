@@ -1,10 +1,10 @@
 //! "Did you mean …": the closest known name to a misspelt one.
 
 /// The candidate closest to `input` by edit distance, if it is close enough to be a
-/// plausible typo (at most a third of the word's letters off, and at least one).
+/// plausible typo (about a third of the word's letters off, and at least one).
 pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let input = input.to_lowercase();
-    let limit = (input.chars().count() / 3).max(1);
+    let limit = (input.chars().count().div_ceil(3)).max(1);
     candidates
         .into_iter()
         .map(|c| (edit_distance(&input, &c.to_lowercase()), c))

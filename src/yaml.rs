@@ -152,6 +152,9 @@ fn plain_words(info: &str) -> String {
         i if i.contains("did not find expected ',' or '}'") => {
             "this map is not closed: expected `,` or `}`".to_string()
         }
+        i if i.contains("illegal placement of ':'") => {
+            "a `:` cannot stand here (is a list or map above it left open?)".to_string()
+        }
         i if i.contains("tabs") => "tabs are not allowed for indentation; use spaces".to_string(),
         other => format!("invalid YAML: {other}"),
     }

@@ -77,7 +77,8 @@ mod tests {
         assert_eq!(state.serve(100, false), 7);
         // 93 rejected: 10 - 9.3 = 0.7, floored to 0.
         assert_eq!(state.serve(5, false), 0);
-        assert_eq!(state.serve(0, false), 10);
+        // 5 rejected: 10 - 0.5 = 9.5, floored to 9.
+        assert_eq!(state.serve(20, false), 9);
     }
 
     #[test]

@@ -1,0 +1,274 @@
+//! Every kind of mistake in a scenario, with the exact text the author sees.
+
+use crate::util::errors;
+
+#[track_caller]
+fn check(yaml: &str, expected: &str) {
+    let actual = errors(yaml);
+    assert_eq!(actual, expected.trim_matches('\n'), "\n{actual}\n");
+}
+
+#[test]
+fn unknown_key_suggests_the_nearest() {
+    check(
+        "id: a\nclinets: 100\n",
+        r"
+error: missing key `clients`
+ --> s.yaml:1:1
+  |
+1 | id: a
+  | ^
+  = help: add `clients:`, how many clients call at once
+
+error: unknown key `clinets`
+ --> s.yaml:2:1
+  |
+2 | clinets: 100
+  | ^^^^^^^
+  = help: did you mean `clients`?
+",
+    );
+}
+
+#[test]
+fn unknown_nested_key_without_a_near_match_lists_the_keys() {
+    check(
+        "id: a\nclients: 1\nserver:\n  speed: 3\n",
+        r"
+error: unknown key `server.speed`
+ --> s.yaml:4:3
+  |
+4 |   speed: 3
+  |   ^^^^^
+  = help: the keys here are: model, capacity, tick, rejection_cost, outages
+",
+    );
+}
+
+#[test]
+fn wrong_types_say_what_was_expected() {
+    check(
+        "id: a\nclients: many\nruns: [1, 2]\nserver: 10\n",
+        r"
+error: `clients` must be a whole number, found `many`
+ --> s.yaml:2:10
+  |
+2 | clients: many
+  |          ^^^^
+
+error: `runs` must be a single value, found a list
+ --> s.yaml:3:7
+  |
+3 | runs: [1, 2]
+  |       ^
+
+error: `server` must be a map of keys, found `10`
+ --> s.yaml:4:9
+  |
+4 | server: 10
+  |         ^^
+",
+    );
+}
+
+#[test]
+fn unknown_strategy_and_model_name_the_valid_ones() {
+    check(
+        "id: a\nclients: 1\nserver: {model: all-or-none}\nstrategies: [fixed, full-jiter, linear]\n",
+        r"
+error: unknown server model `all-or-none`
+ --> s.yaml:3:17
+  |
+3 | server: {model: all-or-none}
+  |                 ^^^^^^^^^^^
+  = help: did you mean `all-or-nothing`?
+
+error: unknown strategy `full-jiter`
+ --> s.yaml:4:21
+  |
+4 | strategies: [fixed, full-jiter, linear]
+  |                     ^^^^^^^^^^
+  = help: did you mean `full-jitter`?
+
+error: unknown strategy `linear`
+ --> s.yaml:4:33
+  |
+4 | strategies: [fixed, full-jiter, linear]
+  |                                 ^^^^^^
+  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter
+",
+    );
+}
+
+#[test]
+fn malformed_durations() {
+    check(
+        "id: a\nclients: 1\nhorizon: 2 minutes\nspread: 100\nretry: {base: 0.5us}\n",
+        r"
+error: `horizon` must be a duration like 250ms, 1.5s or 2m, found `2 minutes`
+ --> s.yaml:3:10
+  |
+3 | horizon: 2 minutes
+  |          ^^^^^^^^^
+
+error: `spread` needs a unit, found `100`
+ --> s.yaml:4:9
+  |
+4 | spread: 100
+  |         ^^^
+  = help: write `100ms` or `100s`; the units are us, ms, s, m, h
+
+error: `retry.base` is finer than a microsecond: `0.5us`
+ --> s.yaml:5:15
+  |
+5 | retry: {base: 0.5us}
+  |               ^^^^^
+",
+    );
+}
+
+#[test]
+fn impossible_values() {
+    check(
+        "id: a\nclients: 0\nserver:\n  tick: 0s\n  capacity: -5\n  rejection_cost: 1.5\n",
+        r"
+error: `clients` must be at least 1, found 0
+ --> s.yaml:2:10
+  |
+2 | clients: 0
+  |          ^
+
+error: `server.tick` must be longer than 0s
+ --> s.yaml:4:9
+  |
+4 |   tick: 0s
+  |         ^^
+
+error: `server.capacity` cannot be negative, found -5
+ --> s.yaml:5:13
+  |
+5 |   capacity: -5
+  |             ^^
+
+error: `server.rejection_cost` is 1.5; the most it can be is 1
+ --> s.yaml:6:19
+  |
+6 |   rejection_cost: 1.5
+  |                   ^^^
+",
+    );
+}
+
+#[test]
+fn cap_below_base() {
+    check(
+        "id: a\nclients: 1\nretry:\n  base: 1s\n  cap: 500ms\n",
+        r"
+error: `retry.cap` (500ms) is below `retry.base` (1s)
+ --> s.yaml:5:8
+  |
+5 |   cap: 500ms
+  |        ^^^^^
+  = help: the cap is the longest wait, so it must be at least the base
+",
+    );
+}
+
+#[test]
+fn horizon_shorter_than_a_tick_or_not_a_whole_number_of_them() {
+    check(
+        "id: a\nclients: 1\nhorizon: 50ms\n",
+        r"
+error: `horizon` (50ms) is shorter than one tick (100ms)
+ --> s.yaml:3:10
+  |
+3 | horizon: 50ms
+  |          ^^^^
+",
+    );
+    check(
+        "id: a\nclients: 1\nhorizon: 2.05s\n",
+        r"
+error: `horizon` (2.05s) is not a whole number of ticks (100ms each)
+ --> s.yaml:3:10
+  |
+3 | horizon: 2.05s
+  |          ^^^^^
+  = help: try 2s or 2.1s
+",
+    );
+}
+
+#[test]
+fn sizes_beyond_the_limits_are_refused_before_running() {
+    check(
+        "id: a\nclients: 20000000\n",
+        r"
+error: `clients` is 20,000,000; the limit is 10,000,000
+ --> s.yaml:2:10
+  |
+2 | clients: 20000000
+  |          ^^^^^^^^
+",
+    );
+    check(
+        "id: a\nclients: 10000000\nruns: 100\n",
+        r"
+error: this scenario could need up to 6,000,000,000,000 simulated calls (clients × ticks × runs × strategies); the limit is 10,000,000,000
+ --> s.yaml:2:10
+  |
+2 | clients: 10000000
+  |          ^^^^^^^^
+  = help: use fewer clients or runs, a longer tick, or a `retry.max_attempts`
+",
+    );
+    check(
+        "id: a\nclients: 1\nhorizon: 2h\n",
+        r"
+error: `horizon` is 2h; the limit is 1h
+ --> s.yaml:3:10
+  |
+3 | horizon: 2h
+  |          ^^
+",
+    );
+}
+
+#[test]
+fn yaml_syntax_errors_point_at_the_fault() {
+    check(
+        "id: a\nclients: [1, 2\nruns: 3\n",
+        r"
+error: a `:` cannot stand here (is a list or map above it left open?)
+ --> s.yaml:3:5
+  |
+3 | runs: 3
+  |     ^
+",
+    );
+}
+
+#[test]
+fn an_empty_scenario_and_a_duplicate_key() {
+    check(
+        "",
+        r"
+error: the scenario is empty
+ --> s.yaml:1:1
+  |
+1 |
+  | ^
+  = help: a scenario needs at least `id` and `clients`
+",
+    );
+    check(
+        "id: a\nclients: 1\nclients: 2\n",
+        r"
+error: `clients` is given twice
+ --> s.yaml:3:1
+  |
+3 | clients: 2
+  | ^^^^^^^
+",
+    );
+}

@@ -1,0 +1,7 @@
+//! The integration suite: one binary, a module per area, a small harness in `util`.
+
+mod engine_facts;
+mod errors;
+mod properties;
+mod sim_command;
+mod util;
