@@ -3,14 +3,9 @@
 
 use serde::Serialize;
 
-use crate::engine::read::thousands;
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, StrategyResult};
-
-/// Seconds with one decimal: `12.3 s`.
-pub fn seconds(us: u64) -> String {
-    format!("{:.1} s", us as f64 / SECOND as f64)
-}
+use crate::format::{seconds, seconds_number, thousands};
 
 /// A total as the table shows it: the median, and the 5th–95th percentile range when
 /// runs disagree.
@@ -35,9 +30,9 @@ fn done_cell(result: &StrategyResult, runs: u32) -> String {
         seconds(done.median)
     } else {
         format!(
-            "{} ({:.1}–{})",
+            "{} ({}–{})",
             seconds(done.median),
-            done.p5 as f64 / SECOND as f64,
+            seconds_number(done.p5),
             seconds(done.p95)
         )
     };

@@ -7,12 +7,14 @@
 
 use rand::RngExt;
 use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
 
 use super::scenario::Retry;
 use super::units::Micros;
 
 /// A retry strategy, by the name scenarios use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Strategy {
     /// Always `base`.
     Fixed,

@@ -9,6 +9,7 @@ use super::scenario::{
 };
 use super::schema::{self, Section};
 use super::units::{self, Micros, UnitError, format_duration, format_milli};
+use crate::format::thousands;
 use crate::suggest::closest;
 use crate::yaml::{self, Node, Pos, Value};
 
@@ -725,8 +726,8 @@ impl Reader {
                 format!(
                     "this scenario could need up to {} simulated calls (clients × ticks × runs × \
                      strategies); the limit is {}",
-                    thousands_u128(work),
-                    thousands_u128(MAX_WORK)
+                    thousands(work),
+                    thousands(MAX_WORK)
                 ),
                 Some(
                     "use fewer clients or runs, a longer tick, or a `retry.max_attempts`"
@@ -742,21 +743,4 @@ fn all_strategies() -> String {
         "the strategies are: {}",
         Strategy::ALL.map(|s| s.name()).join(", ")
     )
-}
-
-/// A whole number with thousands separators: 10,000,000.
-pub fn thousands(n: u64) -> String {
-    thousands_u128(u128::from(n))
-}
-
-fn thousands_u128(n: u128) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }

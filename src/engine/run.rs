@@ -10,6 +10,7 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
 
 use super::policy::{RetryPolicy, Strategy};
 use super::scenario::Scenario;
@@ -17,7 +18,7 @@ use super::server::ServerState;
 use super::units::Micros;
 
 /// What one run adds up to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Totals {
     /// Every call the server saw, served or rejected.
     pub calls: u64,
@@ -32,7 +33,7 @@ pub struct Totals {
 }
 
 /// Per tick: calls served and calls turned away.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Lanes {
     /// Served calls per tick.
     pub served: Vec<u32>,
@@ -41,7 +42,7 @@ pub struct Lanes {
 }
 
 /// The outcome of one run.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Run {
     /// The seed it ran with.
     pub seed: u64,

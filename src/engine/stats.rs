@@ -6,6 +6,7 @@
 //! thousand runs never hold a thousand sets of lanes.
 
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use super::policy::Strategy;
 use super::run::{Run, Totals, simulate};
@@ -13,7 +14,7 @@ use super::scenario::Scenario;
 use super::units::Micros;
 
 /// Median, 5th and 95th percentile of a total over runs (nearest rank).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Spread {
     /// The 50th percentile.
     pub median: u64,
@@ -51,7 +52,7 @@ fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
 }
 
 /// One strategy's results over all runs.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct StrategyResult {
     /// The strategy.
     pub strategy: Strategy,
@@ -72,7 +73,7 @@ pub struct StrategyResult {
 }
 
 /// A scenario's results: one entry per strategy, in the scenario's order.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ScenarioResult {
     /// The scenario's id.
     pub id: String,
