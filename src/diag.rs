@@ -11,8 +11,8 @@ use crate::yaml::Pos;
 pub struct Diagnostic {
     /// The file, as the user named it.
     pub file: String,
-    /// Line and column in the file.
-    pub pos: Pos,
+    /// Line and column in the file, when the problem has a place.
+    pub pos: Option<Pos>,
     /// How many characters the caret covers.
     pub width: usize,
     /// What is wrong.
@@ -28,7 +28,7 @@ impl Diagnostic {
     pub fn new(file: &str, source: &str, pos: Pos, width: usize, message: String) -> Diagnostic {
         Diagnostic {
             file: file.to_string(),
-            pos,
+            pos: Some(pos),
             width: width.max(1),
             message,
             help: None,
@@ -37,6 +37,18 @@ impl Diagnostic {
                 .nth(pos.line.saturating_sub(1))
                 .unwrap_or("")
                 .to_string(),
+        }
+    }
+
+    /// A problem with a whole file, or with no place in it.
+    pub fn in_file(file: &str, message: String) -> Diagnostic {
+        Diagnostic {
+            file: file.to_string(),
+            pos: None,
+            width: 1,
+            message,
+            help: None,
+            line_text: String::new(),
         }
     }
 
@@ -59,23 +71,26 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let number = self.pos.line.to_string();
-        let gutter = " ".repeat(number.len());
         writeln!(f, "error: {}", self.message)?;
-        writeln!(
-            f,
-            "{gutter}--> {}:{}:{}",
-            self.file, self.pos.line, self.pos.column
-        )?;
+        let Some(pos) = self.pos else {
+            write!(f, " --> {}", self.file)?;
+            if let Some(help) = &self.help {
+                write!(f, "\n  = help: {help}")?;
+            }
+            return Ok(());
+        };
+        let number = pos.line.to_string();
+        let gutter = " ".repeat(number.len());
+        writeln!(f, "{gutter}--> {}:{}:{}", self.file, pos.line, pos.column)?;
         writeln!(f, "{gutter} |")?;
         let line = self.line_text.replace('\t', " ");
         writeln!(f, "{}", format!("{number} | {line}").trim_end())?;
-        let available = line.chars().count().saturating_sub(self.pos.column - 1);
+        let available = line.chars().count().saturating_sub(pos.column - 1);
         let width = self.width.min(available).max(1);
         write!(
             f,
             "{gutter} | {}{}",
-            " ".repeat(self.pos.column - 1),
+            " ".repeat(pos.column - 1),
             "^".repeat(width)
         )?;
         if let Some(help) = &self.help {
@@ -85,9 +100,62 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// Why a command failed: problems in the input, or something else that stopped it.
+#[derive(Debug)]
+pub enum Failure {
+    /// Mistakes in the user's input, each with its place.
+    Input(Vec<Diagnostic>),
+    /// Anything else, as a sentence.
+    Other(String),
+}
+
+impl From<Vec<Diagnostic>> for Failure {
+    fn from(diagnostics: Vec<Diagnostic>) -> Failure {
+        Failure::Input(diagnostics)
+    }
+}
+
+/// Turns byte offsets of a text into lines and columns.
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Indexes the line starts of `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// The line and column (in characters) of byte `offset` of `text`.
+    pub fn pos(&self, text: &str, offset: usize) -> Pos {
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.starts[line];
+        let column = text
+            .get(start..offset.min(text.len()))
+            .map_or(0, |s| s.chars().count());
+        Pos {
+            line: line + 1,
+            column: column + 1,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_index_counts_characters() {
+        let text = "ab\néx\n";
+        let index = LineIndex::new(text);
+        assert_eq!(index.pos(text, 0), Pos { line: 1, column: 1 });
+        assert_eq!(index.pos(text, 3), Pos { line: 2, column: 1 });
+        assert_eq!(index.pos(text, 5), Pos { line: 2, column: 2 });
+        assert_eq!(index.pos(text, 7), Pos { line: 3, column: 1 });
+    }
 
     #[test]
     fn shows_the_line_with_a_caret() {

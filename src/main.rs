@@ -4,7 +4,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use retrylab::cli::{self, Cli, Failure};
+use retrylab::cli::{self, Cli};
+use retrylab::diag::Failure;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -19,10 +20,7 @@ fn main() -> ExitCode {
                 eprintln!("{d}\n");
             }
             let n = diagnostics.len();
-            eprintln!(
-                "error: {n} problem{} found; nothing was run",
-                if n == 1 { "" } else { "s" }
-            );
+            eprintln!("error: {n} problem{} found", if n == 1 { "" } else { "s" });
             ExitCode::FAILURE
         }
         Err(Failure::Other(message)) => {

@@ -17,7 +17,7 @@ pub mod stats;
 pub mod units;
 
 pub use policy::{RetryPolicy, Strategy};
-pub use read::{ScenarioError, parse_scenario};
+pub use read::{ScenarioError, parse_scenario, scenario_from_node};
 pub use run::{Lanes, Run, Totals, simulate};
 pub use scenario::{Scenario, ServerModel};
 pub use stats::{ScenarioResult, Spread, StrategyResult, run_scenario};

@@ -37,8 +37,17 @@ pub fn parse_scenario(src: &str, default_id: Option<&str>) -> Result<Scenario, V
             help: None,
         }]
     })?;
+    scenario_from_node(&root, default_id)
+}
+
+/// Reads and validates a scenario from an already parsed YAML tree. The top-level
+/// `figure` key is accepted and left to the caller.
+pub fn scenario_from_node(
+    root: &Node,
+    default_id: Option<&str>,
+) -> Result<Scenario, Vec<ScenarioError>> {
     let mut reader = Reader::default();
-    let scenario = reader.scenario(&root, default_id);
+    let scenario = reader.scenario(root, default_id);
     match scenario {
         Some(s) if reader.errors.is_empty() => Ok(s),
         _ => {

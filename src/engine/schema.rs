@@ -14,6 +14,8 @@ pub enum Section {
     Outage,
     /// Under `retry:`.
     Retry,
+    /// Under `figure:`: how an article draws the scenario. The engine ignores it.
+    Figure,
 }
 
 impl Section {
@@ -24,6 +26,7 @@ impl Section {
             Section::Server => "server.",
             Section::Outage => "server.outages[].",
             Section::Retry => "retry.",
+            Section::Figure => "figure.",
         }
     }
 }
@@ -86,6 +89,13 @@ pub const KEYS: &[Key] = &[
         kind: "map",
         default: "the defaults of its keys",
         meaning: "The parameters every strategy shares.",
+    },
+    Key {
+        section: Section::Top,
+        name: "figure",
+        kind: "map",
+        default: "the defaults of its keys",
+        meaning: "How an article draws the scenario; `retrylab sim` ignores it.",
     },
     Key {
         section: Section::Top,
@@ -197,6 +207,21 @@ pub const KEYS: &[Key] = &[
         default: "none",
         meaning: "Time from a client's first call after which it sends nothing: it gives up \
                   instead of scheduling a retry that would be sent later.",
+    },
+    Key {
+        section: Section::Figure,
+        name: "window",
+        kind: "duration, or `auto`",
+        default: "auto",
+        meaning: "The end of the time axis. `auto` ends shortly after the last lane is done, \
+                  or at the horizon when a lane never finishes.",
+    },
+    Key {
+        section: Section::Figure,
+        name: "caption",
+        kind: "text",
+        default: "a generated one",
+        meaning: "The caption under the chart.",
     },
 ];
 

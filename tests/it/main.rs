@@ -4,4 +4,5 @@ mod engine_facts;
 mod errors;
 mod properties;
 mod sim_command;
+mod site;
 mod util;

@@ -61,10 +61,7 @@ fn a_bad_file_fails_with_its_diagnostics_and_runs_nothing() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("error: unknown strategy `fixd`"), "{err}");
     assert!(err.contains("typo.yaml:2:14"), "{err}");
-    assert!(
-        err.ends_with("error: 1 problem found; nothing was run\n"),
-        "{err}"
-    );
+    assert!(err.ends_with("error: 1 problem found\n"), "{err}");
 }
 
 #[test]

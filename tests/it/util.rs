@@ -38,3 +38,52 @@ pub fn retrylab(args: &[&str]) -> std::process::Output {
         .output()
         .expect("the binary runs")
 }
+
+/// A copy of a fixture site in a fresh temporary folder, so builds never write into
+/// the repository (the cache lives beside the site).
+pub fn fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    copy_tree(&root().join("tests/fixtures").join(name), dir.path());
+    dir
+}
+
+/// Copies a folder's files recursively.
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Every file of a folder, by relative path, with its bytes.
+pub fn files(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let name = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+/// Runs the binary and returns (exit code, stdout, stderr).
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    let out = retrylab(args);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}

@@ -1,0 +1,267 @@
+//! Results as pictures and tables, pure: a scenario's results in, SVG and HTML out.
+//! No files and no templates, so the same input always gives byte-identical output.
+//!
+//! - [`lanes`]: the lane chart, one lane of calls per tick for each strategy;
+//! - [`table`]: the results table, the per-tick data table, and HTML escaping;
+//! - [`figure`]: both put together into the block that a scenario directive becomes;
+//! - [`CSS`]: the stylesheet that themes them, light and dark.
+
+pub mod lanes;
+pub mod table;
+
+mod draw;
+
+#[cfg(test)]
+mod tests;
+
+use crate::engine::units::{Micros, SECOND};
+use crate::engine::{Scenario, ScenarioResult, ServerModel};
+use crate::format::thousands;
+
+use self::table::escape;
+
+/// The stylesheet for figures, charts and tables; the site embeds it in its pages' CSS.
+pub const CSS: &str = include_str!("chart.css");
+
+/// What an author may choose about a scenario's figure.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FigureOptions {
+    /// End of the time window shown, in µs; `None` = automatic (see [`auto_window`]).
+    pub window: Option<Micros>,
+    /// Caption text (plain text, HTML-escaped here); `None` = a generated one.
+    pub caption: Option<String>,
+}
+
+/// The whole HTML block for one scenario directive: a `<figure class="sim" id="sim-{id}">`
+/// holding the lane-chart SVG and a `<figcaption>`, then the results table, then a
+/// `<details>` with the per-tick data of the window as a table (the chart's data for
+/// readers who cannot see it).
+pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> String {
+    let window = options
+        .window
+        .unwrap_or_else(|| auto_window(scenario, result));
+    let id = escape(&result.id);
+    let caption = match &options.caption {
+        Some(text) => escape(text),
+        None => escape(&generated_caption(scenario, result, window)),
+    };
+    let mut out = String::new();
+    out.push_str(&format!("<figure class=\"sim\" id=\"sim-{id}\">\n"));
+    // The chart scrolls sideways on a narrow screen rather than shrink its text; a
+    // scrolling region must be reachable by keyboard, hence the tabindex.
+    out.push_str(&format!(
+        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-title\">\n"
+    ));
+    out.push_str(&lanes::lane_chart(scenario, result, window));
+    out.push_str("\n</div>\n");
+    out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
+    out.push_str(&scroll(
+        &format!("{id}-results"),
+        &table::results_table(result),
+    ));
+    out.push_str(
+        "<details class=\"sim-data\">\n<summary>The chart’s data: calls per tick</summary>\n",
+    );
+    out.push_str(&scroll(
+        &format!("{id}-ticks"),
+        &table::tick_table(scenario, result, window),
+    ));
+    out.push_str("</details>\n");
+    out
+}
+
+/// A table in a keyboard-reachable region that scrolls sideways, named by the table's
+/// caption (whose id the table functions give as `{id}-results-caption` and so on).
+fn scroll(name: &str, table: &str) -> String {
+    format!(
+        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{name}-caption\">\n{table}</div>\n"
+    )
+}
+
+/// The automatic window, in µs, so that a chart shows the action and not minutes of
+/// empty ticks:
+///
+/// 1. the end of the last active tick over the typical runs: the largest `done_at` plus
+///    one tick (a run with no call at all counts as done after its first tick);
+/// 2. plus a margin of a tenth of that, and at least two ticks;
+/// 3. rounded up to a multiple of a tidy step: the first of 1, 2, 5 × a power of ten
+///    µs that is at least a tenth of the sum, itself rounded up to whole ticks;
+/// 4. never past the horizon.
+///
+/// When a typical run still has clients retrying at the horizon, the window is the
+/// whole horizon: the point of such a chart is that the storm never ends.
+pub fn auto_window(scenario: &Scenario, result: &ScenarioResult) -> Micros {
+    let tick = scenario.server.tick.max(1);
+    let mut latest = 0;
+    for strategy in &result.strategies {
+        let totals = &strategy.typical.totals;
+        if totals.still_retrying > 0 {
+            return scenario.horizon;
+        }
+        latest = latest.max(totals.done_at.unwrap_or(0) + tick);
+    }
+    let wanted = latest + (latest / 10).max(2 * tick);
+    let step = tidy_step(wanted / 10).div_ceil(tick) * tick;
+    (wanted.div_ceil(step) * step).min(scenario.horizon)
+}
+
+/// The first of 1, 2, 5 × a power of ten that is at least `at_least` (and at least 1).
+pub(crate) fn tidy_step(at_least: u64) -> u64 {
+    let mut power: u64 = 1;
+    loop {
+        for m in [1, 2, 5] {
+            let step = m * power;
+            if step >= at_least {
+                return step;
+            }
+        }
+        power = power.saturating_mul(10);
+        if power == u64::MAX {
+            return u64::MAX;
+        }
+    }
+}
+
+/// A tidy upper bound for a count: the count itself up to 10, then the first of
+/// 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × a power of ten that holds it.
+pub(crate) fn tidy_ceiling(count: u64) -> u64 {
+    if count <= 10 {
+        return count.max(1);
+    }
+    let mut power: u64 = 10;
+    loop {
+        for tenths in [10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100] {
+            let ceiling = power / 10 * tenths;
+            if ceiling >= count {
+                return ceiling;
+            }
+        }
+        power = power.saturating_mul(10);
+    }
+}
+
+/// A coordinate as the SVG prints it: two decimals at most, no trailing zeros, so
+/// that output is compact and the same on every machine.
+pub(crate) fn coord(x: f64) -> String {
+    let rounded = (x * 100.0).round() / 100.0;
+    let mut text = format!("{rounded:.2}");
+    while text.ends_with('0') {
+        text.pop();
+    }
+    if text.ends_with('.') {
+        text.pop();
+    }
+    if text == "-0" { "0".to_string() } else { text }
+}
+
+/// µs as seconds with exactly `decimals` places (at most 6), by integer arithmetic.
+pub(crate) fn seconds_fixed(us: Micros, decimals: u32) -> String {
+    let decimals = decimals.min(6);
+    if decimals == 0 {
+        return ((us + SECOND / 2) / SECOND).to_string();
+    }
+    let whole = us / SECOND;
+    let unit = 10u64.pow(6 - decimals);
+    let frac = (us % SECOND + unit / 2) / unit;
+    let (whole, frac) = if frac == 10u64.pow(decimals) {
+        (whole + 1, 0)
+    } else {
+        (whole, frac)
+    };
+    format!("{whole}.{frac:0width$}", width = decimals as usize)
+}
+
+/// The decimals needed to print multiples of `step` µs as seconds exactly (0 to 6).
+pub(crate) fn decimals_for(step: Micros) -> u32 {
+    (0..6).find(|&d| step % 10u64.pow(6 - d) == 0).unwrap_or(6)
+}
+
+/// A duration as a person writes it: `100 ms`, `1.5 s`, `2 min`, `250 µs`.
+pub(crate) fn duration(us: Micros) -> String {
+    if us >= 60 * SECOND && us % (60 * SECOND) == 0 {
+        format!("{} min", us / (60 * SECOND))
+    } else if us >= SECOND {
+        format!("{} s", seconds_fixed(us, decimals_for(us)))
+    } else if us >= 1_000 && us % 1_000 == 0 {
+        format!("{} ms", us / 1_000)
+    } else {
+        format!("{us} µs")
+    }
+}
+
+/// Calls per tick of a capacity in thousandths: `10`, `2.5`.
+pub(crate) fn capacity_text(capacity_milli: u64) -> String {
+    let whole = thousands(capacity_milli / 1000);
+    let milli = capacity_milli % 1000;
+    if milli == 0 {
+        whole
+    } else {
+        let frac = format!("{milli:03}");
+        format!("{whole}.{}", frac.trim_end_matches('0'))
+    }
+}
+
+/// The caption written when the author gives none: the setup in one sentence, then
+/// what the lanes show.
+fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> String {
+    let clients = thousands(scenario.clients);
+    let start = if scenario.spread == 0 {
+        "call at once".to_string()
+    } else {
+        format!("start over the first {}", duration(scenario.spread))
+    };
+    let server = &scenario.server;
+    let serves = match server.model {
+        ServerModel::Capacity => format!(
+            "serves up to {} calls per {} tick",
+            capacity_text(server.capacity_milli),
+            duration(server.tick)
+        ),
+        ServerModel::AllOrNothing => format!(
+            "serves up to {} calls per {} tick and none when more arrive",
+            capacity_text(server.capacity_milli),
+            duration(server.tick)
+        ),
+    };
+    let down: Vec<String> = server
+        .outages
+        .iter()
+        .map(|o| format!("{} to {}", duration_or_zero(o.from), duration(o.to)))
+        .collect();
+    let down = if down.is_empty() {
+        String::new()
+    } else {
+        format!(" and is down from {}", down.join(" and from "))
+    };
+    let shown = if window >= scenario.horizon {
+        format!("all {}", duration(scenario.horizon))
+    } else {
+        format!(
+            "the first {} of {}",
+            duration(window),
+            duration(scenario.horizon)
+        )
+    };
+    let random = scenario.spread > 0 || result.strategies.iter().any(|s| s.strategy.is_jittered());
+    let typical = if result.runs > 1 && random {
+        format!(
+            "; where runs differ, the lane shows the first run with the median number of calls of {}",
+            thousands(u64::from(result.runs))
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{clients} clients {start} a server that {serves}{down}. \
+         Calls per tick over {shown}, one lane per strategy{typical}."
+    )
+}
+
+/// Like [`duration`], but zero reads `0 s` rather than `0 µs`.
+fn duration_or_zero(us: Micros) -> String {
+    if us == 0 {
+        "0 s".to_string()
+    } else {
+        duration(us)
+    }
+}

@@ -1,0 +1,197 @@
+//! HTML tables: a scenario's results, the per-tick data behind its chart, and the
+//! escaping every piece of text goes through.
+
+use crate::engine::units::Micros;
+use crate::engine::{Scenario, ScenarioResult, Spread, StrategyResult};
+use crate::format::{seconds_number, thousands};
+
+use super::{decimals_for, duration, seconds_fixed};
+
+/// Text made safe for HTML content and for double- or single-quoted attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A total over runs as cell HTML: the median, with the 5th–95th percentile when runs
+/// disagree (as the terminal table of `retrylab sim` shows it). A narrow table may wrap
+/// the range onto a line of its own, never break inside it.
+fn spread_cell(spread: &Spread, show: impl Fn(u64) -> String) -> String {
+    if spread.is_exact() {
+        show(spread.median)
+    } else {
+        format!(
+            "{} <span class=\"range\">({}–{})</span>",
+            show(spread.median),
+            show(spread.p5),
+            show(spread.p95)
+        )
+    }
+}
+
+/// Seconds with one decimal and the unit, joined by a no-break space.
+fn secs(us: u64) -> String {
+    format!("{}&nbsp;s", seconds_number(us))
+}
+
+/// Calls per client with two decimals; a dash for an empty crowd.
+fn per_client(calls: u64, clients: u64) -> String {
+    if clients == 0 {
+        return "–".to_string();
+    }
+    // Rounded as `retrylab sim` rounds it, then given its thousands separators.
+    let text = format!("{:.2}", calls as f64 / clients as f64);
+    let (whole, hundredths) = text.split_once('.').unwrap_or((&text, "00"));
+    let whole: u64 = whole.parse().unwrap_or(0);
+    format!("{}.{hundredths}", thousands(whole))
+}
+
+/// When the last client was done, as cell HTML: "42.7 s", "2.2 s (1.8–2.9 s)", "never",
+/// and how many runs finished when only some did.
+fn done_cell(result: &StrategyResult, runs: u32) -> String {
+    let Some(done) = &result.done_at else {
+        return "never".to_string();
+    };
+    let mut html = if done.is_exact() {
+        secs(done.median)
+    } else {
+        format!(
+            "{} <span class=\"range\">({}–{})</span>",
+            secs(done.median),
+            seconds_number(done.p5),
+            secs(done.p95)
+        )
+    };
+    if result.finished_runs < runs {
+        html.push_str(&format!(
+            ", in {} of {} runs",
+            thousands(result.finished_runs),
+            thousands(runs)
+        ));
+    }
+    html
+}
+
+/// The results of every strategy as an HTML `<table>` with a caption, whose id is
+/// `{id}-results-caption`.
+pub fn results_table(result: &ScenarioResult) -> String {
+    let id = escape(&result.id);
+    let caption = if result.runs == 1 {
+        "Results of one run".to_string()
+    } else {
+        format!(
+            "Results over {} runs: median, with the 5th–95th percentile in brackets",
+            thousands(result.runs)
+        )
+    };
+    let mut out = format!(
+        "<table class=\"sim-results\">\n<caption id=\"{id}-results-caption\">{caption}</caption>\n<thead>\n<tr>"
+    );
+    out.push_str("<th scope=\"col\">strategy</th>");
+    for heading in [
+        "calls",
+        "calls per client",
+        "served",
+        "gave up",
+        "still retrying",
+        "done at",
+    ] {
+        out.push_str(&format!("<th scope=\"col\" class=\"num\">{heading}</th>"));
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    let count = |n: u64| thousands(n);
+    for s in &result.strategies {
+        let cells = [
+            spread_cell(&s.calls, count),
+            spread_cell(&s.calls, |n| per_client(n, result.clients)),
+            spread_cell(&s.served, count),
+            spread_cell(&s.gave_up, count),
+            spread_cell(&s.still_retrying, count),
+            done_cell(s, result.runs),
+        ];
+        out.push_str(&format!(
+            "<tr><th scope=\"row\">{}</th>",
+            escape(s.strategy.name())
+        ));
+        for cell in cells {
+            // Numbers and markup of ours only: nothing here needs escaping.
+            out.push_str(&format!("<td class=\"num\">{cell}</td>"));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out
+}
+
+/// The chart's data as an HTML `<table>`: one row per tick of the window in which any
+/// strategy saw a call, with served and turned-away calls per strategy. Its caption's
+/// id is `{id}-ticks-caption`.
+pub fn tick_table(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> String {
+    let id = escape(&result.id);
+    let tick = scenario.server.tick.max(1);
+    let shown = super::lanes::ticks_shown(scenario, result, window);
+    let decimals = decimals_for(tick).max(1);
+    let mut out = format!(
+        "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">Calls per tick \
+         in the first {}, one run per strategy as in the chart; ticks in which no \
+         strategy saw a call are left out</caption>\n<thead>\n",
+        duration(shown as u64 * tick)
+    );
+    out.push_str("<tr><th scope=\"col\" rowspan=\"2\" class=\"num\">time (s)</th>");
+    for s in &result.strategies {
+        out.push_str(&format!(
+            "<th scope=\"colgroup\" colspan=\"2\">{}</th>",
+            escape(s.strategy.name())
+        ));
+    }
+    out.push_str("</tr>\n<tr>");
+    for _ in &result.strategies {
+        out.push_str("<th scope=\"col\" class=\"num\">served</th>");
+        out.push_str("<th scope=\"col\" class=\"num\">turned away</th>");
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    let at = |lane: Option<&Vec<u32>>, k: usize| lane.and_then(|l| l.get(k)).copied().unwrap_or(0);
+    for k in 0..shown {
+        let row: Vec<(u32, u32)> = result
+            .strategies
+            .iter()
+            .map(|s| {
+                let lanes = s.typical.lanes.as_ref();
+                (
+                    at(lanes.map(|l| &l.served), k),
+                    at(lanes.map(|l| &l.rejected), k),
+                )
+            })
+            .collect();
+        if row
+            .iter()
+            .all(|&(served, rejected)| served == 0 && rejected == 0)
+        {
+            continue;
+        }
+        out.push_str(&format!(
+            "<tr><th scope=\"row\" class=\"num\">{}</th>",
+            seconds_fixed(k as u64 * tick, decimals)
+        ));
+        for (served, rejected) in row {
+            out.push_str(&format!(
+                "<td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                thousands(served),
+                thousands(rejected)
+            ));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out
+}

@@ -1,0 +1,257 @@
+//! Directives in Markdown: find them with their byte offsets, read their YAML, and find
+//! the inline references of the prose. Pure: text in, typed values and errors out.
+//!
+//! A scenario directive is a fenced code block whose info string is `sim`:
+//!
+//! ````markdown
+//! ```sim
+//! id: crowd
+//! clients: 100
+//! ```
+//! ````
+//!
+//! On GitHub it stays a readable YAML block; at build time it becomes a figure.
+
+pub mod reference;
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+use crate::engine::units::{self, Micros};
+use crate::engine::{Scenario, ScenarioError, scenario_from_node};
+use crate::suggest::closest;
+use crate::yaml::{self, Node, Value};
+
+/// The info string that marks a scenario directive.
+pub const SIM: &str = "sim";
+
+/// The Markdown extensions every page is read with; both passes must agree.
+pub fn markdown_options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_SMART_PUNCTUATION
+}
+
+/// A directive as found in the Markdown, before its YAML is read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The YAML body, with any indentation of the block removed.
+    pub body: String,
+    /// Byte offset of the body's first character in the Markdown.
+    pub body_start: usize,
+    /// Byte range of the whole fenced block.
+    pub block: Range<usize>,
+}
+
+/// What a scan of one Markdown text finds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scan {
+    /// The scenario directives, in order.
+    pub directives: Vec<Found>,
+    /// Byte ranges of code (blocks and spans), where references are not expanded.
+    pub code: Vec<Range<usize>>,
+}
+
+/// Finds the scenario directives and the code of a Markdown text.
+pub fn scan(markdown: &str) -> Scan {
+    let mut scan = Scan::default();
+    let mut open: Option<Found> = None;
+    for (event, range) in Parser::new_ext(markdown, markdown_options()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let is_sim = matches!(&kind, CodeBlockKind::Fenced(info)
+                    if info.split_whitespace().next() == Some(SIM));
+                if is_sim {
+                    open = Some(Found {
+                        body: String::new(),
+                        body_start: range.end,
+                        block: range.clone(),
+                    });
+                }
+                scan.code.push(range);
+            }
+            Event::Text(text) => {
+                if let Some(found) = open.as_mut() {
+                    if found.body.is_empty() {
+                        found.body_start = range.start;
+                    }
+                    found.body.push_str(&text);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some(found) = open.take() {
+                    scan.directives.push(found);
+                }
+            }
+            Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) => scan.code.push(range),
+            _ => {}
+        }
+    }
+    scan
+}
+
+/// How a figure is drawn: the directive's `figure:` keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FigureSpec {
+    /// The end of the time axis; `None` for automatic.
+    pub window: Option<Micros>,
+    /// The caption, if the author wrote one.
+    pub caption: Option<String>,
+}
+
+/// A scenario directive, read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimDirective {
+    /// The scenario for the engine.
+    pub scenario: Scenario,
+    /// How to draw it.
+    pub figure: FigureSpec,
+}
+
+/// Reads a directive's YAML: the scenario (which must have an `id`) and its figure keys.
+/// Errors are positioned relative to the body.
+pub fn read_sim(body: &str) -> Result<SimDirective, Vec<ScenarioError>> {
+    let root = yaml::parse(body).map_err(|e| {
+        vec![ScenarioError {
+            pos: e.pos,
+            width: 1,
+            message: e.message,
+            help: None,
+        }]
+    })?;
+    let figure = figure_spec(&root);
+    let scenario = scenario_from_node(&root, None);
+    match (scenario, figure) {
+        (Ok(scenario), Ok(figure)) => Ok(SimDirective { scenario, figure }),
+        (scenario, figure) => {
+            let mut errors = scenario.err().unwrap_or_default();
+            errors.extend(figure.err().unwrap_or_default());
+            errors.sort_by_key(|e| e.pos);
+            Err(errors)
+        }
+    }
+}
+
+/// The `id` a directive body gives, if its YAML can be read that far.
+pub fn id_of(body: &str) -> Option<String> {
+    let root = yaml::parse(body).ok()?;
+    let Value::Map(pairs) = root.value else {
+        return None;
+    };
+    pairs
+        .iter()
+        .find(|(k, _)| k.as_scalar() == Some("id"))
+        .and_then(|(_, v)| v.as_scalar())
+        .map(str::to_string)
+}
+
+fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>> {
+    let Value::Map(pairs) = &root.value else {
+        return Ok(FigureSpec::default());
+    };
+    let Some((_, node)) = pairs.iter().find(|(k, _)| k.as_scalar() == Some("figure")) else {
+        return Ok(FigureSpec::default());
+    };
+    let mut spec = FigureSpec::default();
+    let mut errors = Vec::new();
+    let mut error = |node: &Node, message: String, help: Option<String>| {
+        errors.push(ScenarioError {
+            pos: node.pos,
+            width: node.width,
+            message,
+            help,
+        })
+    };
+    let pairs = match &node.value {
+        Value::Map(pairs) => pairs.as_slice(),
+        _ if node.is_null() => &[],
+        _ => {
+            error(
+                node,
+                format!("`figure` must be a map of keys, found {}", node.describe()),
+                None,
+            );
+            &[]
+        }
+    };
+    let known: Vec<&str> =
+        crate::engine::schema::names(crate::engine::schema::Section::Figure).collect();
+    for (key, value) in pairs {
+        match (key.as_scalar(), value.as_scalar()) {
+            (Some("window"), Some("auto")) => spec.window = None,
+            (Some("window"), Some(text)) => match units::parse_duration(text) {
+                Ok(us) if us > 0 => spec.window = Some(us),
+                _ => error(
+                    value,
+                    format!(
+                        "`figure.window` must be `auto` or a duration like 5s, found {}",
+                        value.describe()
+                    ),
+                    None,
+                ),
+            },
+            (Some("caption"), Some(text)) => spec.caption = Some(text.to_string()),
+            (Some(name @ ("window" | "caption")), None) => error(
+                value,
+                format!(
+                    "`figure.{name}` must be a single value, found {}",
+                    value.describe()
+                ),
+                None,
+            ),
+            (name, _) => {
+                let name = name.unwrap_or("?");
+                let help = match closest(name, known.iter().copied()) {
+                    Some(near) => format!("did you mean `{near}`?"),
+                    None => format!("the keys here are: {}", known.join(", ")),
+                };
+                error(key, format!("unknown key `figure.{name}`"), Some(help));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(spec)
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_sim_blocks_with_their_offsets_and_skips_others() {
+        let md = "# T\n\n```sim\nid: a\nclients: 1\n```\n\n```yaml\nid: b\n```\n\nText `code`.\n";
+        let scan = scan(md);
+        assert_eq!(scan.directives.len(), 1);
+        let d = &scan.directives[0];
+        assert_eq!(d.body, "id: a\nclients: 1\n");
+        assert_eq!(&md[d.body_start..d.body_start + 5], "id: a");
+        assert_eq!(&md[d.block.clone()], "```sim\nid: a\nclients: 1\n```");
+        assert_eq!(scan.code.len(), 3);
+    }
+
+    #[test]
+    fn an_indented_block_in_a_list_loses_its_indentation() {
+        let md = "- item\n\n  ```sim\n  id: a\n  clients: 1\n  ```\n";
+        let d = &scan(md).directives[0];
+        assert_eq!(d.body, "id: a\nclients: 1\n");
+        assert_eq!(&md[d.body_start..d.body_start + 5], "id: a");
+    }
+
+    #[test]
+    fn reads_figure_keys_and_reports_their_mistakes() {
+        let ok = read_sim("id: a\nclients: 1\nfigure: {window: 5s, caption: Hi}\n").unwrap();
+        assert_eq!(ok.figure.window, Some(5_000_000));
+        assert_eq!(ok.figure.caption.as_deref(), Some("Hi"));
+        let err = read_sim("id: a\nclients: 1\nfigure: {windw: 5s}\n").unwrap_err();
+        assert_eq!(err[0].message, "unknown key `figure.windw`");
+        assert_eq!(err[0].help.as_deref(), Some("did you mean `window`?"));
+        let err = read_sim("clients: 1\n").unwrap_err();
+        assert_eq!(err[0].message, "missing key `id`");
+    }
+}

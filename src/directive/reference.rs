@@ -1,0 +1,489 @@
+//! Inline references: prose that quotes the engine instead of typing a number.
+//!
+//! `{{ crowd.exponential.calls }}` is the median number of calls of the `exponential`
+//! lane of scenario `crowd`; `{{ crowd.full-jitter.calls.p95 }}` its 95th percentile;
+//! `{{ crowd.clients }}` a setting of the scenario; `{{ crowd.fixed.served | percent }}`
+//! a share. See [`FIELDS`], [`SETTINGS`] and [`FORMATS`] for every name.
+//! References inside code are left alone, and so is `\{{`.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use crate::engine::units::{Micros, format_duration, format_milli};
+use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
+use crate::format::{seconds, seconds_number, thousands};
+use crate::suggest::closest;
+
+/// The totals a strategy can be quoted by, with what they mean.
+pub const FIELDS: &[(&str, &str)] = &[
+    ("calls", "calls the server saw"),
+    ("served", "clients served"),
+    ("gave_up", "clients that gave up"),
+    ("still_retrying", "clients still retrying at the horizon"),
+    ("done_at", "when the last client finished, or \"never\""),
+    ("calls_per_client", "calls per client (amplification)"),
+    ("finished_runs", "runs in which every client finished"),
+];
+
+/// The settings of a scenario that prose can quote.
+pub const SETTINGS: &[(&str, &str)] = &[
+    ("clients", "clients in the crowd"),
+    ("runs", "Monte Carlo runs"),
+    ("capacity", "calls the server serves per tick"),
+    ("tick", "the tick length"),
+    ("horizon", "how long the simulation runs"),
+    ("rejection_cost", "the cost of a rejection"),
+    ("base", "the first wait"),
+    ("cap", "the longest wait"),
+    ("multiplier", "the growth of the ceiling"),
+    ("max_attempts", "calls per client at most"),
+];
+
+/// The formats a reference can ask for after `|`.
+pub const FORMATS: &[(&str, &str)] = &[
+    (
+        "number",
+        "thousands separators (counts), or seconds without the unit (done_at)",
+    ),
+    ("raw", "digits only"),
+    (
+        "percent",
+        "a share of the clients (or of the runs, for finished_runs)",
+    ),
+    ("seconds", "seconds with one decimal and the unit: 42.7 s"),
+];
+
+/// Which value over the runs.
+const STATS: [&str; 3] = ["median", "p5", "p95"];
+
+/// A reference in the text, parsed but not yet checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawReference {
+    /// Byte range of the whole `{{ … }}`.
+    pub range: Range<usize>,
+    /// The dotted path, split.
+    pub path: Vec<String>,
+    /// The format after `|`, if any.
+    pub format: Option<String>,
+}
+
+/// A mistake in a reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReferenceError {
+    /// Byte range of the reference.
+    pub range: Range<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub help: Option<String>,
+}
+
+/// What a checked reference points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A setting of the scenario.
+    Setting(&'static str),
+    /// A total of one strategy.
+    Total {
+        /// The lane.
+        strategy: Strategy,
+        /// One of [`FIELDS`].
+        field: &'static str,
+        /// 0 median, 1 p5, 2 p95.
+        stat: usize,
+    },
+}
+
+/// A reference that names a real scenario, lane and field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// Byte range in the text.
+    pub range: Range<usize>,
+    /// The scenario id.
+    pub id: String,
+    /// What it quotes.
+    pub target: Target,
+    /// How to write it.
+    pub format: Option<&'static str>,
+}
+
+/// Finds every `{{ … }}` outside the `code` ranges (sorted). Malformed ones are errors.
+pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, ReferenceError>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(found) = text[from..].find("{{") {
+        let start = from + found;
+        from = start + 2;
+        if code.iter().any(|r| r.contains(&start)) || text[..start].ends_with('\\') {
+            continue;
+        }
+        let Some(len) = text[start..].find("}}") else {
+            out.push(Err(ReferenceError {
+                range: start..start + 2,
+                message: "this reference is not closed: expected `}}`".to_string(),
+                help: None,
+            }));
+            break;
+        };
+        let end = start + len + 2;
+        let inner = &text[start + 2..end - 2];
+        from = end;
+        let (path, format) = match inner.split_once('|') {
+            Some((p, f)) => (p.trim(), Some(f.trim().to_string())),
+            None => (inner.trim(), None),
+        };
+        let segments: Vec<String> = path.split('.').map(str::to_string).collect();
+        let well_formed = !inner.contains('\n')
+            && segments.len() >= 2
+            && segments.iter().all(|s| {
+                !s.is_empty()
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            });
+        if !well_formed {
+            out.push(Err(ReferenceError {
+                range: start..end,
+                message: format!("`{{{{{inner}}}}}` is not a reference"),
+                help: Some(
+                    "a reference reads `{{ scenario.strategy.field }}` or `{{ scenario.setting }}`"
+                        .to_string(),
+                ),
+            }));
+            continue;
+        }
+        out.push(Ok(RawReference {
+            range: start..end,
+            path: segments,
+            format,
+        }));
+    }
+    out
+}
+
+fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str> + Clone,
+    what: &str,
+) -> String {
+    match closest(name, candidates.clone()) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => format!(
+            "the {what} are: {}",
+            candidates.into_iter().collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// Checks a reference against the site's scenarios (by id).
+pub fn check(
+    raw: &RawReference,
+    scenarios: &BTreeMap<String, Scenario>,
+) -> Result<Reference, ReferenceError> {
+    let fail = |message: String, help: Option<String>| ReferenceError {
+        range: raw.range.clone(),
+        message,
+        help,
+    };
+    let id = &raw.path[0];
+    let Some(scenario) = scenarios.get(id) else {
+        let help = match closest(id, scenarios.keys().map(String::as_str)) {
+            Some(near) => Some(format!("did you mean `{near}`?")),
+            None if scenarios.is_empty() => Some("no page of this site has a scenario".to_string()),
+            None => Some(format!(
+                "the scenarios are: {}",
+                scenarios.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        };
+        return Err(fail(format!("no scenario has the id `{id}`"), help));
+    };
+    let target = if raw.path.len() == 2 {
+        let name = &raw.path[1];
+        let Some((setting, _)) = SETTINGS.iter().find(|(s, _)| s == name) else {
+            let strategy_names = scenario.strategies.iter().map(|s| s.name());
+            let help = if scenario.strategies.iter().any(|s| s.name() == name) {
+                format!("name a total too: `{{{{ {id}.{name}.calls }}}}`")
+            } else {
+                did_you_mean(
+                    name,
+                    SETTINGS.iter().map(|(s, _)| *s).chain(strategy_names),
+                    "settings and strategies",
+                )
+            };
+            return Err(fail(
+                format!("scenario `{id}` has no setting `{name}`"),
+                Some(help),
+            ));
+        };
+        Target::Setting(setting)
+    } else {
+        let (name, field) = (&raw.path[1], &raw.path[2]);
+        let Some(strategy) = scenario
+            .strategies
+            .iter()
+            .copied()
+            .find(|s| s.name() == name)
+        else {
+            let names: Vec<&str> = scenario.strategies.iter().map(|s| s.name()).collect();
+            return Err(fail(
+                format!("scenario `{id}` has no strategy `{name}`"),
+                Some(did_you_mean(
+                    name,
+                    names.iter().copied(),
+                    "strategies of this scenario",
+                )),
+            ));
+        };
+        let Some((field, _)) = FIELDS.iter().find(|(f, _)| f == field) else {
+            return Err(fail(
+                format!("there is no total `{field}`"),
+                Some(did_you_mean(
+                    field,
+                    FIELDS.iter().map(|(f, _)| *f),
+                    "totals",
+                )),
+            ));
+        };
+        let stat = match raw.path.get(3) {
+            None => 0,
+            Some(s) => match STATS.iter().position(|n| n == s) {
+                Some(i) if raw.path.len() == 4 => i,
+                _ => {
+                    return Err(fail(
+                        format!("`{s}` is not a statistic over runs"),
+                        Some(did_you_mean(s, STATS, "statistics")),
+                    ));
+                }
+            },
+        };
+        Target::Total {
+            strategy,
+            field,
+            stat,
+        }
+    };
+    let format = match &raw.format {
+        None => None,
+        Some(f) => {
+            let Some((name, _)) = FORMATS.iter().find(|(n, _)| n == f) else {
+                return Err(fail(
+                    format!("unknown format `{f}`"),
+                    Some(did_you_mean(f, FORMATS.iter().map(|(n, _)| *n), "formats")),
+                ));
+            };
+            let fits = match (&target, *name) {
+                (Target::Total { field, .. }, "percent") => {
+                    matches!(
+                        *field,
+                        "served" | "gave_up" | "still_retrying" | "finished_runs"
+                    )
+                }
+                (Target::Total { field, .. }, "seconds") => *field == "done_at",
+                (Target::Setting(_), "percent" | "seconds") => false,
+                _ => true,
+            };
+            if !fits {
+                return Err(fail(
+                    format!("the format `{name}` does not fit `{}`", raw.path.join(".")),
+                    Some(
+                        "`percent` fits served, gave_up, still_retrying and finished_runs; \
+                         `seconds` fits done_at"
+                            .to_string(),
+                    ),
+                ));
+            }
+            Some(*name)
+        }
+    };
+    Ok(Reference {
+        range: raw.range.clone(),
+        id: id.clone(),
+        target,
+        format,
+    })
+}
+
+/// Writes the value a checked reference quotes.
+pub fn render(reference: &Reference, scenario: &Scenario, result: &ScenarioResult) -> String {
+    match &reference.target {
+        Target::Setting(name) => setting(scenario, name, reference.format),
+        Target::Total {
+            strategy,
+            field,
+            stat,
+        } => {
+            let lane = result
+                .strategy(*strategy)
+                .expect("a checked reference names a strategy of its scenario");
+            total(lane, result, field, *stat, reference.format)
+        }
+    }
+}
+
+fn pick(spread: &crate::engine::Spread, stat: usize) -> u64 {
+    [spread.median, spread.p5, spread.p95][stat]
+}
+
+fn count(n: u64, format: Option<&str>) -> String {
+    match format {
+        Some("raw") => n.to_string(),
+        _ => thousands(n),
+    }
+}
+
+fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "0%".to_string();
+    }
+    format!("{}%", ((part as f64 / whole as f64) * 100.0).round())
+}
+
+fn total(
+    lane: &StrategyResult,
+    result: &ScenarioResult,
+    field: &str,
+    stat: usize,
+    format: Option<&str>,
+) -> String {
+    let clients = result.clients;
+    match field {
+        "done_at" => match &lane.done_at {
+            None => "never".to_string(),
+            Some(d) => {
+                let us: Micros = pick(d, stat);
+                match format {
+                    Some("number" | "raw") => seconds_number(us),
+                    _ => seconds(us),
+                }
+            }
+        },
+        "calls_per_client" => {
+            let per = pick(&lane.calls, stat) as f64 / clients as f64;
+            format!("{per:.1}")
+        }
+        "finished_runs" => match format {
+            Some("percent") => percent(u64::from(lane.finished_runs), u64::from(result.runs)),
+            f => count(u64::from(lane.finished_runs), f),
+        },
+        _ => {
+            let spread = match field {
+                "calls" => &lane.calls,
+                "served" => &lane.served,
+                "gave_up" => &lane.gave_up,
+                _ => &lane.still_retrying,
+            };
+            let n = pick(spread, stat);
+            match format {
+                Some("percent") => percent(n, clients),
+                f => count(n, f),
+            }
+        }
+    }
+}
+
+/// A duration as prose writes it: `100 ms`, `1.5 s`, `2 min`.
+pub fn prose_duration(us: Micros) -> String {
+    let text = format_duration(us);
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let unit = match unit {
+        "m" => "min",
+        "us" => "µs",
+        u => u,
+    };
+    format!("{number} {unit}")
+}
+
+fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String {
+    match name {
+        "clients" => count(s.clients, format),
+        "runs" => count(u64::from(s.runs), format),
+        "capacity" => format_milli(s.server.capacity_milli),
+        "rejection_cost" => format_milli(s.server.rejection_cost_milli),
+        "tick" => prose_duration(s.server.tick),
+        "horizon" => prose_duration(s.horizon),
+        "base" => prose_duration(s.retry.base),
+        "cap" => prose_duration(s.retry.cap),
+        "multiplier" => format!("{}", s.retry.multiplier),
+        _ => match s.retry.max_attempts {
+            Some(m) => count(u64::from(m), format),
+            None => "no limit".to_string(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::run_scenario;
+
+    fn site() -> (BTreeMap<String, Scenario>, ScenarioResult) {
+        let mut s = Scenario::with_clients("crowd", 100);
+        s.strategies = vec![Strategy::Fixed, Strategy::Exponential];
+        let result = run_scenario(&s);
+        (BTreeMap::from([("crowd".to_string(), s)]), result)
+    }
+
+    fn quote(text: &str) -> Result<String, String> {
+        let (scenarios, result) = site();
+        let raw = find(text, &[]).remove(0).map_err(|e| e.message)?;
+        let r = check(&raw, &scenarios)
+            .map_err(|e| format!("{} ({})", e.message, e.help.unwrap_or_default()))?;
+        Ok(render(&r, &scenarios["crowd"], &result))
+    }
+
+    #[test]
+    fn quotes_totals_settings_and_formats() {
+        assert_eq!(quote("{{ crowd.fixed.calls }}").unwrap(), "1,947");
+        assert_eq!(quote("{{crowd.fixed.calls|raw}}").unwrap(), "1947");
+        assert_eq!(quote("{{ crowd.exponential.done_at }}").unwrap(), "42.7 s");
+        assert_eq!(
+            quote("{{ crowd.exponential.done_at | number }}").unwrap(),
+            "42.7"
+        );
+        assert_eq!(quote("{{ crowd.fixed.served | percent }}").unwrap(), "100%");
+        assert_eq!(quote("{{ crowd.fixed.calls_per_client }}").unwrap(), "19.5");
+        assert_eq!(quote("{{ crowd.fixed.calls.p95 }}").unwrap(), "1,947");
+        assert_eq!(quote("{{ crowd.clients }}").unwrap(), "100");
+        assert_eq!(quote("{{ crowd.tick }}").unwrap(), "100 ms");
+        assert_eq!(quote("{{ crowd.horizon }}").unwrap(), "2 min");
+        assert_eq!(quote("{{ crowd.cap }}").unwrap(), "10 s");
+        assert_eq!(quote("{{ crowd.max_attempts }}").unwrap(), "no limit");
+    }
+
+    #[test]
+    fn mistakes_say_what_exists() {
+        assert_eq!(
+            quote("{{ crwd.fixed.calls }}").unwrap_err(),
+            "no scenario has the id `crwd` (did you mean `crowd`?)"
+        );
+        assert_eq!(
+            quote("{{ crowd.full-jitter.calls }}").unwrap_err(),
+            "scenario `crowd` has no strategy `full-jitter` (the strategies of this scenario \
+             are: fixed, exponential)"
+        );
+        assert_eq!(
+            quote("{{ crowd.fixed.cals }}").unwrap_err(),
+            "there is no total `cals` (did you mean `calls`?)"
+        );
+        assert_eq!(
+            quote("{{ crowd.fixed.calls | percent }}").unwrap_err(),
+            "the format `percent` does not fit `crowd.fixed.calls` (`percent` fits served, \
+             gave_up, still_retrying and finished_runs; `seconds` fits done_at)"
+        );
+        assert_eq!(
+            quote("{{ crowd }}").unwrap_err(),
+            "`{{ crowd }}` is not a reference"
+        );
+    }
+
+    #[test]
+    fn code_and_escapes_are_left_alone() {
+        let text = "a `{{ x.y }}` b \\{{ x.y }} c {{ crowd.clients }}";
+        let code = [Range { start: 2, end: 13 }];
+        let found = find(text, &code);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].as_ref().unwrap().path, ["crowd", "clients"]);
+    }
+}

@@ -1,0 +1,126 @@
+//! `site.yaml`: the site's title, address and output folder.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::meta::Meta;
+use crate::diag::{Diagnostic, Failure};
+
+/// The keys of `site.yaml`, with their meaning (also used by the authors' reference).
+pub const KEYS: &[(&str, &str)] = &[
+    ("title", "the site's name (required)"),
+    ("description", "one sentence on what the site is"),
+    (
+        "base_url",
+        "where the site is published, e.g. https://user.github.io/repo/ (default /)",
+    ),
+    ("language", "the language of the pages (default en)"),
+    ("author", "who writes it"),
+    (
+        "output",
+        "the output folder, relative to the site (default public)",
+    ),
+];
+
+/// The site's configuration, as templates see it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Config {
+    /// The site's name.
+    pub title: String,
+    /// One sentence on it.
+    pub description: String,
+    /// The full address the site is published at, ending in `/`.
+    pub base_url: String,
+    /// The path part of `base_url`, ending in `/`: what every internal link starts with.
+    pub base_path: String,
+    /// The pages' language.
+    pub language: String,
+    /// The author.
+    pub author: String,
+    /// The output folder.
+    #[serde(skip)]
+    pub output: PathBuf,
+}
+
+/// Reads `site.yaml` in `root`. `base_url` and `output` override the file.
+pub fn load(root: &Path, base_url: Option<&str>, output: Option<&Path>) -> Result<Config, Failure> {
+    let path = root.join("site.yaml");
+    let name = "site.yaml";
+    let source = std::fs::read_to_string(&path).map_err(|e| {
+        Failure::Other(format!(
+            "cannot read {}: {e} (is {} a retrylab site?)",
+            path.display(),
+            root.display()
+        ))
+    })?;
+    let known: Vec<&str> = KEYS.iter().map(|(k, _)| *k).collect();
+    let mut meta = Meta::parse(name, &source, &source, 1, &known, "site.yaml");
+    let title = meta.text("title");
+    if title.is_none() && meta.problems.is_empty() {
+        meta.missing("title", "the site's name");
+    }
+    let base_url = base_url
+        .map(str::to_string)
+        .or_else(|| meta.text("base_url"))
+        .unwrap_or_else(|| "/".to_string());
+    let config = Config {
+        title: title.unwrap_or_default(),
+        description: meta.text("description").unwrap_or_default(),
+        base_path: base_path(&base_url),
+        base_url: with_slash(&base_url),
+        language: meta.text("language").unwrap_or_else(|| "en".to_string()),
+        author: meta.text("author").unwrap_or_default(),
+        output: match output {
+            Some(o) => o.to_path_buf(),
+            None => root.join(meta.text("output").unwrap_or_else(|| "public".to_string())),
+        },
+    };
+    if !meta.problems.is_empty() {
+        return Err(Failure::Input(meta.problems));
+    }
+    if config.base_path.contains(['"', '<', '>', ' ']) {
+        return Err(Failure::Input(vec![Diagnostic::in_file(
+            name,
+            format!("`base_url` is not an address: {}", config.base_url),
+        )]));
+    }
+    Ok(config)
+}
+
+fn with_slash(url: &str) -> String {
+    if url.ends_with('/') {
+        url.to_string()
+    } else {
+        format!("{url}/")
+    }
+}
+
+/// The path of an address: `https://x.github.io/repo` → `/repo/`; `/` → `/`.
+fn base_path(url: &str) -> String {
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
+        None => url,
+    };
+    let path = with_slash(path);
+    if path.starts_with('/') {
+        path
+    } else {
+        format!("/{path}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_paths() {
+        assert_eq!(base_path("/"), "/");
+        assert_eq!(base_path("https://user.github.io/retrylab/"), "/retrylab/");
+        assert_eq!(base_path("https://user.github.io/retrylab"), "/retrylab/");
+        assert_eq!(base_path("https://example.com"), "/");
+        assert_eq!(base_path("/repo"), "/repo/");
+        assert_eq!(base_path("repo/"), "/repo/");
+    }
+}

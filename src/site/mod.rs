@@ -1,0 +1,436 @@
+//! The site: the only layer that touches the disk. `build` is a list of steps, each
+//! handing its data to the next: load → read directives → check references → run the
+//! engine → Markdown → templates → write.
+
+pub mod cache;
+pub mod config;
+mod meta;
+pub mod output;
+pub mod page;
+pub mod render;
+pub mod templates;
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::chart::{self, FigureOptions};
+use crate::diag::{Diagnostic, Failure, LineIndex};
+use crate::directive::reference::{self, Reference};
+use crate::directive::{self, SimDirective};
+use crate::engine::{Scenario, ScenarioResult};
+use cache::Cache;
+use config::Config;
+use output::Staging;
+use page::Page;
+use render::Rendered;
+
+/// What `build` and `check` are asked to do.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The site's folder (holding `site.yaml`).
+    pub root: PathBuf,
+    /// Where to write, instead of the config's `output`.
+    pub output: Option<PathBuf>,
+    /// The address to publish at, instead of the config's `base_url`.
+    pub base_url: Option<String>,
+    /// Whether to include draft pages.
+    pub drafts: bool,
+}
+
+/// What a build did, for the summary line.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Pages written.
+    pub pages: usize,
+    /// Scenario directives.
+    pub scenarios: usize,
+    /// Runs simulated now (strategies × runs of the scenarios not in the cache).
+    pub runs: u64,
+    /// Scenarios taken from the cache.
+    pub cached: usize,
+    /// How long it took.
+    pub elapsed: Duration,
+    /// Where the site is.
+    pub output: PathBuf,
+}
+
+/// A page's directives and references, read and checked.
+struct PageParts {
+    sims: Vec<SimDirective>,
+    references: Vec<Reference>,
+}
+
+/// Builds the site into its output folder. On any problem nothing is written and the
+/// last good output stays as it was.
+pub fn build(options: &Options) -> Result<Summary, Failure> {
+    let started = Instant::now();
+    let root = &options.root;
+    let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
+    let pages = stop_on(page::load_all(root, options.drafts)?)?;
+    let parts = stop_on(read_parts(&pages))?;
+    let scenarios: Vec<&Scenario> = parts
+        .iter()
+        .flat_map(|p| p.sims.iter().map(|s| &s.scenario))
+        .collect();
+    let (results, stats) = Cache::new(root).run_all(&scenarios);
+    let results: BTreeMap<&str, (&Scenario, &ScenarioResult)> = scenarios
+        .iter()
+        .zip(&results)
+        .map(|(s, r)| (s.id.as_str(), (*s, r)))
+        .collect();
+    let rendered = stop_on(render_pages(&pages, &parts, &config, Some(&results)))?;
+    let tera = templates::load(root)?;
+    let staging = Staging::new(&config.output)?;
+    write_pages(&staging, &tera, &config, &pages, &rendered)?;
+    staging.copy_tree(&root.join("static"))?;
+    if !staging.has("style.css") {
+        staging.write("style.css", templates::default_css().as_bytes())?;
+    }
+    staging.commit()?;
+    Ok(Summary {
+        pages: pages.len(),
+        scenarios: scenarios.len(),
+        runs: stats.runs,
+        cached: stats.cached,
+        elapsed: started.elapsed(),
+        output: config.output.clone(),
+    })
+}
+
+/// Validates everything `build` does, plus internal links and anchors, without running
+/// the engine or writing anything. Returns the number of pages checked.
+pub fn check(options: &Options) -> Result<usize, Failure> {
+    let root = &options.root;
+    let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
+    let (pages, mut problems) = page::load_all(root, options.drafts)?;
+    let (parts, more) = read_parts(&pages);
+    problems.extend(more);
+    let (rendered, more) = render_pages(&pages, &parts, &config, None);
+    problems.extend(more);
+    let ids: BTreeMap<&str, &HashSet<String>> = pages
+        .iter()
+        .zip(&rendered)
+        .map(|(p, r)| (p.url.as_str(), &r.ids))
+        .collect();
+    for (page, r) in pages.iter().zip(&rendered) {
+        for link in &r.links {
+            let target = ids.get(link.page.as_str());
+            let problem = match (target, &link.anchor) {
+                (None, _) => Some(format!("no page has the address `/{}`", link.page)),
+                (Some(ids), Some(anchor)) if !ids.contains(anchor) => Some(format!(
+                    "`/{}` has no heading with the anchor `#{anchor}`",
+                    link.page
+                )),
+                _ => None,
+            };
+            if let Some(message) = problem {
+                problems.push(at(page, &link.range, message, None));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(pages.len())
+    } else {
+        Err(Failure::Input(problems))
+    }
+}
+
+/// A step's value, or its problems as the build's failure.
+fn stop_on<T>((value, problems): (T, Vec<Diagnostic>)) -> Result<T, Failure> {
+    if problems.is_empty() {
+        Ok(value)
+    } else {
+        Err(Failure::Input(problems))
+    }
+}
+
+/// A diagnostic at a byte range of a page's body.
+fn at(page: &Page, range: &Range<usize>, message: String, help: Option<String>) -> Diagnostic {
+    let index = LineIndex::new(&page.source);
+    let start = page.body_start + range.start;
+    let pos = index.pos(&page.source, start);
+    let width = page.source[start..page.body_start + range.end]
+        .lines()
+        .next()
+        .map_or(1, |l| l.chars().count());
+    Diagnostic::new(&page.file, &page.source, pos, width, message).with_help(help)
+}
+
+/// Reads every page's directives, then checks every reference against all scenarios.
+/// What is wrong is left out of the parts and returned as problems.
+fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
+    let mut problems = Vec::new();
+    let mut scans = Vec::new();
+    let mut scenarios: BTreeMap<String, Scenario> = BTreeMap::new();
+    let mut defined_at: BTreeMap<String, String> = BTreeMap::new();
+    let mut sims_of_pages = Vec::new();
+    // Ids of directives that failed: references to them are not reported again.
+    let mut broken: HashSet<String> = HashSet::new();
+    for page in pages {
+        let body = page.body();
+        let scan = directive::scan(body);
+        let index = LineIndex::new(&page.source);
+        let mut sims = Vec::new();
+        for found in &scan.directives {
+            let origin = index.pos(&page.source, page.body_start + found.body_start);
+            match directive::read_sim(&found.body) {
+                Ok(sim) => {
+                    let id = sim.scenario.id.clone();
+                    let here = format!("{}:{}", page.file, origin.line);
+                    if let Some(first) = defined_at.get(&id) {
+                        problems.push(at(
+                            page,
+                            &(found.body_start..found.body_start + 1),
+                            format!("the scenario id `{id}` is used twice"),
+                            Some(format!(
+                                "it is first defined at {first}; ids are unique across the site"
+                            )),
+                        ));
+                        continue;
+                    }
+                    defined_at.insert(id.clone(), here);
+                    scenarios.insert(id, sim.scenario.clone());
+                    sims.push(sim);
+                }
+                Err(errors) => {
+                    if let Some(id) = directive::id_of(&found.body) {
+                        broken.insert(id);
+                    }
+                    problems.extend(
+                        errors.into_iter().map(|e| {
+                            Diagnostic::from_scenario(&page.file, &page.source, origin, e)
+                        }),
+                    );
+                }
+            }
+        }
+        sims_of_pages.push(sims);
+        scans.push(scan);
+    }
+    let mut parts = Vec::new();
+    for ((page, scan), sims) in pages.iter().zip(&scans).zip(sims_of_pages) {
+        let mut references = Vec::new();
+        for found in reference::find(page.body(), &scan.code) {
+            if let Ok(raw) = &found
+                && broken.contains(&raw.path[0])
+            {
+                continue;
+            }
+            match found.and_then(|raw| reference::check(&raw, &scenarios)) {
+                Ok(r) => references.push(r),
+                Err(e) => problems.push(at(page, &e.range, e.message, e.help)),
+            }
+        }
+        parts.push(PageParts { sims, references });
+    }
+    problems.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
+    (parts, problems)
+}
+
+/// Renders every page's Markdown. Without results (for `check`) figures and values are
+/// left empty. Links to missing pages are returned as problems.
+fn render_pages(
+    pages: &[Page],
+    parts: &[PageParts],
+    config: &Config,
+    results: Option<&BTreeMap<&str, (&Scenario, &ScenarioResult)>>,
+) -> (Vec<Rendered>, Vec<Diagnostic>) {
+    let content_paths: BTreeMap<String, String> = pages
+        .iter()
+        .map(|p| {
+            let path = p
+                .file
+                .strip_prefix("content/")
+                .unwrap_or(&p.file)
+                .to_string();
+            (path, p.url.clone())
+        })
+        .collect();
+    let mut problems = Vec::new();
+    let mut out = Vec::new();
+    for (page, part) in pages.iter().zip(parts) {
+        let (figures, values): (Vec<String>, Vec<(Range<usize>, String)>) = match results {
+            Some(results) => (
+                part.sims
+                    .iter()
+                    .map(|sim| {
+                        let (scenario, result) = results[sim.scenario.id.as_str()];
+                        let options = FigureOptions {
+                            window: sim.figure.window,
+                            caption: sim.figure.caption.clone(),
+                        };
+                        chart::figure(scenario, result, &options)
+                    })
+                    .collect(),
+                part.references
+                    .iter()
+                    .map(|r| {
+                        let (scenario, result) = results[r.id.as_str()];
+                        (r.range.clone(), reference::render(r, scenario, result))
+                    })
+                    .collect(),
+            ),
+            None => (Vec::new(), Vec::new()),
+        };
+        let content_path = page.file.strip_prefix("content/").unwrap_or(&page.file);
+        let rendered = render::render(
+            page.body(),
+            &render::Context {
+                url: &page.url,
+                content_path,
+                pages: &content_paths,
+                base_path: &config.base_path,
+                figures: &figures,
+                values: &values,
+            },
+        );
+        for (range, target) in &rendered.broken {
+            problems.push(at(
+                page,
+                range,
+                format!("the link to `{target}` does not lead to a page"),
+                Some("a link to a `.md` file must name a file under content/".to_string()),
+            ));
+        }
+        out.push(rendered);
+    }
+    (out, problems)
+}
+
+/// A page as listed in indexes and navigation: no content, so that listing every page
+/// on every page stays cheap.
+#[derive(Serialize)]
+struct ListedPage<'a> {
+    title: &'a str,
+    description: &'a str,
+    date: &'a str,
+    tags: &'a [String],
+    weight: i64,
+    url: &'a str,
+}
+
+/// A page as templates see it.
+#[derive(Serialize)]
+struct PageView<'a> {
+    title: &'a str,
+    description: &'a str,
+    date: &'a str,
+    tags: &'a [String],
+    weight: i64,
+    url: &'a str,
+    permalink: String,
+    content: &'a str,
+    toc: &'a [render::TocEntry],
+}
+
+fn view<'a>(page: &'a Page, rendered: &'a Rendered, config: &Config) -> PageView<'a> {
+    PageView {
+        title: &page.front.title,
+        description: &page.front.description,
+        date: &page.front.date,
+        tags: &page.front.tags,
+        weight: page.front.weight,
+        url: &page.url,
+        permalink: format!("{}{}", config.base_url, page.url),
+        content: &rendered.html,
+        toc: &rendered.toc,
+    }
+}
+
+/// Renders every page with its template and writes it.
+fn write_pages(
+    staging: &Staging,
+    tera: &tera::Tera,
+    config: &Config,
+    pages: &[Page],
+    rendered: &[Rendered],
+) -> Result<(), Failure> {
+    let mut order: Vec<usize> = (0..pages.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&pages[a].front, &pages[b].front);
+        (a.weight, &a.date, &a.title).cmp(&(b.weight, &b.date, &b.title))
+    });
+    let listed: Vec<ListedPage> = order
+        .iter()
+        .map(|&i| {
+            let front = &pages[i].front;
+            ListedPage {
+                title: &front.title,
+                description: &front.description,
+                date: &front.date,
+                tags: &front.tags,
+                weight: front.weight,
+                url: &pages[i].url,
+            }
+        })
+        .collect();
+    // Converted once; each page's context starts from a copy of it.
+    let mut shared = serde_json::Map::new();
+    shared.insert(
+        "site".into(),
+        serde_json::to_value(config).unwrap_or_default(),
+    );
+    shared.insert(
+        "pages".into(),
+        serde_json::to_value(&listed).unwrap_or_default(),
+    );
+    let context_with = |page: Option<serde_json::Value>| {
+        let mut map = shared.clone();
+        if let Some(page) = page {
+            map.insert("page".into(), page);
+        }
+        tera::Context::from_value(serde_json::Value::Object(map)).unwrap_or_default()
+    };
+    let mut problems = Vec::new();
+    let has_home = pages.iter().any(Page::is_home);
+    // Pages are rendered and written on all cores; results come back in page order.
+    let outcomes: Vec<Result<Option<Diagnostic>, Failure>> = pages
+        .par_iter()
+        .zip(rendered)
+        .map(|(page, r)| {
+            let template = match &page.front.template {
+                Some(t) => t.as_str(),
+                None if page.is_home() => "index.html",
+                None => "page.html",
+            };
+            let context = context_with(serde_json::to_value(view(page, r, config)).ok());
+            match tera.render(template, &context) {
+                Ok(html) => staging
+                    .write(&format!("{}index.html", page.url), html.as_bytes())
+                    .map(|()| None),
+                Err(e) => Ok(Some(Diagnostic::in_file(
+                    &page.file,
+                    format!("template `{template}` failed: {}", templates::describe(&e)),
+                ))),
+            }
+        })
+        .collect();
+    for outcome in outcomes {
+        problems.extend(outcome?);
+    }
+    if !has_home {
+        let context = context_with(None);
+        match tera.render("index.html", &context) {
+            Ok(html) => staging.write("index.html", html.as_bytes())?,
+            Err(e) => problems.push(Diagnostic::in_file(
+                "templates/index.html",
+                templates::describe(&e),
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Input(problems))
+    }
+}
+
+/// The root a command works on: the given folder, or the current one.
+pub fn root_or_current(root: Option<&Path>) -> PathBuf {
+    root.map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}

@@ -1,0 +1,377 @@
+//! One page's Markdown to HTML: directives spliced in as figures, references replaced by
+//! their values, headings given anchors, internal links resolved against `base_url`.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
+use serde::Serialize;
+
+use crate::directive::{SIM, markdown_options};
+
+/// An entry of a page's table of contents.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TocEntry {
+    /// 2 for `##`, 3 for `###`, …
+    pub level: u8,
+    /// The heading's anchor.
+    pub id: String,
+    /// The heading's text.
+    pub title: String,
+}
+
+/// An internal link found on a page, for the link check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// Byte range in the page body.
+    pub range: Range<usize>,
+    /// The page it points to (its address below the root) and the anchor, if any.
+    pub page: String,
+    /// The anchor after `#`, if any.
+    pub anchor: Option<String>,
+}
+
+/// What rendering one page gives.
+#[derive(Clone, Debug, Default)]
+pub struct Rendered {
+    /// The HTML of the body.
+    pub html: String,
+    /// `##` and `###` headings.
+    pub toc: Vec<TocEntry>,
+    /// Every heading id on the page.
+    pub ids: HashSet<String>,
+    /// Internal links to check.
+    pub links: Vec<Link>,
+    /// Links to `.md` files that are not pages: (byte range, target).
+    pub broken: Vec<(Range<usize>, String)>,
+}
+
+/// What a page needs from the rest of the site to render.
+pub struct Context<'a> {
+    /// The page's own address below the root (`crowd/`).
+    pub url: &'a str,
+    /// The page's file below `content/` (`crowd.md`), to resolve relative `.md` links.
+    pub content_path: &'a str,
+    /// Every page's file below `content/` → its address.
+    pub pages: &'a BTreeMap<String, String>,
+    /// The site's base path (`/` or `/repo/`).
+    pub base_path: &'a str,
+    /// The HTML of each `sim` directive, in order.
+    pub figures: &'a [String],
+    /// Each reference's byte range in the body and its value.
+    pub values: &'a [(Range<usize>, String)],
+}
+
+/// Renders a page body.
+pub fn render(body: &str, cx: &Context) -> Rendered {
+    let mut out = Rendered::default();
+    let mut events: Vec<Event> = Vec::new();
+    let mut figure = 0;
+    let mut in_sim = false;
+    let mut heading: Option<(HeadingLevel, Vec<Event>)> = None;
+    let mut pending_text: Option<(String, Range<usize>)> = None;
+    let mut used_ids: BTreeMap<String, usize> = BTreeMap::new();
+
+    let parser = Parser::new_ext(body, markdown_options()).into_offset_iter();
+    let mut stream: Vec<(Event, Range<usize>)> = Vec::new();
+    // Merge runs of text, so that a reference split by the parser is seen whole.
+    for (event, range) in parser {
+        match event {
+            Event::Text(text) => match pending_text.as_mut() {
+                Some((t, r)) => {
+                    t.push_str(&text);
+                    r.end = range.end;
+                }
+                None => pending_text = Some((text.into_string(), range)),
+            },
+            other => {
+                if let Some((t, r)) = pending_text.take() {
+                    stream.push((Event::Text(CowStr::from(t)), r));
+                }
+                stream.push((other, range));
+            }
+        }
+    }
+    if let Some((t, r)) = pending_text.take() {
+        stream.push((Event::Text(CowStr::from(t)), r));
+    }
+
+    for (event, range) in stream {
+        let event = match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                if info.split_whitespace().next() == Some(SIM) =>
+            {
+                in_sim = true;
+                let html = cx.figures.get(figure).cloned().unwrap_or_default();
+                figure += 1;
+                Event::Html(CowStr::from(html))
+            }
+            Event::End(TagEnd::CodeBlock) if in_sim => {
+                in_sim = false;
+                continue;
+            }
+            _ if in_sim => continue,
+            Event::Text(text) if !cx.values.is_empty() => {
+                Event::Text(CowStr::from(substitute(&text, &range, body, cx.values)))
+            }
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => Event::Start(Tag::Link {
+                link_type,
+                dest_url: CowStr::from(link(&dest_url, &range, cx, &mut out)),
+                title,
+                id,
+            }),
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => Event::Start(Tag::Image {
+                link_type,
+                dest_url: CowStr::from(rooted(&dest_url, cx.base_path)),
+                title,
+                id,
+            }),
+            other => other,
+        };
+        match (&mut heading, event) {
+            (None, Event::Start(Tag::Heading { level, .. })) => heading = Some((level, Vec::new())),
+            (Some(_), Event::End(TagEnd::Heading(_))) => {
+                let (level, inner) = heading.take().expect("inside a heading");
+                events.push(Event::Html(CowStr::from(heading_html(
+                    level,
+                    inner,
+                    &mut used_ids,
+                    &mut out,
+                ))));
+            }
+            (Some((_, inner)), event) => inner.push(event),
+            (None, event) => events.push(event),
+        }
+    }
+    html::push_html(&mut out.html, events.into_iter());
+    out
+}
+
+/// Replaces the references inside one run of text by their values.
+fn substitute(
+    text: &str,
+    range: &Range<usize>,
+    body: &str,
+    values: &[(Range<usize>, String)],
+) -> String {
+    let mut text = text.to_string();
+    for (r, value) in values {
+        if range.start <= r.start && r.end <= range.end {
+            text = text.replacen(&body[r.clone()], value, 1);
+        }
+    }
+    text
+}
+
+fn heading_html(
+    level: HeadingLevel,
+    inner: Vec<Event>,
+    used: &mut BTreeMap<String, usize>,
+    out: &mut Rendered,
+) -> String {
+    let title: String = inner
+        .iter()
+        .filter_map(|e| match e {
+            Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let base = slug(&title);
+    let n = used.entry(base.clone()).or_insert(0);
+    let id = if *n == 0 {
+        base.clone()
+    } else {
+        format!("{base}-{n}")
+    };
+    *n += 1;
+    let mut inner_html = String::new();
+    html::push_html(&mut inner_html, inner.into_iter());
+    let level_number = level as u8;
+    if (2..=3).contains(&level_number) {
+        out.toc.push(TocEntry {
+            level: level_number,
+            id: id.clone(),
+            title: title.clone(),
+        });
+    }
+    out.ids.insert(id.clone());
+    format!(
+        "<h{level_number} id=\"{id}\">{inner_html} <a class=\"anchor\" href=\"#{id}\" \
+         aria-label=\"Link to this section\">#</a></h{level_number}>\n"
+    )
+}
+
+/// A heading's anchor: lower case, letters and digits, words joined by `-`.
+pub fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-').to_string();
+    if out.is_empty() {
+        "section".to_string()
+    } else {
+        out
+    }
+}
+
+fn is_external(url: &str) -> bool {
+    url.contains("://") || url.starts_with("mailto:") || url.starts_with("//")
+}
+
+/// `/x` → `{base_path}x`; anything else unchanged.
+fn rooted(url: &str, base_path: &str) -> String {
+    match url.strip_prefix('/') {
+        Some(rest) if !url.starts_with("//") => format!("{base_path}{rest}"),
+        _ => url.to_string(),
+    }
+}
+
+/// Rewrites a link's target and records internal links for checking.
+fn link(url: &str, range: &Range<usize>, cx: &Context, out: &mut Rendered) -> String {
+    if is_external(url) || url.is_empty() {
+        return url.to_string();
+    }
+    let (path, anchor) = match url.split_once('#') {
+        Some((p, a)) => (p, Some(a.to_string())),
+        None => (url, None),
+    };
+    let mut record = |page: String| {
+        out.links.push(Link {
+            range: range.clone(),
+            page,
+            anchor: anchor.clone(),
+        })
+    };
+    if path.is_empty() {
+        record(cx.url.to_string());
+        return url.to_string();
+    }
+    if path.ends_with(".md") {
+        let target = resolve_relative(cx.content_path, path);
+        let Some(page) = cx.pages.get(&target) else {
+            out.broken.push((range.clone(), path.to_string()));
+            return url.to_string();
+        };
+        record(page.clone());
+        let suffix = anchor.as_ref().map(|a| format!("#{a}")).unwrap_or_default();
+        return format!("{}{page}{suffix}", cx.base_path);
+    }
+    if let Some(rest) = path.strip_prefix('/') {
+        let page = rest.to_string();
+        if !page.contains('.') {
+            record(if page.is_empty() || page.ends_with('/') {
+                page
+            } else {
+                format!("{page}/")
+            });
+        }
+    }
+    rooted(url, cx.base_path)
+}
+
+/// Resolves `../b.md` against `a/x.md` → `b.md`.
+fn resolve_relative(from: &str, target: &str) -> String {
+    let mut parts: Vec<&str> = from.split('/').collect();
+    parts.pop();
+    for part in target.split('/') {
+        match part {
+            "." | "" => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(body: &str, figures: &[String], values: &[(Range<usize>, String)]) -> Rendered {
+        let pages = BTreeMap::from([
+            ("a.md".to_string(), "a/".to_string()),
+            ("guide/b.md".to_string(), "guide/b/".to_string()),
+        ]);
+        render(
+            body,
+            &Context {
+                url: "guide/b/",
+                content_path: "guide/b.md",
+                pages: &pages,
+                base_path: "/repo/",
+                figures,
+                values,
+            },
+        )
+    }
+
+    #[test]
+    fn sim_blocks_become_figures_and_other_code_stays() {
+        let body = "Intro\n\n```sim\nid: a\n```\n\n```yaml\nx: 1\n```\n";
+        let r = page(body, &["<figure>F</figure>".to_string()], &[]);
+        assert_eq!(
+            r.html,
+            "<p>Intro</p>\n<figure>F</figure>\n<pre><code class=\"language-yaml\">x: 1\n</code></pre>\n"
+        );
+    }
+
+    #[test]
+    fn references_are_replaced_even_when_the_parser_splits_them() {
+        let body = "It made {{ s.fixed.gave_up }} calls.";
+        let start = body.find("{{").unwrap();
+        let end = body.find("}}").unwrap() + 2;
+        let r = page(body, &[], &[(start..end, "1,947".to_string())]);
+        assert_eq!(r.html, "<p>It made 1,947 calls.</p>\n");
+    }
+
+    #[test]
+    fn headings_get_unique_anchors_and_a_toc() {
+        let r = page("## Why jitter?\n\n### Why jitter?\n\n# Top\n", &[], &[]);
+        assert!(r.html.starts_with(
+            "<h2 id=\"why-jitter\">Why jitter? <a class=\"anchor\" href=\"#why-jitter\""
+        ));
+        assert!(r.html.contains("<h3 id=\"why-jitter-1\">"));
+        assert_eq!(r.toc.len(), 2);
+        assert!(r.ids.contains("top"));
+    }
+
+    #[test]
+    fn internal_links_respect_the_base_path() {
+        let r = page(
+            "[a](../a.md#x) [b](/a/) [c](https://x.org/) [d](#here) [e](missing.md)",
+            &[],
+            &[],
+        );
+        assert!(r.html.contains("href=\"/repo/a/#x\""));
+        assert!(r.html.contains("href=\"/repo/a/\""));
+        assert!(r.html.contains("href=\"https://x.org/\""));
+        assert_eq!(r.links.len(), 3);
+        assert_eq!(r.links[0].page, "a/");
+        assert_eq!(r.links[0].anchor.as_deref(), Some("x"));
+        assert_eq!(r.broken.len(), 1);
+    }
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slug("Why backoff needs jitter"), "why-backoff-needs-jitter");
+        assert_eq!(slug("Retry-After & deadlines!"), "retry-after-deadlines");
+        assert_eq!(slug("???"), "section");
+    }
+}
