@@ -4,10 +4,16 @@
 //! - [`lanes`]: the lane chart, one lane of calls per tick for each strategy;
 //! - [`table`]: the results table, the per-tick data table, and HTML escaping;
 //! - [`figure`]: both put together into the block that a scenario directive becomes;
+//! - [`sweep`]: a total against a varied parameter, a line per strategy, and its table;
+//! - [`schedule`]: the waits of one client retry by retry, a panel per strategy;
+//! - [`thumb`]: a small lane chart, bars only, for a card on the home page;
 //! - [`CSS`]: the stylesheet that themes them, light and dark.
 
 pub mod lanes;
+pub mod schedule;
+pub mod sweep;
 pub mod table;
+pub mod thumb;
 
 mod draw;
 
@@ -19,6 +25,10 @@ use crate::engine::{Scenario, ScenarioResult, ServerModel};
 use crate::format::thousands;
 
 use self::table::escape;
+
+pub use self::schedule::schedule_figure;
+pub use self::sweep::{SWEEP_TOTALS, Sweep, SweepPoint, sweep_figure};
+pub use self::thumb::thumbnail;
 
 /// The stylesheet for figures, charts and tables; the site embeds it in its pages' CSS.
 pub const CSS: &str = include_str!("chart.css");

@@ -158,3 +158,186 @@ fn numbers_print_compactly() {
     assert_eq!(capacity_text(2_500), "2.5");
     assert_eq!(capacity_text(10_000), "10");
 }
+
+/// A small sweep: the crowd of 50 with and without jitter, at 20, 50 and 100 clients.
+fn small_sweep() -> Vec<SweepPoint> {
+    let mut scenario = Scenario::with_clients("s", 50);
+    scenario.strategies = vec![Strategy::Exponential, Strategy::FullJitter];
+    scenario.runs = 20;
+    [20, 50, 100]
+        .into_iter()
+        .map(|clients| {
+            let mut s = scenario.clone();
+            s.clients = clients;
+            SweepPoint {
+                label: clients.to_string(),
+                x: clients as f64,
+                result: run_scenario(&s),
+            }
+        })
+        .collect()
+}
+
+fn sweep_of<'a>(points: &'a [SweepPoint], total: &'a str) -> Sweep<'a> {
+    Sweep {
+        id: "crowd-size",
+        parameter: "clients",
+        axis: "clients",
+        total,
+        points,
+        caption: None,
+    }
+}
+
+#[test]
+fn sweep_snapshot() {
+    let points = small_sweep();
+    insta::assert_snapshot!(sweep_figure(&sweep_of(&points, "calls")));
+}
+
+#[test]
+fn sweep_of_done_at_snapshot() {
+    let points = small_sweep();
+    insta::assert_snapshot!(sweep_figure(&sweep_of(&points, "done_at")));
+}
+
+#[test]
+fn sweep_breaks_the_line_where_no_run_finished() {
+    let mut points = small_sweep();
+    for s in &mut points[1].result.strategies {
+        s.done_at = None;
+        s.finished_runs = 0;
+    }
+    let html = sweep_figure(&sweep_of(&points, "done_at"));
+    assert_eq!(html.matches(">never</td>").count(), 2, "{html}");
+    assert!(html.contains("A line breaks where no run finished."));
+    assert!(html.contains("; no run finished at 50."));
+    // Each strategy's line is two stretches, one point each: two moves, no line-to.
+    for class in ["st-exponential", "st-full-jitter"] {
+        let group = html
+            .split(&format!("<g class=\"strategy {class}\">"))
+            .nth(2)
+            .expect("the strategy's line after its legend entry");
+        let d = group
+            .split("d=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        assert_eq!(d.matches('M').count(), 2, "{d}");
+        assert_eq!(d.matches('L').count(), 0, "{d}");
+    }
+    for bad in ["NaN", "inf"] {
+        assert!(!html.contains(bad), "{bad}");
+    }
+}
+
+#[test]
+fn sweep_ids_are_prefixed_and_the_caption_escaped() {
+    let points = small_sweep();
+    let mut sweep = sweep_of(&points, "calls_per_client");
+    sweep.caption = Some("More <clients> & more calls");
+    let html = sweep_figure(&sweep);
+    assert!(html.starts_with("<figure class=\"sim sim-sweep\" id=\"sweep-crowd-size\">"));
+    assert!(html.contains("<figcaption>More &lt;clients&gt; &amp; more calls</figcaption>"));
+    for id in html
+        .split(" id=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap())
+    {
+        assert!(
+            id.starts_with("crowd-size-") || id == "sweep-crowd-size",
+            "{id}"
+        );
+    }
+    for labelled in html.split("aria-labelledby=\"").skip(1) {
+        let target = labelled.split('"').next().unwrap();
+        assert!(html.contains(&format!(" id=\"{target}\"")), "{target}");
+    }
+}
+
+#[test]
+fn sweep_of_a_wide_range_uses_a_log_axis() {
+    let mut points = small_sweep();
+    points[0].x = 10.0;
+    points[0].label = "10".into();
+    points[2].x = 10_000.0;
+    points[2].label = "10,000".into();
+    let html = sweep_figure(&sweep_of(&points, "calls"));
+    for tick in [
+        ">10</text>",
+        ">100</text>",
+        ">1,000</text>",
+        ">10,000</text>",
+    ] {
+        assert!(html.contains(tick), "{tick}");
+    }
+}
+
+fn small_schedule() -> Vec<(Strategy, Vec<crate::engine::schedule::Step>)> {
+    let retry = Scenario::with_clients("s", 1).retry;
+    [Strategy::Exponential, Strategy::FullJitter]
+        .into_iter()
+        .map(|s| (s, crate::engine::schedule::schedule(s, &retry, 8, 1)))
+        .collect()
+}
+
+#[test]
+fn schedule_snapshot() {
+    insta::assert_snapshot!(schedule_figure("waits", &small_schedule(), None));
+}
+
+#[test]
+fn schedule_ids_are_prefixed_and_waits_read_as_seconds() {
+    let html = schedule_figure("waits", &small_schedule(), Some("Waits & <jitter>"));
+    assert!(html.starts_with("<figure class=\"sim sim-schedule\" id=\"schedule-waits\">"));
+    assert!(html.contains("<figcaption>Waits &amp; &lt;jitter&gt;</figcaption>"));
+    for id in html
+        .split(" id=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap())
+    {
+        assert!(id.starts_with("waits-") || id == "schedule-waits", "{id}");
+    }
+    assert!(html.contains("<td class=\"num\">0.1&nbsp;s</td>"));
+    assert!(html.contains("<td class=\"num\">0–1.6&nbsp;s</td>"));
+    assert!(html.contains("<td class=\"num\">10&nbsp;s</td>"));
+}
+
+#[test]
+fn thumbnail_snapshot() {
+    let (scenario, result) = crowd();
+    insta::assert_snapshot!(thumbnail(&scenario, &result));
+}
+
+#[test]
+fn thumbnail_of_a_long_storm_stays_small() {
+    let mut scenario = Scenario::with_clients("storm", 100);
+    scenario.server.capacity_milli = 5_000;
+    scenario.strategies = vec![Strategy::Fixed, Strategy::FullJitter];
+    let result = run_scenario(&scenario);
+    let svg = thumbnail(&scenario, &result);
+    assert!(svg.len() < 12_000, "{}", svg.len());
+    assert!(
+        svg.contains("<title id=\"storm-thumb-title\">storm: calls per tick, by strategy</title>")
+    );
+    assert!(!svg.contains("<text"));
+}
+
+#[test]
+fn new_figures_are_deterministic() {
+    let points = small_sweep();
+    let again = small_sweep();
+    assert_eq!(
+        sweep_figure(&sweep_of(&points, "calls")),
+        sweep_figure(&sweep_of(&again, "calls"))
+    );
+    assert_eq!(
+        schedule_figure("w", &small_schedule(), None),
+        schedule_figure("w", &small_schedule(), None)
+    );
+    let (scenario, result) = crowd();
+    let (_, again) = crowd();
+    assert_eq!(thumbnail(&scenario, &result), thumbnail(&scenario, &again));
+}

@@ -13,6 +13,7 @@
 //! On GitHub it stays a readable YAML block; at build time it becomes a figure.
 
 pub mod reference;
+pub mod sweep;
 
 use std::ops::Range;
 
@@ -26,6 +27,38 @@ use crate::yaml::{self, Node, Value};
 /// The info string that marks a scenario directive.
 pub const SIM: &str = "sim";
 
+/// The kinds of directive, by the info string of their fenced block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// ```` ```sim ````: one scenario, lanes and a results table.
+    Sim,
+    /// ```` ```sweep ````: one parameter varied, a total charted against it.
+    Sweep,
+    /// ```` ```schedule ````: the waits of a policy, attempt by attempt.
+    Schedule,
+    /// ```` ```reference ````: a table of the authors' reference, generated.
+    Reference,
+}
+
+impl Kind {
+    /// Every kind with its info string.
+    pub const ALL: [(Kind, &'static str); 4] = [
+        (Kind::Sim, SIM),
+        (Kind::Sweep, "sweep"),
+        (Kind::Schedule, "schedule"),
+        (Kind::Reference, "reference"),
+    ];
+
+    /// The kind an info string names, if any.
+    pub fn of_info(info: &str) -> Option<Kind> {
+        let word = info.split_whitespace().next()?;
+        Kind::ALL
+            .iter()
+            .find(|(_, name)| *name == word)
+            .map(|(k, _)| *k)
+    }
+}
+
 /// The Markdown extensions every page is read with; both passes must agree.
 pub fn markdown_options() -> Options {
     Options::ENABLE_TABLES
@@ -38,6 +71,8 @@ pub fn markdown_options() -> Options {
 /// A directive as found in the Markdown, before its YAML is read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Found {
+    /// Which directive.
+    pub kind: Kind,
     /// The YAML body, with any indentation of the block removed.
     pub body: String,
     /// Byte offset of the body's first character in the Markdown.
@@ -49,23 +84,26 @@ pub struct Found {
 /// What a scan of one Markdown text finds.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scan {
-    /// The scenario directives, in order.
+    /// The directives, in order.
     pub directives: Vec<Found>,
     /// Byte ranges of code (blocks and spans), where references are not expanded.
     pub code: Vec<Range<usize>>,
 }
 
-/// Finds the scenario directives and the code of a Markdown text.
+/// Finds the directives and the code of a Markdown text.
 pub fn scan(markdown: &str) -> Scan {
     let mut scan = Scan::default();
     let mut open: Option<Found> = None;
     for (event, range) in Parser::new_ext(markdown, markdown_options()).into_offset_iter() {
         match event {
-            Event::Start(Tag::CodeBlock(kind)) => {
-                let is_sim = matches!(&kind, CodeBlockKind::Fenced(info)
-                    if info.split_whitespace().next() == Some(SIM));
-                if is_sim {
+            Event::Start(Tag::CodeBlock(block)) => {
+                let kind = match &block {
+                    CodeBlockKind::Fenced(info) => Kind::of_info(info),
+                    CodeBlockKind::Indented => None,
+                };
+                if let Some(kind) = kind {
                     open = Some(Found {
+                        kind,
                         body: String::new(),
                         body_start: range.end,
                         block: range.clone(),

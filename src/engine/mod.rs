@@ -11,6 +11,7 @@ pub mod policy;
 pub mod read;
 pub mod run;
 pub mod scenario;
+pub mod schedule;
 pub mod schema;
 pub mod server;
 pub mod stats;

@@ -99,6 +99,14 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         section: Section::Top,
+        name: "sweep",
+        kind: "map",
+        default: "none",
+        meaning: "In a `sweep` directive: the parameter to vary, its values and the total \
+                  to chart; `retrylab sim` ignores it.",
+    },
+    Key {
+        section: Section::Top,
         name: "strategies",
         kind: "list of strategy names",
         default: "all five",

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod docs;
 mod meta;
 pub mod output;
 pub mod page;
@@ -18,11 +19,14 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::chart::{self, FigureOptions};
+use crate::chart::{self, FigureOptions, Sweep, SweepPoint};
 use crate::diag::{Diagnostic, Failure, LineIndex};
 use crate::directive::reference::{self, Reference};
-use crate::directive::{self, SimDirective};
+use crate::directive::sweep::{self, ScheduleDirective, SweepDirective};
+use crate::directive::{self, Kind, SimDirective};
+use crate::engine::schedule::schedule;
 use crate::engine::{Scenario, ScenarioResult};
+use crate::suggest::closest;
 use cache::Cache;
 use config::Config;
 use output::Staging;
@@ -47,7 +51,7 @@ pub struct Options {
 pub struct Summary {
     /// Pages written.
     pub pages: usize,
-    /// Scenario directives.
+    /// Scenarios run or taken from the cache (a sweep has one per value).
     pub scenarios: usize,
     /// Runs simulated now (strategies × runs of the scenarios not in the cache).
     pub runs: u64,
@@ -59,9 +63,84 @@ pub struct Summary {
     pub output: PathBuf,
 }
 
+/// One directive, read.
+enum Block {
+    Sim(SimDirective),
+    Sweep(SweepDirective),
+    Schedule(ScheduleDirective),
+    /// A generated table of the authors' reference, as HTML.
+    Table(String),
+}
+
+impl Block {
+    /// The scenarios the engine must run for it.
+    fn scenarios(&self) -> Vec<&Scenario> {
+        match self {
+            Block::Sim(sim) => vec![&sim.scenario],
+            Block::Sweep(sweep) => sweep.points.iter().map(|p| &p.2).collect(),
+            Block::Schedule(_) | Block::Table(_) => Vec::new(),
+        }
+    }
+
+    /// Its HTML, taking its results from `results` in the order of [`Block::scenarios`].
+    fn figure<'r>(&self, results: &mut impl Iterator<Item = &'r ScenarioResult>) -> String {
+        match self {
+            Block::Sim(sim) => {
+                let result = results.next().expect("a result per scenario");
+                let options = FigureOptions {
+                    window: sim.figure.window,
+                    caption: sim.figure.caption.clone(),
+                };
+                chart::figure(&sim.scenario, result, &options)
+            }
+            Block::Sweep(sweep) => {
+                let points: Vec<SweepPoint> = sweep
+                    .points
+                    .iter()
+                    .map(|(label, x, _)| SweepPoint {
+                        label: label.clone(),
+                        x: *x,
+                        result: results.next().expect("a result per point").clone(),
+                    })
+                    .collect();
+                chart::sweep_figure(&Sweep {
+                    id: &sweep.id,
+                    parameter: sweep.parameter,
+                    axis: &axis_title(sweep),
+                    total: sweep.total,
+                    points: &points,
+                    caption: sweep.caption.as_deref(),
+                })
+            }
+            Block::Schedule(s) => {
+                let rows: Vec<_> = s
+                    .strategies
+                    .iter()
+                    .map(|&strategy| (strategy, schedule(strategy, &s.retry, s.waits, s.seed)))
+                    .collect();
+                chart::schedule_figure(&s.id, &rows, s.caption.as_deref())
+            }
+            Block::Table(html) => html.clone(),
+        }
+    }
+}
+
+/// The x-axis title of a sweep: the parameter, with its unit.
+fn axis_title(sweep: &SweepDirective) -> String {
+    match sweep.parameter {
+        "outage" => "outage length (s)".to_string(),
+        "base" | "cap" | "spread" => format!("{} (s)", sweep.parameter),
+        "capacity" => "capacity (calls per tick)".to_string(),
+        other => other.replace('_', " "),
+    }
+}
+
+/// Each `sim` scenario's setup and results, by id: what references quote.
+type ResultsById<'a> = BTreeMap<&'a str, (&'a Scenario, &'a ScenarioResult)>;
+
 /// A page's directives and references, read and checked.
 struct PageParts {
-    sims: Vec<SimDirective>,
+    blocks: Vec<Block>,
     references: Vec<Reference>,
 }
 
@@ -75,18 +154,41 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     let parts = stop_on(read_parts(&pages))?;
     let scenarios: Vec<&Scenario> = parts
         .iter()
-        .flat_map(|p| p.sims.iter().map(|s| &s.scenario))
+        .flat_map(|p| p.blocks.iter().flat_map(Block::scenarios))
         .collect();
     let (results, stats) = Cache::new(root).run_all(&scenarios);
-    let results: BTreeMap<&str, (&Scenario, &ScenarioResult)> = scenarios
+    let mut in_order = results.iter();
+    let figures: Vec<Vec<String>> = parts
         .iter()
-        .zip(&results)
-        .map(|(s, r)| (s.id.as_str(), (*s, r)))
+        .map(|p| p.blocks.iter().map(|b| b.figure(&mut in_order)).collect())
         .collect();
-    let rendered = stop_on(render_pages(&pages, &parts, &config, Some(&results)))?;
+    let mut by_id: ResultsById = BTreeMap::new();
+    let mut in_order = results.iter();
+    for block in parts.iter().flat_map(|p| &p.blocks) {
+        for scenario in block.scenarios() {
+            let result = in_order.next().expect("a result per scenario");
+            if let Block::Sim(_) = block {
+                by_id.insert(scenario.id.as_str(), (scenario, result));
+            }
+        }
+    }
+    let rendered = stop_on(render_pages(
+        &pages,
+        &parts,
+        &config,
+        Some((&figures, &by_id)),
+    ))?;
     let tera = templates::load(root)?;
     let staging = Staging::new(&config.output)?;
-    write_pages(&staging, &tera, &config, &pages, &rendered)?;
+    let cards: Vec<Option<String>> = pages
+        .iter()
+        .map(|page| {
+            let id = page.front.card.as_deref()?;
+            let (scenario, result) = by_id.get(id)?;
+            Some(chart::thumbnail(scenario, result))
+        })
+        .collect();
+    write_pages(&staging, &tera, &config, &pages, &rendered, &cards)?;
     staging.copy_tree(&root.join("static"))?;
     if !staging.has("style.css") {
         staging.write("style.css", templates::default_css().as_bytes())?;
@@ -168,34 +270,70 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
     let mut scans = Vec::new();
     let mut scenarios: BTreeMap<String, Scenario> = BTreeMap::new();
     let mut defined_at: BTreeMap<String, String> = BTreeMap::new();
-    let mut sims_of_pages = Vec::new();
+    let mut blocks_of_pages = Vec::new();
     // Ids of directives that failed: references to them are not reported again.
     let mut broken: HashSet<String> = HashSet::new();
     for page in pages {
         let body = page.body();
         let scan = directive::scan(body);
         let index = LineIndex::new(&page.source);
-        let mut sims = Vec::new();
+        let mut blocks = Vec::new();
         for found in &scan.directives {
             let origin = index.pos(&page.source, page.body_start + found.body_start);
-            match directive::read_sim(&found.body) {
-                Ok(sim) => {
-                    let id = sim.scenario.id.clone();
-                    let here = format!("{}:{}", page.file, origin.line);
-                    if let Some(first) = defined_at.get(&id) {
-                        problems.push(at(
-                            page,
-                            &(found.body_start..found.body_start + 1),
-                            format!("the scenario id `{id}` is used twice"),
-                            Some(format!(
-                                "it is first defined at {first}; ids are unique across the site"
-                            )),
-                        ));
-                        continue;
+            let read = match found.kind {
+                Kind::Sim => directive::read_sim(&found.body).map(Block::Sim),
+                Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
+                Kind::Schedule => sweep::read_schedule(&found.body).map(Block::Schedule),
+                Kind::Reference => {
+                    let name = found.body.trim();
+                    match docs::table_named(name) {
+                        Some(html) => Ok(Block::Table(html)),
+                        None => {
+                            let names = docs::TABLES.iter().map(|(n, _)| *n);
+                            let help = match closest(name, names.clone()) {
+                                Some(near) => format!("did you mean `{near}`?"),
+                                None => format!(
+                                    "the tables are: {}",
+                                    names.collect::<Vec<_>>().join(", ")
+                                ),
+                            };
+                            problems.push(at(
+                                page,
+                                &(found.body_start..found.body_start + name.len().max(1)),
+                                format!("there is no reference table `{name}`"),
+                                Some(help),
+                            ));
+                            continue;
+                        }
                     }
-                    defined_at.insert(id.clone(), here);
-                    scenarios.insert(id, sim.scenario.clone());
-                    sims.push(sim);
+                }
+            };
+            match read {
+                Ok(block) => {
+                    let id = match &block {
+                        Block::Sim(sim) => Some(sim.scenario.id.clone()),
+                        Block::Sweep(sweep) => Some(sweep.id.clone()),
+                        Block::Schedule(schedule) => Some(schedule.id.clone()),
+                        Block::Table(_) => None,
+                    };
+                    if let Some(id) = id {
+                        if let Some(first) = defined_at.get(&id) {
+                            problems.push(at(
+                                page,
+                                &(found.body_start..found.body_start + 1),
+                                format!("the id `{id}` is used twice"),
+                                Some(format!(
+                                    "it is first used at {first}; directive ids are unique across the site"
+                                )),
+                            ));
+                            continue;
+                        }
+                        defined_at.insert(id.clone(), format!("{}:{}", page.file, origin.line));
+                        if let Block::Sim(sim) = &block {
+                            scenarios.insert(id, sim.scenario.clone());
+                        }
+                    }
+                    blocks.push(block);
                 }
                 Err(errors) => {
                     if let Some(id) = directive::id_of(&found.body) {
@@ -209,11 +347,11 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                 }
             }
         }
-        sims_of_pages.push(sims);
+        blocks_of_pages.push(blocks);
         scans.push(scan);
     }
     let mut parts = Vec::new();
-    for ((page, scan), sims) in pages.iter().zip(&scans).zip(sims_of_pages) {
+    for ((page, scan), blocks) in pages.iter().zip(&scans).zip(blocks_of_pages) {
         let mut references = Vec::new();
         for found in reference::find(page.body(), &scan.code) {
             if let Ok(raw) = &found
@@ -226,10 +364,43 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                 Err(e) => problems.push(at(page, &e.range, e.message, e.help)),
             }
         }
-        parts.push(PageParts { sims, references });
+        parts.push(PageParts { blocks, references });
+    }
+    for page in pages {
+        if let Some(id) = &page.front.card
+            && !scenarios.contains_key(id)
+        {
+            problems.push(card_problem(page, id, &scenarios));
+        }
     }
     problems.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
     (parts, problems)
+}
+
+/// A front matter `card:` that names no scenario, placed on its line.
+fn card_problem(page: &Page, id: &str, scenarios: &BTreeMap<String, Scenario>) -> Diagnostic {
+    let line = page.source[..page.body_start]
+        .lines()
+        .position(|l| l.trim_start().starts_with("card:"))
+        .map_or(1, |i| i + 1);
+    let column = page
+        .source
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.find(id))
+        .map_or(1, |c| c + 1);
+    let help = match closest(id, scenarios.keys().map(String::as_str)) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => "`card` names the id of a sim directive on any page".to_string(),
+    };
+    Diagnostic::new(
+        &page.file,
+        &page.source,
+        crate::yaml::Pos { line, column },
+        id.chars().count(),
+        format!("no scenario has the id `{id}`"),
+    )
+    .with_help(Some(help))
 }
 
 /// Renders every page's Markdown. Without results (for `check`) figures and values are
@@ -238,7 +409,7 @@ fn render_pages(
     pages: &[Page],
     parts: &[PageParts],
     config: &Config,
-    results: Option<&BTreeMap<&str, (&Scenario, &ScenarioResult)>>,
+    results: Option<(&[Vec<String>], &ResultsById)>,
 ) -> (Vec<Rendered>, Vec<Diagnostic>) {
     let content_paths: BTreeMap<String, String> = pages
         .iter()
@@ -253,29 +424,19 @@ fn render_pages(
         .collect();
     let mut problems = Vec::new();
     let mut out = Vec::new();
-    for (page, part) in pages.iter().zip(parts) {
-        let (figures, values): (Vec<String>, Vec<(Range<usize>, String)>) = match results {
-            Some(results) => (
-                part.sims
-                    .iter()
-                    .map(|sim| {
-                        let (scenario, result) = results[sim.scenario.id.as_str()];
-                        let options = FigureOptions {
-                            window: sim.figure.window,
-                            caption: sim.figure.caption.clone(),
-                        };
-                        chart::figure(scenario, result, &options)
-                    })
-                    .collect(),
+    for (i, (page, part)) in pages.iter().zip(parts).enumerate() {
+        let (figures, values): (&[String], Vec<(Range<usize>, String)>) = match results {
+            Some((figures, by_id)) => (
+                &figures[i],
                 part.references
                     .iter()
                     .map(|r| {
-                        let (scenario, result) = results[r.id.as_str()];
+                        let (scenario, result) = by_id[r.id.as_str()];
                         (r.range.clone(), reference::render(r, scenario, result))
                     })
                     .collect(),
             ),
-            None => (Vec::new(), Vec::new()),
+            None => (&[], Vec::new()),
         };
         let content_path = page.file.strip_prefix("content/").unwrap_or(&page.file);
         let rendered = render::render(
@@ -285,7 +446,7 @@ fn render_pages(
                 content_path,
                 pages: &content_paths,
                 base_path: &config.base_path,
-                figures: &figures,
+                figures,
                 values: &values,
             },
         );
@@ -306,6 +467,8 @@ fn render_pages(
 /// on every page stays cheap.
 #[derive(Serialize)]
 struct ListedPage<'a> {
+    /// A small chart of the page's `card` scenario, as SVG.
+    card: Option<&'a str>,
     title: &'a str,
     description: &'a str,
     date: &'a str,
@@ -349,6 +512,7 @@ fn write_pages(
     config: &Config,
     pages: &[Page],
     rendered: &[Rendered],
+    cards: &[Option<String>],
 ) -> Result<(), Failure> {
     let mut order: Vec<usize> = (0..pages.len()).collect();
     order.sort_by(|&a, &b| {
@@ -360,6 +524,7 @@ fn write_pages(
         .map(|&i| {
             let front = &pages[i].front;
             ListedPage {
+                card: cards[i].as_deref(),
                 title: &front.title,
                 description: &front.description,
                 date: &front.date,

@@ -26,6 +26,10 @@ pub const FRONT_MATTER: &[(&str, &str)] = &[
         "template",
         "the template to render it with (default page.html)",
     ),
+    (
+        "card",
+        "the id of a scenario whose small chart illustrates the page in the index",
+    ),
 ];
 
 /// What a page's front matter says.
@@ -45,6 +49,8 @@ pub struct FrontMatter {
     pub tags: Vec<String>,
     /// The template to render it with.
     pub template: Option<String>,
+    /// The scenario drawn on the page's card in the index.
+    pub card: Option<String>,
 }
 
 /// One Markdown file.
@@ -175,6 +181,7 @@ pub fn read_page(file: String, source: String, url: String) -> Result<Page, Vec<
         draft: meta.boolean("draft").unwrap_or(false),
         tags: meta.texts("tags"),
         template: meta.text("template"),
+        card: meta.text("card"),
     };
     if !meta.problems.is_empty() {
         return Err(meta.problems);

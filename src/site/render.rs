@@ -7,7 +7,7 @@ use std::ops::Range;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
 use serde::Serialize;
 
-use crate::directive::{SIM, markdown_options};
+use crate::directive::{Kind, markdown_options};
 
 /// An entry of a page's table of contents.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -56,7 +56,7 @@ pub struct Context<'a> {
     pub pages: &'a BTreeMap<String, String>,
     /// The site's base path (`/` or `/repo/`).
     pub base_path: &'a str,
-    /// The HTML of each `sim` directive, in order.
+    /// The HTML of each directive, in order.
     pub figures: &'a [String],
     /// Each reference's byte range in the body and its value.
     pub values: &'a [(Range<usize>, String)],
@@ -99,7 +99,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     for (event, range) in stream {
         let event = match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
-                if info.split_whitespace().next() == Some(SIM) =>
+                if Kind::of_info(&info).is_some() =>
             {
                 in_sim = true;
                 let html = cx.figures.get(figure).cloned().unwrap_or_default();

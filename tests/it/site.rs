@@ -32,7 +32,7 @@ fn builds_pages_figures_and_references() {
     let (code, stdout, stderr) = build(site.path(), &out);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.starts_with("built 3 pages with 2 scenarios (22 runs simulated) in "),
+        stdout.starts_with("built 3 pages with 4 scenarios (42 runs simulated) in "),
         "{stdout}"
     );
     let names: Vec<String> = files(&out).into_keys().collect();
@@ -87,7 +87,7 @@ fn two_builds_are_byte_identical_with_and_without_the_cache() {
     assert_eq!(build(site.path(), &a).0, 0);
     let (_, stdout, _) = build(site.path(), &b);
     assert!(
-        stdout.contains("(0 runs simulated, 2 from the cache)"),
+        stdout.contains("(0 runs simulated, 4 from the cache)"),
         "{stdout}"
     );
     std::fs::remove_dir_all(site.path().join(".retrylab-cache")).unwrap();
@@ -107,7 +107,7 @@ fn a_prose_edit_reruns_no_simulation() {
     let (code, stdout, _) = build(site.path(), &out);
     assert_eq!(code, 0);
     assert!(
-        stdout.contains("(0 runs simulated, 2 from the cache)"),
+        stdout.contains("(0 runs simulated, 4 from the cache)"),
         "{stdout}"
     );
     assert!(read(&out.join("storm/index.html")).contains("With a fixed wait"));

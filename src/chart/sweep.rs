@@ -1,0 +1,845 @@
+//! The sweep figure: one scenario run at several values of one parameter, as a line
+//! chart of a total against that value, one line per strategy, and the same numbers as
+//! a table.
+//!
+//! Strategies differ by more than hue, for colour-blind readers: each has its own dash
+//! pattern and marker shape (see [`mark`]), kept the same in every figure of a site so
+//! that a reader learns them once. Colours come from CSS classes (`st-fixed`, …, see
+//! `chart.css`); the presentation attributes are only defaults, so that the SVG also
+//! reads standalone.
+
+use svg::Document;
+use svg::node::Text as TextNode;
+use svg::node::element::{Description, Group, Path, Title};
+
+use crate::engine::units::SECOND;
+use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
+use crate::format::thousands;
+
+use super::coord;
+use super::draw::{CHAR, FONT, line, text};
+use super::table::escape;
+
+/// The totals a sweep may show, by the names a directive uses.
+pub const SWEEP_TOTALS: [&str; 6] = [
+    "calls",
+    "served",
+    "gave_up",
+    "still_retrying",
+    "done_at",
+    "calls_per_client",
+];
+
+/// One point of a sweep: the varied parameter's value and the scenario's results there.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepPoint {
+    /// The value as the prose writes it: "100", "3 s", "0.1".
+    pub label: String,
+    /// The value on the x axis (a count, or seconds for durations).
+    pub x: f64,
+    /// The results of the scenario with that value.
+    pub result: ScenarioResult,
+}
+
+/// What a sweep figure shows.
+#[derive(Clone, Copy, Debug)]
+pub struct Sweep<'a> {
+    /// The directive's id: the figure is `sweep-{id}`, and every SVG id starts `{id}-`.
+    pub id: &'a str,
+    /// The parameter varied: "clients", "capacity", "outage", "base", …
+    pub parameter: &'a str,
+    /// The x axis's title: "clients", "outage length (s)".
+    pub axis: &'a str,
+    /// The total shown, one of [`SWEEP_TOTALS`]; the directive checks it, and anything
+    /// else is shown as `calls`.
+    pub total: &'a str,
+    /// The points, in order of x.
+    pub points: &'a [SweepPoint],
+    /// Caption text (plain text, HTML-escaped here); `None` = a generated one.
+    pub caption: Option<&'a str>,
+}
+
+/// Width of the view box, in SVG units; the chart scales to its container.
+const WIDTH: f64 = 640.0;
+/// Right edge of the plot (room for the last x label).
+const RIGHT: f64 = WIDTH - 24.0;
+/// Height of one legend row.
+const LEGEND_ROW: f64 = 22.0;
+/// Height of the plot.
+const PLOT: f64 = 240.0;
+/// Height of the x axis below the plot.
+const AXIS: f64 = 46.0;
+/// Default colour of the grid, for the SVG on its own.
+const GRID: &str = "#d1d9e0";
+
+/// The total a sweep shows, parsed from its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Total {
+    Calls,
+    Served,
+    GaveUp,
+    StillRetrying,
+    DoneAt,
+    CallsPerClient,
+}
+
+impl Total {
+    fn of(name: &str) -> Total {
+        match name {
+            "served" => Total::Served,
+            "gave_up" => Total::GaveUp,
+            "still_retrying" => Total::StillRetrying,
+            "done_at" => Total::DoneAt,
+            "calls_per_client" => Total::CallsPerClient,
+            _ => Total::Calls,
+        }
+    }
+
+    /// What it is, in words, for the caption and the y axis.
+    fn words(self) -> &'static str {
+        match self {
+            Total::Calls => "calls",
+            Total::Served => "clients served",
+            Total::GaveUp => "clients who gave up",
+            Total::StillRetrying => "clients still retrying",
+            Total::DoneAt => "time until the last client is done",
+            Total::CallsPerClient => "calls per client",
+        }
+    }
+
+    /// The y axis's title.
+    fn axis(self) -> &'static str {
+        match self {
+            Total::DoneAt => "last client done (s)",
+            other => other.words(),
+        }
+    }
+
+    /// The spread of the total for one strategy, in the axis's unit; `None` when no run
+    /// finished (for `done_at`).
+    fn values(self, s: &StrategyResult, clients: u64) -> Option<Values> {
+        let of = |spread: &Spread, scale: f64| Values {
+            median: spread.median as f64 / scale,
+            p5: spread.p5 as f64 / scale,
+            p95: spread.p95 as f64 / scale,
+        };
+        match self {
+            Total::Calls => Some(of(&s.calls, 1.0)),
+            Total::Served => Some(of(&s.served, 1.0)),
+            Total::GaveUp => Some(of(&s.gave_up, 1.0)),
+            Total::StillRetrying => Some(of(&s.still_retrying, 1.0)),
+            Total::DoneAt => s.done_at.as_ref().map(|d| of(d, SECOND as f64)),
+            Total::CallsPerClient => Some(of(&s.calls, clients.max(1) as f64)),
+        }
+    }
+
+    /// A value as a table cell writes it.
+    fn cell(self, value: f64) -> String {
+        match self {
+            Total::DoneAt => format!("{value:.1}"),
+            Total::CallsPerClient => format!("{value:.2}"),
+            _ => thousands(value.round() as u64),
+        }
+    }
+}
+
+/// Median, 5th and 95th percentile of a total, in the axis's unit.
+#[derive(Clone, Copy, Debug)]
+struct Values {
+    median: f64,
+    p5: f64,
+    p95: f64,
+}
+
+/// How a strategy is drawn: its CSS class, default colour, dash pattern and marker.
+pub(crate) struct Mark {
+    /// The CSS class: `st-fixed`, …
+    pub(crate) class: &'static str,
+    /// The colour without the page's stylesheet.
+    pub(crate) colour: &'static str,
+    /// The line's `stroke-dasharray`; `None` = solid.
+    pub(crate) dash: Option<&'static str>,
+    /// The marker's shape.
+    pub(crate) shape: Shape,
+}
+
+/// A marker's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+    Down,
+}
+
+/// The marks of the strategies, fixed per strategy rather than per position so that a
+/// strategy looks the same in every figure.
+pub(crate) fn mark(strategy: Strategy) -> Mark {
+    let (class, colour, dash, shape) = match strategy {
+        Strategy::Fixed => ("st-fixed", "#0072b2", None, Shape::Circle),
+        Strategy::Exponential => ("st-exponential", "#c15500", Some("9 4"), Shape::Square),
+        Strategy::FullJitter => ("st-full-jitter", "#007a5a", Some("2 3"), Shape::Triangle),
+        Strategy::EqualJitter => (
+            "st-equal-jitter",
+            "#a1467e",
+            Some("9 3 2 3"),
+            Shape::Diamond,
+        ),
+        Strategy::DecorrelatedJitter => (
+            "st-decorrelated-jitter",
+            "#8a6d00",
+            Some("5 2 1 2 1 2"),
+            Shape::Down,
+        ),
+    };
+    Mark {
+        class,
+        colour,
+        dash,
+        shape,
+    }
+}
+
+/// A marker of about `size` units centred on a point, as a path.
+pub(crate) fn marker(shape: Shape, x: f64, y: f64, size: f64) -> Path {
+    let r = size / 2.0;
+    let p = |dx: f64, dy: f64| format!("{} {}", coord(x + dx), coord(y + dy));
+    let d = match shape {
+        Shape::Circle => format!(
+            "M{}a{r} {r} 0 1 0 {d} 0a{r} {r} 0 1 0 -{d} 0Z",
+            p(-r, 0.0),
+            r = coord(r),
+            d = coord(2.0 * r)
+        ),
+        Shape::Square => {
+            let s = r * 0.9;
+            format!("M{}L{}L{}L{}Z", p(-s, -s), p(s, -s), p(s, s), p(-s, s))
+        }
+        Shape::Triangle => format!(
+            "M{}L{}L{}Z",
+            p(0.0, -1.2 * r),
+            p(1.1 * r, 0.8 * r),
+            p(-1.1 * r, 0.8 * r)
+        ),
+        Shape::Diamond => format!(
+            "M{}L{}L{}L{}Z",
+            p(0.0, -1.25 * r),
+            p(1.1 * r, 0.0),
+            p(0.0, 1.25 * r),
+            p(-1.1 * r, 0.0)
+        ),
+        Shape::Down => format!(
+            "M{}L{}L{}Z",
+            p(0.0, 1.2 * r),
+            p(1.1 * r, -0.8 * r),
+            p(-1.1 * r, -0.8 * r)
+        ),
+    };
+    Path::new().set("d", d)
+}
+
+/// An axis's scale: where its ticks go and how to print them.
+struct Scale {
+    /// The value at the start.
+    lo: f64,
+    /// The value at the end.
+    hi: f64,
+    /// Log ten of the values, for a sweep over several orders of magnitude.
+    log: bool,
+    /// The ticks, with their labels.
+    ticks: Vec<(f64, String)>,
+}
+
+impl Scale {
+    /// A linear scale over `[min, max]` with about `count` tidy ticks, from zero when
+    /// zero is not far off; a log scale when `log_ok` and the values span more than two
+    /// orders of magnitude.
+    fn new(min: f64, max: f64, count: f64, log_ok: bool) -> Scale {
+        if log_ok && min > 0.0 && max / min >= 100.0 {
+            let first = min.log10().floor() as i32;
+            let last = max.log10().ceil() as i32;
+            let ticks = (first..=last)
+                .map(|k| (10f64.powi(k), number(10f64.powi(k), (-k).max(0) as usize)))
+                .collect();
+            return Scale {
+                lo: 10f64.powi(first),
+                hi: 10f64.powi(last),
+                log: true,
+                ticks,
+            };
+        }
+        let min = if min >= 0.0 && min <= max / 2.0 {
+            0.0
+        } else {
+            min
+        };
+        let span = if max > min {
+            max - min
+        } else {
+            max.abs().max(1.0)
+        };
+        let (step, decimals) = tidy_f64(span / count);
+        let lo = (min / step).floor() * step;
+        let mut hi = (max / step).ceil() * step;
+        if hi <= lo {
+            hi = lo + step;
+        }
+        let n = ((hi - lo) / step).round() as i64;
+        let ticks = (0..=n)
+            .map(|i| {
+                let v = lo + i as f64 * step;
+                (v, number(v, decimals))
+            })
+            .collect();
+        Scale {
+            lo,
+            hi,
+            log: false,
+            ticks,
+        }
+    }
+
+    /// Where a value falls, from 0 at `lo` to 1 at `hi`.
+    fn at(&self, v: f64) -> f64 {
+        if self.log {
+            let v = v.max(self.lo);
+            (v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        }
+    }
+}
+
+/// The first of 1, 2, 5 × a power of ten at least `at_least` (positive), and the
+/// decimals its multiples need.
+fn tidy_f64(at_least: f64) -> (f64, usize) {
+    let at_least = if at_least > 0.0 { at_least } else { 1.0 };
+    let mut k = at_least.log10().floor() as i32 - 1;
+    loop {
+        for m in [1.0, 2.0, 5.0] {
+            let step = m * 10f64.powi(k);
+            if step >= at_least * (1.0 - 1e-9) {
+                return (step, (-k).max(0) as usize);
+            }
+        }
+        k += 1;
+    }
+}
+
+/// A tick value with `decimals` places, and thousands separators when whole.
+fn number(v: f64, decimals: usize) -> String {
+    if decimals == 0 {
+        let whole = v.round();
+        if whole < 0.0 {
+            format!("-{}", thousands((-whole) as u64))
+        } else {
+            thousands(whole as u64)
+        }
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
+
+/// Where everything goes.
+struct Layout {
+    /// Top of the plot.
+    top: f64,
+    /// Left edge of the plot.
+    left: f64,
+    x: Scale,
+    y: Scale,
+}
+
+impl Layout {
+    fn x_of(&self, v: f64) -> f64 {
+        self.left + (RIGHT - self.left) * self.x.at(v)
+    }
+
+    fn y_of(&self, v: f64) -> f64 {
+        self.top + PLOT * (1.0 - self.y.at(v))
+    }
+
+    fn bottom(&self) -> f64 {
+        self.top + PLOT
+    }
+}
+
+/// The strategies of the points' results, in order of first appearance.
+fn strategies(points: &[SweepPoint]) -> Vec<Strategy> {
+    let mut out: Vec<Strategy> = Vec::new();
+    for p in points {
+        for s in &p.result.strategies {
+            if !out.contains(&s.strategy) {
+                out.push(s.strategy);
+            }
+        }
+    }
+    out
+}
+
+/// The values of one strategy at every point; `None` where it has none.
+fn series(points: &[SweepPoint], strategy: Strategy, total: Total) -> Vec<Option<Values>> {
+    points
+        .iter()
+        .map(|p| {
+            p.result
+                .strategy(strategy)
+                .and_then(|s| total.values(s, p.result.clients))
+        })
+        .collect()
+}
+
+/// The whole HTML block of a sweep directive: a `<figure class="sim sim-sweep"
+/// id="sweep-{id}">` with the line chart and a caption, then the numbers as a table.
+pub fn sweep_figure(sweep: &Sweep) -> String {
+    let id = escape(sweep.id);
+    let total = Total::of(sweep.total);
+    let caption = match sweep.caption {
+        Some(text) => escape(text),
+        None => escape(&generated_caption(sweep, total)),
+    };
+    let mut out = format!("<figure class=\"sim sim-sweep\" id=\"sweep-{id}\">\n");
+    out.push_str(&format!(
+        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-title\">\n"
+    ));
+    out.push_str(&sweep_chart(sweep, total));
+    out.push_str("\n</div>\n");
+    out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
+    out.push_str(&format!(
+        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-sweep-caption\">\n{}</div>\n",
+        sweep_table(sweep, total)
+    ));
+    out
+}
+
+/// The line chart as an `<svg>` element whose ids start with the sweep's id.
+fn sweep_chart(sweep: &Sweep, total: Total) -> String {
+    let id = sweep.id;
+    let strategies = strategies(sweep.points);
+    let all: Vec<Vec<Option<Values>>> = strategies
+        .iter()
+        .map(|&s| series(sweep.points, s, total))
+        .collect();
+    let runs = sweep
+        .points
+        .iter()
+        .map(|p| p.result.runs)
+        .max()
+        .unwrap_or(1);
+
+    let xs: Vec<f64> = sweep.points.iter().map(|p| p.x).collect();
+    let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (x_min, x_max) = if x_min.is_finite() {
+        (x_min, x_max)
+    } else {
+        (0.0, 1.0)
+    };
+    let y_max = all
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|v| if runs > 1 { v.p95 } else { v.median })
+        .fold(0.0, f64::max);
+    let x = Scale::new(x_min, x_max, 6.0, true);
+    let y = Scale::new(0.0, y_max.max(f64::MIN_POSITIVE), 5.0, false);
+    let widest = y
+        .ticks
+        .iter()
+        .map(|t| t.1.chars().count())
+        .max()
+        .unwrap_or(1);
+    let left = (34.0 + CHAR * widest as f64).max(48.0);
+    let (legend, rows) = legend(&strategies, left);
+    let layout = Layout {
+        top: 8.0 + rows as f64 * LEGEND_ROW + 12.0,
+        left,
+        x,
+        y,
+    };
+    let height = layout.bottom() + AXIS;
+
+    let mut doc = Document::new()
+        .set("viewBox", format!("0 0 {} {}", coord(WIDTH), coord(height)))
+        .set("width", "100%")
+        .set("class", "sim-sweep")
+        .set("role", "img")
+        .set("aria-labelledby", format!("{id}-title"))
+        .set("aria-describedby", format!("{id}-desc"))
+        .set("font-family", "system-ui, sans-serif")
+        .set("font-size", coord(FONT))
+        .add(
+            Title::new(format!(
+                "{id}: {} against {}, by strategy",
+                total.words(),
+                sweep.parameter
+            ))
+            .set("id", format!("{id}-title")),
+        )
+        .add(
+            Description::new()
+                .set("id", format!("{id}-desc"))
+                .add(TextNode::new(description(sweep, total, &strategies, &all))),
+        )
+        .add(legend)
+        .add(axes(&layout, sweep.axis, total.axis()));
+    let mut bands = Group::new().set("class", "bands");
+    let mut lines = Group::new().set("class", "lines");
+    for (strategy, values) in strategies.iter().zip(&all) {
+        let m = mark(*strategy);
+        let band = if runs > 1 {
+            band_path(&layout, &xs, values)
+        } else {
+            String::new()
+        };
+        if !band.is_empty() {
+            bands = bands.add(
+                Path::new()
+                    .set("d", band)
+                    .set("class", format!("band {}", m.class))
+                    .set("fill", m.colour)
+                    .set("fill-opacity", "0.15"),
+            );
+        }
+        lines = lines.add(strategy_line(&layout, &xs, values, &m));
+    }
+    doc = doc.add(bands).add(lines);
+    doc.to_string()
+}
+
+/// The band from the 5th to the 95th percentile, one closed shape per stretch of
+/// points with values; empty when every value is exact.
+fn band_path(layout: &Layout, xs: &[f64], values: &[Option<Values>]) -> String {
+    let mut d = String::new();
+    for stretch in stretches(values) {
+        if stretch
+            .iter()
+            .all(|&i| values[i].is_some_and(|v| v.p5 == v.p95))
+        {
+            continue;
+        }
+        for (n, &i) in stretch.iter().enumerate() {
+            let v = values[i].expect("a stretch has values");
+            let cmd = if n == 0 { 'M' } else { 'L' };
+            d.push_str(&format!(
+                "{cmd}{} {}",
+                coord(layout.x_of(xs[i])),
+                coord(layout.y_of(v.p95))
+            ));
+        }
+        for &i in stretch.iter().rev() {
+            let v = values[i].expect("a stretch has values");
+            d.push_str(&format!(
+                "L{} {}",
+                coord(layout.x_of(xs[i])),
+                coord(layout.y_of(v.p5))
+            ));
+        }
+        d.push('Z');
+    }
+    d
+}
+
+/// The indices of each run of neighbouring points that have values.
+fn stretches(values: &[Option<Values>]) -> Vec<Vec<usize>> {
+    let mut out: Vec<Vec<usize>> = Vec::new();
+    let mut current = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        if v.is_some() {
+            current.push(i);
+        } else if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// A strategy's line through its medians, broken where a point has none, and its
+/// markers.
+fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mark) -> Group {
+    let mut d = String::new();
+    for stretch in stretches(values) {
+        for (n, &i) in stretch.iter().enumerate() {
+            let v = values[i].expect("a stretch has values");
+            let cmd = if n == 0 { 'M' } else { 'L' };
+            d.push_str(&format!(
+                "{cmd}{} {}",
+                coord(layout.x_of(xs[i])),
+                coord(layout.y_of(v.median))
+            ));
+        }
+    }
+    let mut path = Path::new()
+        .set("d", d)
+        .set("class", "line")
+        .set("fill", "none")
+        .set("stroke", m.colour)
+        .set("stroke-width", "2")
+        .set("stroke-linejoin", "round");
+    if let Some(dash) = m.dash {
+        path = path.set("stroke-dasharray", dash);
+    }
+    let mut markers = Group::new()
+        .set("class", "marker")
+        .set("fill", m.colour)
+        .set("stroke", "#ffffff")
+        .set("stroke-width", "1");
+    for (i, v) in values.iter().enumerate() {
+        if let Some(v) = v {
+            markers = markers.add(marker(
+                m.shape,
+                layout.x_of(xs[i]),
+                layout.y_of(v.median),
+                9.0,
+            ));
+        }
+    }
+    Group::new()
+        .set("class", format!("strategy {}", m.class))
+        .add(path)
+        .add(markers)
+}
+
+/// The grid, both axes with their ticks and labels, and their titles.
+fn axes(layout: &Layout, x_title: &str, y_title: &str) -> Group {
+    let bottom = layout.bottom();
+    let mut grid = Group::new()
+        .set("class", "grid")
+        .set("stroke", GRID)
+        .set("stroke-width", "0.5");
+    let mut ticks = Group::new()
+        .set("class", "axis")
+        .set("stroke", "currentColor");
+    let mut labels = Group::new()
+        .set("class", "label")
+        .set("fill", "currentColor");
+    for (v, label) in &layout.y.ticks {
+        let y = layout.y_of(*v);
+        if *v != layout.y.lo {
+            grid = grid.add(line(layout.left, y, RIGHT, y));
+        }
+        labels = labels.add(
+            super::draw::Label::at(layout.left - 6.0, y + 4.5, label).set("text-anchor", "end"),
+        );
+    }
+    for (v, label) in &layout.x.ticks {
+        let x = layout.x_of(*v);
+        grid = grid.add(line(x, layout.top, x, bottom));
+        ticks = ticks.add(line(x, bottom, x, bottom + 4.0));
+        labels = labels
+            .add(super::draw::Label::at(x, bottom + 19.0, label).set("text-anchor", "middle"));
+    }
+    ticks = ticks
+        .add(line(layout.left, bottom, RIGHT, bottom))
+        .add(line(layout.left, layout.top, layout.left, bottom));
+    let middle = layout.top + PLOT / 2.0;
+    Group::new()
+        .add(grid)
+        .add(ticks)
+        .add(labels)
+        .add(
+            text((layout.left + RIGHT) / 2.0, bottom + 39.0, x_title)
+                .set("class", "label")
+                .set("text-anchor", "middle"),
+        )
+        .add(
+            text(18.0, middle, y_title)
+                .set("class", "label")
+                .set("text-anchor", "middle")
+                .set("transform", format!("rotate(-90 18 {})", coord(middle))),
+        )
+}
+
+/// The legend: per strategy a stretch of its line with its marker, and its name,
+/// wrapped onto as many rows as needed. Returns it and its number of rows.
+fn legend(strategies: &[Strategy], left: f64) -> (Group, usize) {
+    let mut group = Group::new().set("class", "legend");
+    let (mut x, mut row) = (left, 0);
+    for &s in strategies {
+        let m = mark(s);
+        let width = 30.0 + 6.0 + CHAR * s.name().chars().count() as f64;
+        if x > left && x + width > RIGHT {
+            x = left;
+            row += 1;
+        }
+        let y = 8.0 + row as f64 * LEGEND_ROW + 6.0;
+        let mut sample = line(x, y, x + 30.0, y)
+            .set("class", "line")
+            .set("stroke", m.colour)
+            .set("stroke-width", "2");
+        if let Some(dash) = m.dash {
+            sample = sample.set("stroke-dasharray", dash);
+        }
+        group = group.add(
+            Group::new()
+                .set("class", format!("strategy {}", m.class))
+                .add(sample)
+                .add(
+                    marker(m.shape, x + 15.0, y, 9.0)
+                        .set("class", "marker")
+                        .set("fill", m.colour)
+                        .set("stroke", "#ffffff")
+                        .set("stroke-width", "1"),
+                )
+                .add(text(x + 36.0, y + 4.5, s.name()).set("class", "label")),
+        );
+        x += width + 18.0;
+    }
+    (group, row + 1)
+}
+
+/// The chart in words, for the SVG's `<desc>`: what it plots, and per strategy its
+/// median at the first and the last value.
+fn description(
+    sweep: &Sweep,
+    total: Total,
+    strategies: &[Strategy],
+    all: &[Vec<Option<Values>>],
+) -> String {
+    let points = sweep.points;
+    let mut out = format!(
+        "The median of {} against {}, one line per strategy",
+        total.words(),
+        sweep.parameter
+    );
+    if let (Some(first), Some(last)) = (points.first(), points.last()) {
+        out.push_str(&format!(
+            ", for {} from {} to {}",
+            sweep.parameter, first.label, last.label
+        ));
+    }
+    out.push('.');
+    for (s, values) in strategies.iter().zip(all) {
+        let say = |i: usize| match values[i] {
+            Some(v) => format!("{} at {}", total.cell(v.median), points[i].label),
+            None => format!("never at {}", points[i].label),
+        };
+        if points.is_empty() {
+            continue;
+        }
+        let last = points.len() - 1;
+        if last == 0 {
+            out.push_str(&format!(" {}: {}", s.name(), say(0)));
+        } else {
+            out.push_str(&format!(" {}: {}, {}", s.name(), say(0), say(last)));
+        }
+        let never: Vec<&str> = (1..last)
+            .filter(|&i| values[i].is_none())
+            .map(|i| points[i].label.as_str())
+            .collect();
+        if !never.is_empty() {
+            out.push_str(&format!("; no run finished at {}", never.join(", ")));
+        }
+        out.push('.');
+    }
+    out.push_str(" The table after the chart gives every value.");
+    out
+}
+
+/// The caption written when the author gives none.
+fn generated_caption(sweep: &Sweep, total: Total) -> String {
+    let runs = sweep
+        .points
+        .iter()
+        .map(|p| p.result.runs)
+        .max()
+        .unwrap_or(1);
+    let words = total.words();
+    let mut text = format!("{}{}", words[..1].to_uppercase(), &words[1..]);
+    text.push_str(&format!(" against {}", sweep.parameter));
+    if runs > 1 {
+        text.push_str(&format!(
+            ", median of {} runs with the 5th–95th percentile band",
+            thousands(runs)
+        ));
+    } else {
+        text.push_str(", one run");
+    }
+    text.push('.');
+    let never = strategies(sweep.points)
+        .into_iter()
+        .any(|s| series(sweep.points, s, total).iter().any(Option::is_none));
+    if never {
+        text.push_str(" A line breaks where no run finished.");
+    }
+    text
+}
+
+/// The numbers as an HTML table: a row per value of the parameter, a column per
+/// strategy, each cell the median with the 5th–95th percentile. Its caption's id is
+/// `{id}-sweep-caption`.
+fn sweep_table(sweep: &Sweep, total: Total) -> String {
+    let id = escape(sweep.id);
+    let strategies = strategies(sweep.points);
+    let runs = sweep
+        .points
+        .iter()
+        .map(|p| p.result.runs)
+        .max()
+        .unwrap_or(1);
+    let how = if runs > 1 {
+        format!(
+            ", median of {} runs with the 5th–95th percentile in brackets",
+            thousands(runs)
+        )
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "<table class=\"sim-results sim-sweep-data\">\n<caption id=\"{id}-sweep-caption\">{}{} by {}{how}</caption>\n<thead>\n<tr>",
+        escape(&total.axis()[..1].to_uppercase()),
+        escape(&total.axis()[1..]),
+        escape(sweep.parameter)
+    );
+    out.push_str(&format!(
+        "<th scope=\"col\" class=\"num\">{}</th>",
+        escape(sweep.axis)
+    ));
+    for s in &strategies {
+        out.push_str(&format!(
+            "<th scope=\"col\" class=\"num\">{}</th>",
+            escape(s.name())
+        ));
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    for p in sweep.points {
+        out.push_str(&format!(
+            "<tr><th scope=\"row\" class=\"num\">{}</th>",
+            escape(&p.label)
+        ));
+        for &s in &strategies {
+            let cell = match p.result.strategy(s) {
+                None => "–".to_string(),
+                Some(r) => match total.values(r, p.result.clients) {
+                    None => "never".to_string(),
+                    Some(v) => {
+                        let mut cell = total.cell(v.median);
+                        if v.p5 != v.p95 {
+                            cell.push_str(&format!(
+                                " <span class=\"range\">({}–{})</span>",
+                                total.cell(v.p5),
+                                total.cell(v.p95)
+                            ));
+                        }
+                        if total == Total::DoneAt && r.finished_runs < p.result.runs {
+                            cell.push_str(&format!(
+                                ", in {} of {} runs",
+                                thousands(r.finished_runs),
+                                thousands(p.result.runs)
+                            ));
+                        }
+                        cell
+                    }
+                },
+            };
+            out.push_str(&format!("<td class=\"num\">{cell}</td>"));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out
+}

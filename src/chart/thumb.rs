@@ -1,0 +1,142 @@
+//! The thumbnail: a small lane chart for a card on the home page, bars only. It is a
+//! picture of the scenario's shape, not a chart to read values from, so it has no
+//! text; its `<title>` names it for screen readers, and the scenario's page has the
+//! full figure and tables.
+//!
+//! Long windows are drawn in at most [`COLUMNS`] columns, each the mean of the ticks
+//! it covers, so a card stays a few kilobytes whatever the horizon.
+
+use svg::Document;
+use svg::node::element::{Group, Path, Title};
+
+use crate::engine::{Scenario, ScenarioResult, StrategyResult};
+
+use super::lanes::ticks_shown;
+use super::table::escape;
+use super::{auto_window, coord};
+
+/// Width of the view box.
+const WIDTH: f64 = 240.0;
+/// Height of the view box.
+const HEIGHT: f64 = 120.0;
+/// Margin around the lanes.
+const MARGIN: f64 = 4.0;
+/// Space between lanes.
+const GAP: f64 = 4.0;
+/// The most columns drawn.
+const COLUMNS: usize = 116;
+/// Default colours, for the SVG on its own.
+const SERVED: &str = "#1a7f37";
+const REJECTED: &str = "#cf222e";
+const GRID: &str = "#d1d9e0";
+
+/// Served and turned-away calls of a lane at tick `k` (zero past its end).
+fn calls_at(strategy: &StrategyResult, k: usize) -> (f64, f64) {
+    match &strategy.typical.lanes {
+        Some(l) => (
+            f64::from(l.served.get(k).copied().unwrap_or(0)),
+            f64::from(l.rejected.get(k).copied().unwrap_or(0)),
+        ),
+        None => (0.0, 0.0),
+    }
+}
+
+/// A small `<svg class="sim-thumb">` of a scenario's typical runs over the automatic
+/// window: one thin lane per strategy, calls served solid, calls turned away lighter
+/// above them, all lanes on one height scale. Its only id is `{id}-thumb-title`.
+pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult) -> String {
+    let id = escape(&result.id);
+    let window = auto_window(scenario, result);
+    let shown = ticks_shown(scenario, result, window);
+    let columns = shown.clamp(1, COLUMNS);
+    // Column c covers ticks [c·shown/columns, (c+1)·shown/columns).
+    let span = |c: usize| (c * shown / columns, (c + 1) * shown / columns);
+    let mean = |s: &StrategyResult, c: usize| {
+        let (from, to) = span(c);
+        let (mut served, mut rejected) = (0.0, 0.0);
+        for k in from..to {
+            let (a, b) = calls_at(s, k);
+            served += a;
+            rejected += b;
+        }
+        let n = (to - from).max(1) as f64;
+        (served / n, rejected / n)
+    };
+    let peak = result
+        .strategies
+        .iter()
+        .flat_map(|s| (0..columns).map(move |c| mean(s, c)))
+        .map(|(a, b)| a + b)
+        .fold(0.0, f64::max)
+        .max(1.0);
+
+    let lanes = result.strategies.len().max(1);
+    let lane = (HEIGHT - 2.0 * MARGIN - GAP * (lanes - 1) as f64) / lanes as f64;
+    let width = (WIDTH - 2.0 * MARGIN) / columns as f64;
+    let bar = if width >= 3.0 { width * 0.8 } else { width };
+
+    let mut doc = Document::new()
+        .set("viewBox", format!("0 0 {} {}", coord(WIDTH), coord(HEIGHT)))
+        .set("width", "100%")
+        .set("class", "sim-thumb")
+        .set("role", "img")
+        .set("aria-labelledby", format!("{id}-thumb-title"))
+        .add(
+            Title::new(format!("{id}: calls per tick, by strategy"))
+                .set("id", format!("{id}-thumb-title")),
+        );
+    for (i, s) in result.strategies.iter().enumerate() {
+        let base = MARGIN + (i + 1) as f64 * lane + i as f64 * GAP;
+        let (mut served, mut rejected) = (String::new(), String::new());
+        for c in 0..columns {
+            let (a, b) = mean(s, c);
+            let x = MARGIN + c as f64 * width + (width - bar) / 2.0;
+            let s_top = base - lane * a / peak;
+            let r_top = s_top - lane * b / peak;
+            // A bar too short to survive rounding is left out.
+            if base - s_top >= 0.005 {
+                served.push_str(&bar_path(x, s_top, bar, base - s_top));
+            }
+            if s_top - r_top >= 0.005 {
+                rejected.push_str(&bar_path(x, r_top, bar, s_top - r_top));
+            }
+        }
+        let mut group = Group::new().set("class", "lane").add(
+            super::draw::line(MARGIN, base, WIDTH - MARGIN, base)
+                .set("class", "grid")
+                .set("stroke", GRID)
+                .set("stroke-width", "0.5"),
+        );
+        if !served.is_empty() {
+            group = group.add(
+                Path::new()
+                    .set("d", served)
+                    .set("class", "served")
+                    .set("fill", SERVED),
+            );
+        }
+        if !rejected.is_empty() {
+            group = group.add(
+                Path::new()
+                    .set("d", rejected)
+                    .set("class", "rejected")
+                    .set("fill", REJECTED)
+                    .set("fill-opacity", "0.4"),
+            );
+        }
+        doc = doc.add(group);
+    }
+    doc.to_string()
+}
+
+/// A rectangle as a subpath.
+fn bar_path(x: f64, y: f64, width: f64, height: f64) -> String {
+    format!(
+        "M{} {}h{}v{}h-{}Z",
+        coord(x),
+        coord(y),
+        coord(width),
+        coord(height),
+        coord(width)
+    )
+}

@@ -1,0 +1,537 @@
+//! Sweep and schedule directives: one parameter varied over values, and the waits of a
+//! policy attempt by attempt.
+//!
+//! A sweep is a scenario with a `sweep:` map:
+//!
+//! ```yaml
+//! id: jitter-vs-clients
+//! clients: 100
+//! strategies: [full-jitter, equal-jitter, decorrelated-jitter]
+//! runs: 50
+//! sweep:
+//!   vary: clients
+//!   values: [25, 50, 100, 200, 400]
+//!   total: done_at
+//! ```
+
+use crate::engine::scenario::{MAX_CAPACITY, MAX_CLIENTS, MAX_TIME, MAX_WORK, Outage};
+use crate::engine::units::{self, SECOND, format_duration, format_milli};
+use crate::engine::{Scenario, ScenarioError, Strategy, scenario_from_node};
+use crate::suggest::closest;
+use crate::yaml::{self, Node, Value};
+
+use super::reference::prose_duration;
+
+/// The parameters a sweep can vary, with what they are.
+pub const PARAMETERS: &[(&str, &str)] = &[
+    ("clients", "clients in the crowd (whole numbers)"),
+    ("capacity", "calls per tick the server serves (numbers)"),
+    (
+        "rejection_cost",
+        "the cost of a rejection (numbers from 0 to 1)",
+    ),
+    (
+        "outage",
+        "the length of the first outage, from its `from` (0s when there is none)",
+    ),
+    ("base", "the first wait (durations)"),
+    ("cap", "the longest wait (durations)"),
+    (
+        "multiplier",
+        "the growth of the ceiling (numbers from 1 to 100)",
+    ),
+    ("max_attempts", "calls per client at most (whole numbers)"),
+    ("spread", "the window of first calls (durations)"),
+];
+
+/// The totals a sweep can chart.
+pub const TOTALS: &[&str] = &[
+    "calls",
+    "served",
+    "gave_up",
+    "still_retrying",
+    "done_at",
+    "calls_per_client",
+];
+
+/// The keys of the `sweep:` map, with their meaning.
+pub const SWEEP_KEYS: &[(&str, &str)] = &[
+    (
+        "vary",
+        "the parameter to vary: one of the parameters below (required)",
+    ),
+    ("values", "its values, as a list (required)"),
+    ("total", "the total to chart against it (default calls)"),
+    (
+        "caption",
+        "the caption under the chart (default: a generated one)",
+    ),
+];
+
+/// The keys of a schedule directive, with their meaning.
+pub const SCHEDULE_KEYS: &[(&str, &str)] = &[
+    ("id", "the schedule's name (required)"),
+    ("strategies", "the strategies to show (default all five)"),
+    ("retry", "base, cap and multiplier, as in a scenario"),
+    ("waits", "how many waits to show (default 8, at most 50)"),
+    ("seed", "the seed of the sampled waits (default 1)"),
+    ("caption", "the caption (default: a generated one)"),
+];
+
+/// A sweep, read: one scenario per value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepDirective {
+    /// The directive's id.
+    pub id: String,
+    /// The parameter varied.
+    pub parameter: &'static str,
+    /// The total charted.
+    pub total: &'static str,
+    /// For each value: its label, its position on the axis, and the scenario.
+    pub points: Vec<(String, f64, Scenario)>,
+    /// The author's caption.
+    pub caption: Option<String>,
+}
+
+/// A schedule, read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduleDirective {
+    /// Its id.
+    pub id: String,
+    /// The strategies.
+    pub strategies: Vec<Strategy>,
+    /// The parameters, as a scenario's `retry`.
+    pub retry: crate::engine::scenario::Retry,
+    /// How many waits.
+    pub waits: u32,
+    /// The seed.
+    pub seed: u64,
+    /// The author's caption.
+    pub caption: Option<String>,
+}
+
+fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
+    ScenarioError {
+        pos: node.pos,
+        width: node.width,
+        message,
+        help,
+    }
+}
+
+fn parse(body: &str) -> Result<Node, Vec<ScenarioError>> {
+    yaml::parse(body).map_err(|e| {
+        vec![ScenarioError {
+            pos: e.pos,
+            width: 1,
+            message: e.message,
+            help: None,
+        }]
+    })
+}
+
+fn key<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
+    match &map.value {
+        Value::Map(pairs) => pairs
+            .iter()
+            .find(|(k, v)| k.as_scalar() == Some(name) && !v.is_null())
+            .map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+fn check_keys(map: &Node, known: &[&str], prefix: &str, errors: &mut Vec<ScenarioError>) {
+    let Value::Map(pairs) = &map.value else {
+        errors.push(error(
+            map,
+            format!("`{prefix}` must be a map of keys, found {}", map.describe()),
+            None,
+        ));
+        return;
+    };
+    for (k, _) in pairs {
+        let name = k.as_scalar().unwrap_or("");
+        if !known.contains(&name) {
+            let help = match closest(name, known.iter().copied()) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => format!("the keys here are: {}", known.join(", ")),
+            };
+            errors.push(error(
+                k,
+                format!("unknown key `{prefix}.{name}`"),
+                Some(help),
+            ));
+        }
+    }
+}
+
+/// Reads a sweep directive. Errors are positioned relative to the body.
+pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
+    let root = parse(body)?;
+    let base = scenario_from_node(&root, None);
+    let Some(sweep) = key(&root, "sweep") else {
+        let mut errors = base.err().unwrap_or_default();
+        errors.push(error(
+            &root,
+            "missing key `sweep`".to_string(),
+            Some("add `sweep: {vary: clients, values: [10, 100, 1000]}`".to_string()),
+        ));
+        return Err(errors);
+    };
+    let mut errors = base.as_ref().err().cloned().unwrap_or_default();
+    let known: Vec<&str> = SWEEP_KEYS.iter().map(|(k, _)| *k).collect();
+    check_keys(sweep, &known, "sweep", &mut errors);
+
+    let parameter = match key(sweep, "vary") {
+        None => {
+            errors.push(error(
+                sweep,
+                "missing key `sweep.vary`".to_string(),
+                Some(parameter_list()),
+            ));
+            None
+        }
+        Some(node) => {
+            let name = node.as_scalar().unwrap_or("");
+            match PARAMETERS.iter().find(|(p, _)| *p == name) {
+                Some((p, _)) => Some(*p),
+                None => {
+                    let help = match closest(name, PARAMETERS.iter().map(|(p, _)| *p)) {
+                        Some(near) => format!("did you mean `{near}`?"),
+                        None => parameter_list(),
+                    };
+                    errors.push(error(
+                        node,
+                        format!("a sweep cannot vary `{name}`"),
+                        Some(help),
+                    ));
+                    None
+                }
+            }
+        }
+    };
+    let total = match key(sweep, "total") {
+        None => Some("calls"),
+        Some(node) => {
+            let name = node.as_scalar().unwrap_or("");
+            match TOTALS.iter().find(|t| **t == name) {
+                Some(t) => Some(*t),
+                None => {
+                    let help = match closest(name, TOTALS.iter().copied()) {
+                        Some(near) => format!("did you mean `{near}`?"),
+                        None => format!("the totals are: {}", TOTALS.join(", ")),
+                    };
+                    errors.push(error(
+                        node,
+                        format!("a sweep cannot chart `{name}`"),
+                        Some(help),
+                    ));
+                    None
+                }
+            }
+        }
+    };
+    let caption = key(sweep, "caption")
+        .and_then(|n| n.as_scalar())
+        .map(str::to_string);
+    let values: Vec<&Node> = match key(sweep, "values") {
+        Some(Node {
+            value: Value::Seq(items),
+            ..
+        }) if !items.is_empty() && items.len() <= 40 => items.iter().collect(),
+        Some(node) => {
+            errors.push(error(
+                node,
+                "`sweep.values` must be a list of 1 to 40 values".to_string(),
+                Some("for example `values: [10, 100, 1000]`".to_string()),
+            ));
+            Vec::new()
+        }
+        None => {
+            errors.push(error(sweep, "missing key `sweep.values`".to_string(), None));
+            Vec::new()
+        }
+    };
+    let (Ok(base), Some(parameter), Some(total)) = (base, parameter, total) else {
+        errors.sort_by_key(|e| e.pos);
+        return Err(errors);
+    };
+    let mut points = Vec::new();
+    let mut work: u128 = 0;
+    for node in values {
+        match apply(&base, parameter, node) {
+            Ok((label, x, scenario)) => {
+                work += scenario.worst_case_calls();
+                points.push((label, x, scenario));
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if work > MAX_WORK {
+        errors.push(error(
+            sweep,
+            format!(
+                "this sweep could need up to {} simulated calls over all its values; the limit is {}",
+                crate::format::thousands(work),
+                crate::format::thousands(MAX_WORK)
+            ),
+            Some("use fewer values, runs or clients".to_string()),
+        ));
+    }
+    if !errors.is_empty() {
+        errors.sort_by_key(|e| e.pos);
+        return Err(errors);
+    }
+    Ok(SweepDirective {
+        id: base.id.clone(),
+        parameter,
+        total,
+        points,
+        caption,
+    })
+}
+
+fn parameter_list() -> String {
+    format!(
+        "the parameters are: {}",
+        PARAMETERS
+            .iter()
+            .map(|(p, _)| *p)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The scenario with `parameter` set to the value in `node`, with the value's label and
+/// its place on the axis.
+fn apply(
+    base: &Scenario,
+    parameter: &str,
+    node: &Node,
+) -> Result<(String, f64, Scenario), ScenarioError> {
+    let text = node.as_scalar().unwrap_or("");
+    let mut s = base.clone();
+    let bad = |what: &str| {
+        error(
+            node,
+            format!("`{text}` is not {what} for `{parameter}`"),
+            None,
+        )
+    };
+    let duration = || units::parse_duration(text).map_err(|_| bad("a duration like 3s"));
+    let milli =
+        || units::parse_milli(text).map_err(|_| bad("a number with at most three decimals"));
+    let whole = || text.parse::<u64>().map_err(|_| bad("a whole number"));
+    let out_of_range = |range: &str| {
+        error(
+            node,
+            format!("`{parameter}` must be {range}, found {text}"),
+            None,
+        )
+    };
+    let (label, x) = match parameter {
+        "clients" => {
+            let n = whole()?;
+            if !(1..=MAX_CLIENTS).contains(&n) {
+                return Err(out_of_range("from 1 to 10,000,000"));
+            }
+            s.clients = n;
+            (crate::format::thousands(n), n as f64)
+        }
+        "capacity" => {
+            let m = milli()?;
+            if m == 0 || m > MAX_CAPACITY * 1000 {
+                return Err(out_of_range("more than 0"));
+            }
+            s.server.capacity_milli = m;
+            (format_milli(m), m as f64 / 1000.0)
+        }
+        "rejection_cost" => {
+            let m = milli()?;
+            if m > 1000 {
+                return Err(out_of_range("from 0 to 1"));
+            }
+            s.server.rejection_cost_milli = m;
+            (format_milli(m), m as f64 / 1000.0)
+        }
+        "outage" => {
+            let length = duration()?;
+            let from = s.server.outages.first().map_or(0, |o| o.from);
+            if length == 0 {
+                s.server.outages.retain(|o| o.from != from);
+            } else {
+                let outage = Outage {
+                    from,
+                    to: from + length,
+                };
+                match s.server.outages.first_mut() {
+                    Some(first) => *first = outage,
+                    None => s.server.outages.push(outage),
+                }
+            }
+            (prose_duration(length), length as f64 / SECOND as f64)
+        }
+        "base" | "cap" | "spread" => {
+            let us = duration()?;
+            match parameter {
+                "base" if us > s.retry.cap => {
+                    return Err(out_of_range(&format!(
+                        "at most the cap ({})",
+                        format_duration(s.retry.cap)
+                    )));
+                }
+                "cap" if us < s.retry.base || us > MAX_TIME => {
+                    return Err(out_of_range(&format!(
+                        "from the base ({}) to 1h",
+                        format_duration(s.retry.base)
+                    )));
+                }
+                "spread" if us > s.horizon => return Err(out_of_range("at most the horizon")),
+                "base" => s.retry.base = us,
+                "cap" => s.retry.cap = us,
+                _ => s.spread = us,
+            }
+            (prose_duration(us), us as f64 / SECOND as f64)
+        }
+        "multiplier" => {
+            let m: f64 = text.parse().map_err(|_| bad("a number"))?;
+            if !(1.0..=100.0).contains(&m) {
+                return Err(out_of_range("from 1 to 100"));
+            }
+            s.retry.multiplier = m;
+            (text.to_string(), m)
+        }
+        _ => {
+            let n = whole()?;
+            if n == 0 || n > u64::from(u32::MAX) {
+                return Err(out_of_range("at least 1"));
+            }
+            s.retry.max_attempts = Some(n as u32);
+            (crate::format::thousands(n), n as f64)
+        }
+    };
+    Ok((label, x, s))
+}
+
+/// Reads a schedule directive. Errors are positioned relative to the body.
+pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>> {
+    let root = parse(body)?;
+    let mut errors = Vec::new();
+    let known: Vec<&str> = SCHEDULE_KEYS.iter().map(|(k, _)| *k).collect();
+    check_keys(&root, &known, "schedule", &mut errors);
+    // The engine reads the shared keys, so that retry and strategies mean the same.
+    let mut shared = root.clone();
+    if let Value::Map(pairs) = &mut shared.value {
+        pairs
+            .retain(|(k, _)| matches!(k.as_scalar(), Some("id" | "strategies" | "retry" | "seed")));
+        pairs.push((
+            Node {
+                value: Value::Scalar {
+                    text: "clients".into(),
+                    plain: true,
+                },
+                pos: root.pos,
+                width: 1,
+            },
+            Node {
+                value: Value::Scalar {
+                    text: "1".into(),
+                    plain: true,
+                },
+                pos: root.pos,
+                width: 1,
+            },
+        ));
+    }
+    let scenario = scenario_from_node(&shared, None)
+        .map_err(|e| errors.extend(e))
+        .ok();
+    let waits = match key(&root, "waits") {
+        None => Some(8),
+        Some(node) => match node.as_scalar().and_then(|t| t.parse::<u32>().ok()) {
+            Some(n) if (1..=50).contains(&n) => Some(n),
+            _ => {
+                errors.push(error(
+                    node,
+                    format!(
+                        "`waits` must be a whole number from 1 to 50, found {}",
+                        node.describe()
+                    ),
+                    None,
+                ));
+                None
+            }
+        },
+    };
+    let caption = key(&root, "caption")
+        .and_then(|n| n.as_scalar())
+        .map(str::to_string);
+    match (scenario, waits) {
+        (Some(s), Some(waits)) if errors.is_empty() => Ok(ScheduleDirective {
+            id: s.id,
+            strategies: s.strategies,
+            retry: s.retry,
+            waits,
+            seed: s.seed,
+            caption,
+        }),
+        _ => {
+            errors.sort_by_key(|e| e.pos);
+            Err(errors)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sweep_makes_one_scenario_per_value() {
+        let s = read_sweep(
+            "id: s\nclients: 10\nserver: {outages: [{from: 1s, to: 2s}]}\n\
+             sweep: {vary: outage, values: [0s, 500ms, 3s], total: done_at}\n",
+        )
+        .unwrap();
+        assert_eq!(s.parameter, "outage");
+        assert_eq!(s.total, "done_at");
+        let labels: Vec<&str> = s.points.iter().map(|p| p.0.as_str()).collect();
+        assert_eq!(labels, ["0 s", "500 ms", "3 s"]);
+        assert!(s.points[0].2.server.outages.is_empty());
+        assert_eq!(
+            s.points[2].2.server.outages[0],
+            Outage {
+                from: 1_000_000,
+                to: 4_000_000
+            }
+        );
+    }
+
+    #[test]
+    fn sweep_mistakes_are_located() {
+        let errors =
+            read_sweep("id: s\nclients: 10\nsweep: {vary: client, values: [1]}\n").unwrap_err();
+        assert_eq!(errors[0].message, "a sweep cannot vary `client`");
+        assert_eq!(errors[0].help.as_deref(), Some("did you mean `clients`?"));
+        let errors =
+            read_sweep("id: s\nclients: 10\nsweep: {vary: cap, values: [1s, 10ms]}\n").unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "`cap` must be from the base (100ms) to 1h, found 10ms"
+        );
+        assert_eq!(errors[0].pos.column, 33);
+    }
+
+    #[test]
+    fn a_schedule_reads_the_shared_retry_keys() {
+        let s = read_schedule(
+            "id: w\nstrategies: [full-jitter]\nretry: {base: 1s, cap: 1m}\nwaits: 6\n",
+        )
+        .unwrap();
+        assert_eq!(s.strategies, [Strategy::FullJitter]);
+        assert_eq!(s.retry.base, SECOND);
+        assert_eq!(s.waits, 6);
+        let errors = read_schedule("id: w\nwait: 6\n").unwrap_err();
+        assert_eq!(errors[0].message, "unknown key `schedule.wait`");
+    }
+}

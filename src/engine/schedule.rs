@@ -1,0 +1,86 @@
+//! The waits one policy produces for one client, attempt by attempt: the ceiling
+//! `d(a)`, the range a wait may fall in, and one seeded sample.
+
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+
+use super::policy::{RetryPolicy, Strategy};
+use super::scenario::Retry;
+use super::units::Micros;
+
+/// One wait of a schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    /// Failures so far (0 after the first rejection).
+    pub failures: u32,
+    /// The ceiling `d(a) = min(cap, base · multiplier^a)`, rounded.
+    pub ceiling: Micros,
+    /// The shortest wait the policy could draw here.
+    pub low: Micros,
+    /// The longest wait the policy could draw here.
+    pub high: Micros,
+    /// The wait drawn with the seed.
+    pub wait: Micros,
+}
+
+/// The first `waits` waits of `strategy` with `retry`'s parameters, drawn with `seed`.
+/// For decorrelated jitter the range depends on the previous sampled wait, as it does
+/// for a real client.
+pub fn schedule(strategy: Strategy, retry: &Retry, waits: u32, seed: u64) -> Vec<Step> {
+    let policy = RetryPolicy::new(strategy, retry, u64::from(waits));
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let mut prev = retry.base as u32;
+    (0..waits)
+        .map(|a| {
+            let d = policy.ceiling(a);
+            let ceiling = d.round() as Micros;
+            let (low, high) = match strategy {
+                Strategy::Fixed => (retry.base, retry.base),
+                Strategy::Exponential => (ceiling, ceiling),
+                Strategy::FullJitter => (0, ceiling),
+                Strategy::EqualJitter => ((d / 2.0).round() as Micros, ceiling),
+                Strategy::DecorrelatedJitter => {
+                    (retry.base, (3 * Micros::from(prev)).min(retry.cap))
+                }
+            };
+            let wait = policy.wait(a, &mut prev, &mut rng);
+            Step {
+                failures: a,
+                ceiling,
+                low,
+                high,
+                wait,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Scenario;
+
+    #[test]
+    fn exponential_doubles_to_the_cap_and_jitter_stays_in_range() {
+        let retry = Scenario::with_clients("s", 1).retry;
+        let exp = schedule(Strategy::Exponential, &retry, 9, 1);
+        let waits: Vec<Micros> = exp.iter().map(|s| s.wait).collect();
+        assert_eq!(
+            waits,
+            [
+                100_000, 200_000, 400_000, 800_000, 1_600_000, 3_200_000, 6_400_000, 10_000_000,
+                10_000_000
+            ]
+        );
+        for strategy in Strategy::ALL {
+            for step in schedule(strategy, &retry, 12, 7) {
+                assert!(
+                    step.low <= step.wait && step.wait <= step.high,
+                    "{strategy:?} {step:?}"
+                );
+                assert!(step.high <= retry.cap);
+            }
+        }
+    }
+}
