@@ -26,11 +26,11 @@ const RIGHT: f64 = WIDTH - 16.0;
 /// Height of the legend row at the top.
 const LEGEND: f64 = 30.0;
 /// Height of the label row above each panel.
-const LABEL: f64 = 20.0;
+const LABEL: f64 = 26.0;
 /// Height of a panel's plot.
 const PANEL: f64 = 90.0;
 /// Space below a panel.
-const GAP: f64 = 12.0;
+const GAP: f64 = 16.0;
 /// Height of the retry axis below the last panel.
 const AXIS: f64 = 46.0;
 /// Default colours, for the SVG on its own.

@@ -133,6 +133,11 @@ impl Total {
         }
     }
 
+    /// The unit after a value in prose: ` s` for times, none for counts.
+    fn unit(self) -> &'static str {
+        if self == Total::DoneAt { " s" } else { "" }
+    }
+
     /// A value as a table cell writes it.
     fn cell(self, value: f64) -> String {
         match self {
@@ -715,7 +720,12 @@ fn description(
     out.push('.');
     for (s, values) in strategies.iter().zip(all) {
         let say = |i: usize| match values[i] {
-            Some(v) => format!("{} at {}", total.cell(v.median), points[i].label),
+            Some(v) => format!(
+                "{}{} at {}",
+                total.cell(v.median),
+                total.unit(),
+                points[i].label
+            ),
             None => format!("never at {}", points[i].label),
         };
         if points.is_empty() {
