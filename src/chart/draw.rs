@@ -1,10 +1,11 @@
 //! Small builders for the SVG elements the charts draw, with coordinates printed by
 //! [`coord`](super::coord) so that output is compact and deterministic.
 
+use svg::Document;
 use svg::Node;
 use svg::node::Text as TextNode;
 use svg::node::Value;
-use svg::node::element::{Element, Line, Rectangle};
+use svg::node::element::{Description, Element, Line, Rectangle, Title};
 
 use super::coord;
 
@@ -63,4 +64,33 @@ pub(crate) fn rect(x: f64, y: f64, width: f64, height: f64) -> Rectangle {
         .set("y", coord(y))
         .set("width", coord(width))
         .set("height", coord(height))
+}
+
+/// An accessible chart: a responsive `<svg>` of the given size with a `<title>` and a
+/// `<desc>` that label it, their ids prefixed with `id` (several charts share a page).
+pub(crate) fn document(
+    id: &str,
+    class: &str,
+    size: (f64, f64),
+    title: String,
+    desc: String,
+) -> Document {
+    Document::new()
+        .set(
+            "viewBox",
+            format!("0 0 {} {}", coord(size.0), coord(size.1)),
+        )
+        .set("width", "100%")
+        .set("class", class)
+        .set("role", "img")
+        .set("aria-labelledby", format!("{id}-title"))
+        .set("aria-describedby", format!("{id}-desc"))
+        .set("font-family", "system-ui, sans-serif")
+        .set("font-size", coord(FONT))
+        .add(Title::new(title).set("id", format!("{id}-title")))
+        .add(
+            Description::new()
+                .set("id", format!("{id}-desc"))
+                .add(TextNode::new(desc)),
+        )
 }

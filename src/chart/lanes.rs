@@ -10,9 +10,7 @@
 //! Colours come from CSS classes (see `chart.css`); the presentation attributes are only
 //! defaults, so that the SVG also reads standalone.
 
-use svg::Document;
-use svg::node::Text as TextNode;
-use svg::node::element::{Definitions, Description, Group, Path, Pattern, Title};
+use svg::node::element::{Definitions, Group, Path, Pattern};
 
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, StrategyResult};
@@ -151,26 +149,15 @@ pub fn lane_chart(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
     let step = tidy_step(layout.end.div_ceil(8)).max(1);
     let times: Vec<Micros> = (0..=layout.end / step).map(|i| i * step).collect();
 
-    let mut doc = Document::new()
-        .set("viewBox", format!("0 0 {} {}", coord(WIDTH), coord(height)))
-        .set("width", "100%")
-        .set("class", "sim-lanes")
-        .set("role", "img")
-        .set("aria-labelledby", format!("{id}-title"))
-        .set("aria-describedby", format!("{id}-desc"))
-        .set("font-family", "system-ui, sans-serif")
-        .set("font-size", coord(FONT))
-        .add(
-            Title::new(format!("{id}: calls per tick, by strategy"))
-                .set("id", format!("{id}-title")),
-        )
-        .add(
-            Description::new()
-                .set("id", format!("{id}-desc"))
-                .add(TextNode::new(description(scenario, result, layout.end))),
-        )
-        .add(hatch(id))
-        .add(legend(id, layout.left, !down.is_empty()));
+    let mut doc = super::draw::document(
+        id,
+        "sim-lanes",
+        (WIDTH, height),
+        format!("{id}: calls per tick, by strategy"),
+        description(scenario, result, layout.end),
+    )
+    .add(hatch(id))
+    .add(legend(id, layout.left, !down.is_empty()));
     for (i, strategy) in result.strategies.iter().enumerate() {
         doc = doc.add(lane(&layout, id, i, strategy, &times, &down));
     }

@@ -6,15 +6,13 @@
 //! The three differ by form (line, area, marker), not only by colour; a strategy keeps
 //! the colour and marker it has in the sweep figures.
 
-use svg::Document;
-use svg::node::Text as TextNode;
-use svg::node::element::{Description, Group, Path, Title};
+use svg::node::element::{Group, Path};
 
 use crate::engine::Strategy;
 use crate::engine::schedule::Step;
 use crate::engine::units::{Micros, SECOND};
 
-use super::draw::{CHAR, FONT, Label, line, rect, text};
+use super::draw::{CHAR, Label, line, rect, text};
 use super::sweep::{Shape, mark, marker};
 use super::table::escape;
 use super::{coord, seconds_fixed, tidy_ceiling, tidy_step};
@@ -160,25 +158,14 @@ fn schedule_chart(id: &str, rows: &[(Strategy, Vec<Step>)]) -> String {
     let panels = rows.len().max(1);
     let height = layout.base(panels - 1) + AXIS;
 
-    let mut doc = Document::new()
-        .set("viewBox", format!("0 0 {} {}", coord(WIDTH), coord(height)))
-        .set("width", "100%")
-        .set("class", "sim-schedule")
-        .set("role", "img")
-        .set("aria-labelledby", format!("{id}-title"))
-        .set("aria-describedby", format!("{id}-desc"))
-        .set("font-family", "system-ui, sans-serif")
-        .set("font-size", coord(FONT))
-        .add(
-            Title::new(format!("{id}: the wait before each retry, by strategy"))
-                .set("id", format!("{id}-title")),
-        )
-        .add(
-            Description::new()
-                .set("id", format!("{id}-desc"))
-                .add(TextNode::new(description(rows))),
-        )
-        .add(legend(layout.left));
+    let mut doc = super::draw::document(
+        id,
+        "sim-schedule",
+        (WIDTH, height),
+        format!("{id}: the wait before each retry, by strategy"),
+        description(rows),
+    )
+    .add(legend(layout.left));
     for (i, (strategy, steps)) in rows.iter().enumerate() {
         doc = doc.add(panel(&layout, i, *strategy, steps));
     }

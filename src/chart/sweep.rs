@@ -8,16 +8,14 @@
 //! `chart.css`); the presentation attributes are only defaults, so that the SVG also
 //! reads standalone.
 
-use svg::Document;
-use svg::node::Text as TextNode;
-use svg::node::element::{Description, Group, Path, Title};
+use svg::node::element::{Group, Path};
 
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
 use crate::format::thousands;
 
 use super::coord;
-use super::draw::{CHAR, FONT, line, text};
+use super::draw::{CHAR, line, text};
 use super::table::escape;
 
 /// The totals a sweep may show, by the names a directive uses.
@@ -465,30 +463,19 @@ fn sweep_chart(sweep: &Sweep, total: Total) -> String {
     };
     let height = layout.bottom() + AXIS;
 
-    let mut doc = Document::new()
-        .set("viewBox", format!("0 0 {} {}", coord(WIDTH), coord(height)))
-        .set("width", "100%")
-        .set("class", "sim-sweep")
-        .set("role", "img")
-        .set("aria-labelledby", format!("{id}-title"))
-        .set("aria-describedby", format!("{id}-desc"))
-        .set("font-family", "system-ui, sans-serif")
-        .set("font-size", coord(FONT))
-        .add(
-            Title::new(format!(
-                "{id}: {} against {}, by strategy",
-                total.words(),
-                sweep.parameter
-            ))
-            .set("id", format!("{id}-title")),
-        )
-        .add(
-            Description::new()
-                .set("id", format!("{id}-desc"))
-                .add(TextNode::new(description(sweep, total, &strategies, &all))),
-        )
-        .add(legend)
-        .add(axes(&layout, sweep.axis, total.axis()));
+    let mut doc = super::draw::document(
+        id,
+        "sim-sweep",
+        (WIDTH, height),
+        format!(
+            "{id}: {} against {}, by strategy",
+            total.words(),
+            sweep.parameter
+        ),
+        description(sweep, total, &strategies, &all),
+    )
+    .add(legend)
+    .add(axes(&layout, sweep.axis, total.axis()));
     let mut bands = Group::new().set("class", "bands");
     let mut lines = Group::new().set("class", "lines");
     for (strategy, values) in strategies.iter().zip(&all) {

@@ -44,15 +44,8 @@ pub const PARAMETERS: &[(&str, &str)] = &[
     ("spread", "the window of first calls (durations)"),
 ];
 
-/// The totals a sweep can chart.
-pub const TOTALS: &[&str] = &[
-    "calls",
-    "served",
-    "gave_up",
-    "still_retrying",
-    "done_at",
-    "calls_per_client",
-];
+/// The totals a sweep can chart: the ones its chart can draw.
+pub use crate::chart::SWEEP_TOTALS as TOTALS;
 
 /// The keys of the `sweep:` map, with their meaning.
 pub const SWEEP_KEYS: &[(&str, &str)] = &[
