@@ -7,6 +7,17 @@
 //! Order of random draws, for anyone reproducing a run: first the start of every client
 //! in client order (only with `spread`), then per tick the choice of served calls and,
 //! for each rejected call in bucket order, its jittered wait.
+//!
+//! What a rejected client does, in this order:
+//! 1. if it has made `max_attempts` calls, it gives up (no wait is drawn);
+//! 2. it draws its wait and computes `t_next = t + wait` on its own clock;
+//! 3. if `t_next` is after its first call plus `deadline`, it gives up (a retry exactly
+//!    at the deadline is still sent);
+//! 4. the retry is seen in tick `max(floor(t_next / tick), k + 1)`; if that tick is at or
+//!    past the horizon, the call is never made and the client is still retrying.
+//!
+//! A client that gives up finishes in the tick of its last rejection; `done_at` is the
+//! start of the last tick in which a client was served or gave up.
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
