@@ -22,6 +22,9 @@ use crate::yaml::{self, Node, Value};
 
 use super::reference::prose_duration;
 
+/// The most values one sweep may have.
+const MAX_VALUES: usize = 40;
+
 /// The parameters a sweep can vary, with what they are.
 pub const PARAMETERS: &[(&str, &str)] = &[
     ("clients", "clients in the crowd (whole numbers)"),
@@ -53,7 +56,10 @@ pub const SWEEP_KEYS: &[(&str, &str)] = &[
         "vary",
         "the parameter to vary: one of the parameters below (required)",
     ),
-    ("values", "its values, as a list (required)"),
+    (
+        "values",
+        "its values: a list, or a range `{from, to, step}` (required; at most 40)",
+    ),
     ("total", "the total to chart against it (default calls)"),
     (
         "caption",
@@ -227,16 +233,29 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     let caption = key(sweep, "caption")
         .and_then(|n| n.as_scalar())
         .map(str::to_string);
-    let values: Vec<&Node> = match key(sweep, "values") {
+    let values: Vec<Node> = match key(sweep, "values") {
         Some(Node {
             value: Value::Seq(items),
             ..
-        }) if !items.is_empty() && items.len() <= 40 => items.iter().collect(),
+        }) if !items.is_empty() && items.len() <= MAX_VALUES => items.clone(),
+        Some(
+            node @ Node {
+                value: Value::Map(_),
+                ..
+            },
+        ) => match parameter.map(|p| range(node, p)) {
+            Some(Ok(values)) => values,
+            Some(Err(e)) => {
+                errors.push(e);
+                Vec::new()
+            }
+            None => Vec::new(),
+        },
         Some(node) => {
             errors.push(error(
                 node,
-                "`sweep.values` must be a list of 1 to 40 values".to_string(),
-                Some("for example `values: [10, 100, 1000]`".to_string()),
+                format!("`sweep.values` must be a list of 1 to {MAX_VALUES} values, or a range"),
+                Some("for example `values: [10, 100, 1000]` or `values: {from: 1s, to: 5s, step: 1s}`".to_string()),
             ));
             Vec::new()
         }
@@ -251,7 +270,7 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     };
     let mut points = Vec::new();
     let mut work: u128 = 0;
-    for node in values {
+    for node in &values {
         match apply(&base, parameter, node) {
             Ok((label, x, scenario)) => {
                 work += scenario.worst_case_calls();
@@ -293,6 +312,65 @@ fn parameter_list() -> String {
             .collect::<Vec<_>>()
             .join(", ")
     )
+}
+
+/// The values of a range `{from, to, step}`, written as the parameter's values are, each
+/// placed where the range is.
+fn range(node: &Node, parameter: &str) -> Result<Vec<Node>, ScenarioError> {
+    let durations = matches!(parameter, "outage" | "base" | "cap" | "spread");
+    let whole = matches!(parameter, "clients" | "max_attempts");
+    // Durations in µs, whole numbers as they are, other numbers in thousandths.
+    let read = |name: &str| -> Result<u64, ScenarioError> {
+        let Some(n) = key(node, name) else {
+            return Err(error(
+                node,
+                format!("a range needs `{name}`"),
+                Some("write `{from: …, to: …, step: …}`".to_string()),
+            ));
+        };
+        let text = n.as_scalar().unwrap_or("");
+        let parsed = if durations {
+            units::parse_duration(text).ok()
+        } else if whole {
+            text.parse::<u64>().ok()
+        } else {
+            units::parse_milli(text).ok()
+        };
+        parsed.ok_or_else(|| error(n, format!("`{text}` is not a value of `{parameter}`"), None))
+    };
+    let (from, to, step) = (read("from")?, read("to")?, read("step")?);
+    if step == 0 || to < from {
+        return Err(error(
+            node,
+            "a range needs `from` ≤ `to` and a `step` above zero".to_string(),
+            None,
+        ));
+    }
+    let count = (to - from) / step + 1;
+    if count > MAX_VALUES as u64 {
+        return Err(error(
+            node,
+            format!("this range has {count} values; the limit is {MAX_VALUES}"),
+            None,
+        ));
+    }
+    Ok((0..count)
+        .map(|i| {
+            let v = from + i * step;
+            let text = if durations {
+                format_duration(v)
+            } else if whole {
+                v.to_string()
+            } else {
+                format_milli(v)
+            };
+            Node {
+                value: Value::Scalar { text, plain: true },
+                pos: node.pos,
+                width: node.width,
+            }
+        })
+        .collect())
 }
 
 /// The scenario with `parameter` set to the value in `node`, with the value's label and
@@ -497,6 +575,30 @@ mod tests {
                 from: 1_000_000,
                 to: 4_000_000
             }
+        );
+    }
+
+    #[test]
+    fn a_range_gives_evenly_spaced_values() {
+        let s = read_sweep(
+            "id: s\nclients: 10\nsweep: {vary: base, values: {from: 100ms, to: 1s, step: 300ms}}\n",
+        )
+        .unwrap();
+        let labels: Vec<&str> = s.points.iter().map(|p| p.0.as_str()).collect();
+        assert_eq!(labels, ["100 ms", "400 ms", "700 ms", "1 s"]);
+        let s = read_sweep(
+            "id: s\nclients: 10\nsweep: {vary: capacity, values: {from: 2.5, to: 4, step: 0.5}}\n",
+        )
+        .unwrap();
+        let labels: Vec<&str> = s.points.iter().map(|p| p.0.as_str()).collect();
+        assert_eq!(labels, ["2.5", "3", "3.5", "4"]);
+        let errors = read_sweep(
+            "id: s\nclients: 10\nsweep: {vary: clients, values: {from: 1, to: 1000, step: 1}}\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "this range has 1000 values; the limit is 40"
         );
     }
 

@@ -210,6 +210,9 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
     let root = &options.root;
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
     let (pages, mut problems) = page::load_all(root, options.drafts)?;
+    if let Err(Failure::Input(more)) = templates::load(root) {
+        problems.extend(more);
+    }
     let (parts, more) = read_parts(&pages);
     problems.extend(more);
     let (rendered, more) = render_pages(&pages, &parts, &config, None);
