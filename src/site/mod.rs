@@ -10,6 +10,8 @@ mod meta;
 pub mod output;
 pub mod page;
 pub mod render;
+pub mod scaffold;
+pub mod serve;
 pub mod templates;
 
 use std::collections::{BTreeMap, HashSet};
