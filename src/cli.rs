@@ -169,7 +169,10 @@ fn init(args: &InitArgs) -> Result<String, Failure> {
             .canonicalize()
             .unwrap_or_else(|_| args.dir.clone())
             .file_name()
-            .map_or_else(|| "My site".to_string(), |n| n.to_string_lossy().into_owned())
+            .map_or_else(
+                || "My site".to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
     });
     site::scaffold::init(&args.dir, &title)?;
     Ok(format!(

@@ -118,7 +118,11 @@ impl fmt::Display for Failure {
                     write!(f, "{d}\n\n")?;
                 }
                 let n = diagnostics.len();
-                write!(f, "error: {n} problem{} found", if n == 1 { "" } else { "s" })
+                write!(
+                    f,
+                    "error: {n} problem{} found",
+                    if n == 1 { "" } else { "s" }
+                )
             }
             Failure::Other(message) => write!(f, "error: {message}"),
         }

@@ -40,8 +40,16 @@ pub fn highlight(code: &str, language: &str) -> Option<String> {
 /// apart so that a token one theme leaves plain never takes the other theme's colour.
 pub fn css() -> String {
     let themes = ThemeSet::load_defaults();
-    let light = scoped(&themes.themes[LIGHT], ":root:not([data-theme=\"dark\"])", "light");
-    let dark = scoped(&themes.themes[DARK], ":root:not([data-theme=\"light\"])", "dark");
+    let light = scoped(
+        &themes.themes[LIGHT],
+        ":root:not([data-theme=\"dark\"])",
+        "light",
+    );
+    let dark = scoped(
+        &themes.themes[DARK],
+        ":root:not([data-theme=\"light\"])",
+        "dark",
+    );
     format!(
         "/* Code highlighting: {LIGHT} (light), {DARK} (dark). */\n\
          @media not (prefers-color-scheme: dark) {{\n{}}}\n{}\
@@ -97,7 +105,10 @@ mod tests {
     #[test]
     fn known_languages_get_classes_and_unknown_ones_none() {
         let html = highlight("fn main() {}\n", "rust").unwrap();
-        assert!(html.contains("<span class=\"hl-source hl-rust\">"), "{html}");
+        assert!(
+            html.contains("<span class=\"hl-source hl-rust\">"),
+            "{html}"
+        );
         assert!(html.contains("<span class=\"hl-storage hl-type hl-function hl-rust\">fn</span>"));
         assert_eq!(highlight("x\n", "no-such-language"), None);
     }

@@ -82,7 +82,10 @@ impl std::fmt::Display for Summary {
             plural(self.scenarios, "scenario"),
             thousands(self.runs),
             self.elapsed.as_secs_f64(),
-            self.output.strip_prefix(".").unwrap_or(&self.output).display()
+            self.output
+                .strip_prefix(".")
+                .unwrap_or(&self.output)
+                .display()
         )
     }
 }
@@ -508,7 +511,8 @@ fn write_pages(
                 None if page.is_home() => "index.html",
                 None => "page.html",
             };
-            let context = context_with(serde_json::to_value(view(page, r, config, neighbours(i))).ok());
+            let context =
+                context_with(serde_json::to_value(view(page, r, config, neighbours(i))).ok());
             match tera.render(template, &context) {
                 Ok(html) => staging
                     .write(&format!("{}index.html", page.url), html.as_bytes())

@@ -181,8 +181,13 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
 fn code_block(language: &str, text: &str) -> String {
     let class = escape(language);
     match super::highlight::highlight(text, language) {
-        Some(html) => format!("<pre class=\"hl-code\"><code class=\"language-{class}\">{html}</code></pre>\n"),
-        None => format!("<pre><code class=\"language-{class}\">{}</code></pre>\n", escape(text)),
+        Some(html) => {
+            format!("<pre class=\"hl-code\"><code class=\"language-{class}\">{html}</code></pre>\n")
+        }
+        None => format!(
+            "<pre><code class=\"language-{class}\">{}</code></pre>\n",
+            escape(text)
+        ),
     }
 }
 

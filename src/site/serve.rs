@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use notify_debouncer_mini::notify::RecursiveMode;
+use notify::{EventKind, RecursiveMode, Watcher};
 use tiny_http::{Header, Request, Response, Server};
 
 use super::{Options, config};
@@ -62,11 +62,10 @@ impl Shared {
 /// Builds, serves and rebuilds until the process is stopped. Returns only when the
 /// server cannot start.
 pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
-    let root = options
-        .site
-        .root
-        .canonicalize()
-        .map_err(|e| Failure::Other(format!("cannot open {}: {e}", options.site.root.display())))?;
+    let root =
+        options.site.root.canonicalize().map_err(|e| {
+            Failure::Other(format!("cannot open {}: {e}", options.site.root.display()))
+        })?;
     let listen = SocketAddr::new(options.interface, options.port);
     let server = Server::http(listen).map_err(|e| {
         Failure::Other(format!(
@@ -88,10 +87,9 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
     });
 
     let (events, changes) = mpsc::channel();
-    let mut debouncer = notify_debouncer_mini::new_debouncer(Duration::from_millis(150), events)
+    let mut watcher = notify::recommended_watcher(events)
         .map_err(|e| Failure::Other(format!("cannot watch {}: {e}", root.display())))?;
     let watched = watched_paths(&root);
-    let watcher = debouncer.watcher();
     watcher
         .watch(&root, RecursiveMode::NonRecursive)
         .map_err(|e| Failure::Other(format!("cannot watch {}: {e}", root.display())))?;
@@ -102,11 +100,10 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
     }
 
     rebuild(&site, &shared);
-    println!(
+    say(&format!(
         "serving {} at http://{address}/ (Ctrl+C stops)",
         shared.output.display()
-    );
-    let _ = std::io::stdout().flush();
+    ));
 
     let handler = Arc::clone(&shared);
     std::thread::spawn(move || {
@@ -116,12 +113,18 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
         }
     });
 
-    for batch in changes {
-        let Ok(batch) = batch else { continue };
-        if batch.iter().any(|e| relevant(&e.path, &watched)) {
-            // Saves that landed while building arrive as one more batch: one more build.
-            rebuild(&site, &shared);
+    while let Ok(event) = changes.recv() {
+        let Ok(event) = event else { continue };
+        // Reading files (the build itself does) is no change.
+        if matches!(event.kind, EventKind::Access(_))
+            || !event.paths.iter().any(|p| relevant(p, &watched))
+        {
+            continue;
         }
+        // One save is often several events (write, rename, attributes): wait until the
+        // files are quiet, then build once.
+        while changes.recv_timeout(Duration::from_millis(100)).is_ok() {}
+        rebuild(&site, &shared);
     }
     Ok(())
 }
@@ -139,20 +142,27 @@ fn relevant(path: &Path, watched: &[PathBuf]) -> bool {
     watched.iter().any(|w| path.starts_with(w))
 }
 
+/// A line on stdout, flushed at once for whoever reads it through a pipe. The server
+/// keeps running when nobody reads any more.
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
 /// Builds once and publishes the outcome to the open pages.
 fn rebuild(site: &Options, shared: &Shared) {
     let outcome = super::build(site);
     let problem = match outcome {
         Ok(summary) => {
-            println!("{summary}");
+            say(&summary.to_string());
             None
         }
         Err(failure) => {
-            eprintln!("{failure}\n");
+            // Failures go to stderr, like `build`'s; a closed terminal is no reason to stop.
+            let _ = writeln!(std::io::stderr(), "{failure}\n");
             Some(failure.to_string())
         }
     };
-    let _ = std::io::stdout().flush();
     let mut status = shared.status.lock().unwrap_or_else(|e| e.into_inner());
     status.generation += 1;
     status.problem = problem;
@@ -291,7 +301,12 @@ fn file_response(file: &Path, status: u16, shared: &Shared) -> tiny_http::Respon
     let kind = content_type(file);
     if kind.starts_with("text/html") {
         let (generation, problem) = shared.status();
-        bytes = inject(&String::from_utf8_lossy(&bytes), generation, problem.as_deref()).into();
+        bytes = inject(
+            &String::from_utf8_lossy(&bytes),
+            generation,
+            problem.as_deref(),
+        )
+        .into();
     }
     Response::from_data(bytes)
         .with_status_code(status)
