@@ -3,6 +3,9 @@
 mod engine_facts;
 mod errors;
 mod properties;
+mod publish;
+mod scaffold;
+mod serve;
 mod sim_command;
 mod site;
 mod util;
