@@ -14,6 +14,7 @@ fn options(root: &Path, output: &Path) -> Options {
         output: Some(output.to_path_buf()),
         base_url: None,
         drafts: false,
+        progress: false,
     }
 }
 

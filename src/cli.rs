@@ -1,12 +1,13 @@
 //! The command line: clap arguments, and the glue from them to the library.
 
+use std::io::IsTerminal;
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
 use crate::diag::{Diagnostic, Failure};
 use crate::engine::{parse_scenario, run_scenario};
-use crate::format::thousands;
 use crate::report;
 use crate::site;
 use crate::yaml::Pos;
@@ -27,6 +28,12 @@ pub enum Command {
     Build(BuildArgs),
     /// Check the site, its directives, references, links and anchors, without writing.
     Check(SiteArgs),
+    /// Build, serve on 127.0.0.1 and rebuild and reload the open pages on every change.
+    Serve(ServeArgs),
+    /// Write a new article, content/<slug>.md, with a working example scenario.
+    New(NewArgs),
+    /// Create a new site in an empty or new folder.
+    Init(InitArgs),
     /// Run one scenario file and print its results.
     Sim(SimArgs),
 }
@@ -57,6 +64,43 @@ pub struct BuildArgs {
     pub base_url: Option<String>,
 }
 
+/// Arguments of `retrylab serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Where the site is.
+    #[command(flatten)]
+    pub site: SiteArgs,
+    /// Write the site here instead of the folder named in site.yaml.
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+    /// The port to listen on; 0 lets the system choose a free one.
+    #[arg(short, long, default_value_t = 1111)]
+    pub port: u16,
+    /// The address to listen on; anything but loopback opens the site to the network.
+    #[arg(short, long, value_name = "ADDRESS", default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    pub interface: IpAddr,
+}
+
+/// Arguments of `retrylab new`.
+#[derive(Debug, clap::Args)]
+pub struct NewArgs {
+    /// The article's title; its file name is made from it ("Why jitter?" → why-jitter.md).
+    pub title: String,
+    /// The site's folder, holding site.yaml [default: the current folder]
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+}
+
+/// Arguments of `retrylab init`.
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The folder to create the site in; it must be empty or not exist yet.
+    pub dir: PathBuf,
+    /// The site's title [default: the folder's name]
+    #[arg(long)]
+    pub title: Option<String>,
+}
+
 /// Arguments of `retrylab sim`.
 #[derive(Debug, clap::Args)]
 pub struct SimArgs {
@@ -75,6 +119,9 @@ pub fn run(cli: Cli) -> Result<String, Failure> {
     match cli.command {
         Command::Build(args) => build(&args),
         Command::Check(args) => check(&args),
+        Command::Serve(args) => serve(&args),
+        Command::New(args) => new(&args),
+        Command::Init(args) => init(&args),
         Command::Sim(args) => sim(&args),
     }
 }
@@ -85,6 +132,7 @@ fn options(site: &SiteArgs) -> site::Options {
         output: None,
         base_url: None,
         drafts: site.drafts,
+        progress: std::io::stderr().is_terminal(),
     }
 }
 
@@ -92,20 +140,45 @@ fn build(args: &BuildArgs) -> Result<String, Failure> {
     let mut options = options(&args.site);
     options.output = args.output_dir.clone();
     options.base_url = args.base_url.clone();
-    let s = site::build(&options)?;
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    let cached = if s.cached > 0 {
-        format!(", {} from the cache", thousands(s.cached as u64))
-    } else {
-        String::new()
-    };
+    Ok(format!("{}\n", site::build(&options)?))
+}
+
+fn serve(args: &ServeArgs) -> Result<String, Failure> {
+    let mut options = options(&args.site);
+    options.output = args.output_dir.clone();
+    site::serve::serve(&site::serve::ServeOptions {
+        site: options,
+        interface: args.interface,
+        port: args.port,
+    })?;
+    Ok(String::new())
+}
+
+fn new(args: &NewArgs) -> Result<String, Failure> {
+    let root = site::root_or_current(args.root.as_deref());
+    let file = site::scaffold::new_article(&root, &args.title)?;
     Ok(format!(
-        "built {} with {} ({} runs simulated{cached}) in {:.2} s into {}\n",
-        plural(s.pages, "page"),
-        plural(s.scenarios, "scenario"),
-        thousands(s.runs),
-        s.elapsed.as_secs_f64(),
-        s.output.strip_prefix(".").unwrap_or(&s.output).display()
+        "wrote {}: edit its scenario and prose, then `retrylab serve` to see it\n",
+        file.display()
+    ))
+}
+
+fn init(args: &InitArgs) -> Result<String, Failure> {
+    let title = args.title.clone().unwrap_or_else(|| {
+        args.dir
+            .canonicalize()
+            .unwrap_or_else(|_| args.dir.clone())
+            .file_name()
+            .map_or_else(
+                || "My site".to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+    });
+    site::scaffold::init(&args.dir, &title)?;
+    Ok(format!(
+        "created a site in {dir}: `cd {dir}` and `retrylab serve` to write, \
+         `retrylab build` to publish\n",
+        dir = args.dir.display()
     ))
 }
 

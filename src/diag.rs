@@ -109,6 +109,26 @@ pub enum Failure {
     Other(String),
 }
 
+impl fmt::Display for Failure {
+    /// The failure as the command line prints it: every diagnostic, then a count.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Input(diagnostics) => {
+                for d in diagnostics {
+                    write!(f, "{d}\n\n")?;
+                }
+                let n = diagnostics.len();
+                write!(
+                    f,
+                    "error: {n} problem{} found",
+                    if n == 1 { "" } else { "s" }
+                )
+            }
+            Failure::Other(message) => write!(f, "error: {message}"),
+        }
+    }
+}
+
 impl From<Vec<Diagnostic>> for Failure {
     fn from(diagnostics: Vec<Diagnostic>) -> Failure {
         Failure::Input(diagnostics)

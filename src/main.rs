@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use retrylab::cli::{self, Cli};
-use retrylab::diag::Failure;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -15,16 +14,8 @@ fn main() -> ExitCode {
             let _ = std::io::stdout().write_all(output.as_bytes());
             ExitCode::SUCCESS
         }
-        Err(Failure::Input(diagnostics)) => {
-            for d in &diagnostics {
-                eprintln!("{d}\n");
-            }
-            let n = diagnostics.len();
-            eprintln!("error: {n} problem{} found", if n == 1 { "" } else { "s" });
-            ExitCode::FAILURE
-        }
-        Err(Failure::Other(message)) => {
-            eprintln!("error: {message}");
+        Err(failure) => {
+            eprintln!("{failure}");
             ExitCode::FAILURE
         }
     }

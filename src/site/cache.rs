@@ -71,6 +71,14 @@ impl Cache {
         });
     }
 
+    /// How many of the scenarios have no result in the cache yet.
+    pub fn missing(&self, scenarios: &[&Scenario]) -> usize {
+        scenarios
+            .iter()
+            .filter(|s| !self.path(&Cache::key(s)).is_file())
+            .count()
+    }
+
     /// Results for every scenario, in order: from the cache where present, simulated
     /// (in parallel) where not.
     pub fn run_all(&self, scenarios: &[&Scenario]) -> (Vec<ScenarioResult>, RunStats) {

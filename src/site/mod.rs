@@ -5,10 +5,14 @@
 pub mod cache;
 pub mod config;
 pub mod docs;
+pub mod feeds;
+pub mod highlight;
 mod meta;
 pub mod output;
 pub mod page;
 pub mod render;
+pub mod scaffold;
+pub mod serve;
 pub mod templates;
 
 use std::collections::{BTreeMap, HashSet};
@@ -26,6 +30,7 @@ use crate::directive::sweep::{self, ScheduleDirective, SweepDirective};
 use crate::directive::{self, Kind, SimDirective};
 use crate::engine::schedule::schedule;
 use crate::engine::{Scenario, ScenarioResult};
+use crate::format::thousands;
 use crate::suggest::closest;
 use cache::Cache;
 use config::Config;
@@ -44,6 +49,8 @@ pub struct Options {
     pub base_url: Option<String>,
     /// Whether to include draft pages.
     pub drafts: bool,
+    /// Whether to show a progress line on stderr while simulating (for a terminal).
+    pub progress: bool,
 }
 
 /// What a build did, for the summary line.
@@ -138,6 +145,30 @@ fn axis_title(sweep: &SweepDirective) -> String {
 /// Each `sim` scenario's setup and results, by id: what references quote.
 type ResultsById<'a> = BTreeMap<&'a str, (&'a Scenario, &'a ScenarioResult)>;
 
+impl std::fmt::Display for Summary {
+    /// The summary line: `built 2 pages with 1 scenario (1,000 runs simulated) in …`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let cached = if self.cached > 0 {
+            format!(", {} from the cache", thousands(self.cached as u64))
+        } else {
+            String::new()
+        };
+        write!(
+            f,
+            "built {} with {} ({} runs simulated{cached}) in {:.2} s into {}",
+            plural(self.pages, "page"),
+            plural(self.scenarios, "scenario"),
+            thousands(self.runs),
+            self.elapsed.as_secs_f64(),
+            self.output
+                .strip_prefix(".")
+                .unwrap_or(&self.output)
+                .display()
+        )
+    }
+}
+
 /// A page's directives and references, read and checked.
 struct PageParts {
     blocks: Vec<Block>,
@@ -156,7 +187,10 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         .iter()
         .flat_map(|p| p.blocks.iter().flat_map(Block::scenarios))
         .collect();
-    let (results, stats) = Cache::new(root).run_all(&scenarios);
+    let cache = Cache::new(root);
+    let progress = Progress::start(options.progress, cache.missing(&scenarios));
+    let (results, stats) = cache.run_all(&scenarios);
+    drop(progress);
     let mut in_order = results.iter();
     let figures: Vec<Vec<String>> = parts
         .iter()
@@ -189,10 +223,9 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         })
         .collect();
     write_pages(&staging, &tera, &config, &pages, &rendered, &cards)?;
+    write_site_files(&staging, &config, &pages)?;
     staging.copy_tree(&root.join("static"))?;
-    if !staging.has("style.css") {
-        staging.write("style.css", templates::default_css().as_bytes())?;
-    }
+    write_defaults(&staging)?;
     staging.commit()?;
     Ok(Summary {
         pages: pages.len(),
@@ -202,6 +235,50 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         elapsed: started.elapsed(),
         output: config.output.clone(),
     })
+}
+
+/// A line on stderr while scenarios are simulated, erased when done.
+struct Progress(bool);
+
+impl Progress {
+    fn start(enabled: bool, scenarios: usize) -> Progress {
+        let shown = enabled && scenarios > 0;
+        if shown {
+            let s = if scenarios == 1 { "" } else { "s" };
+            eprint!("simulating {scenarios} scenario{s}…\r");
+        }
+        Progress(shown)
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if self.0 {
+            // Clears the line, so that the summary prints on a clean one.
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+/// The files a host and a feed reader look for: the sitemap, the Atom feed,
+/// `robots.txt`, and `.nojekyll` (GitHub Pages would otherwise run Jekyll, which hides
+/// files whose names start with `_`).
+fn write_site_files(staging: &Staging, config: &Config, pages: &[Page]) -> Result<(), Failure> {
+    staging.write(feeds::SITEMAP, feeds::sitemap(config, pages).as_bytes())?;
+    staging.write(feeds::FEED, feeds::atom(config, pages).as_bytes())?;
+    staging.write("robots.txt", feeds::robots(config).as_bytes())?;
+    staging.write(".nojekyll", b"")
+}
+
+/// The built-in stylesheet and favicon, unless `static/` brought its own.
+fn write_defaults(staging: &Staging) -> Result<(), Failure> {
+    if !staging.has("style.css") {
+        staging.write("style.css", templates::default_css().as_bytes())?;
+    }
+    if !staging.has("favicon.svg") {
+        staging.write("favicon.svg", templates::FAVICON.as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Validates everything `build` does, plus internal links and anchors, without running
@@ -492,9 +569,25 @@ struct PageView<'a> {
     permalink: String,
     content: &'a str,
     toc: &'a [render::TocEntry],
+    /// The article before this one in the index, if any.
+    prev: Option<Neighbour<'a>>,
+    /// The article after this one in the index, if any.
+    next: Option<Neighbour<'a>>,
 }
 
-fn view<'a>(page: &'a Page, rendered: &'a Rendered, config: &Config) -> PageView<'a> {
+/// A link to the previous or next article.
+#[derive(Clone, Copy, Serialize)]
+struct Neighbour<'a> {
+    title: &'a str,
+    url: &'a str,
+}
+
+fn view<'a>(
+    page: &'a Page,
+    rendered: &'a Rendered,
+    config: &Config,
+    (prev, next): (Option<Neighbour<'a>>, Option<Neighbour<'a>>),
+) -> PageView<'a> {
     PageView {
         title: &page.front.title,
         description: &page.front.description,
@@ -505,6 +598,8 @@ fn view<'a>(page: &'a Page, rendered: &'a Rendered, config: &Config) -> PageView
         permalink: format!("{}{}", config.base_url, page.url),
         content: &rendered.html,
         toc: &rendered.toc,
+        prev,
+        next,
     }
 }
 
@@ -554,19 +649,38 @@ fn write_pages(
         }
         tera::Context::from_value(serde_json::Value::Object(map)).unwrap_or_default()
     };
+    // Articles (every page but the home page) in index order, for prev/next links.
+    let articles: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&i| !pages[i].is_home())
+        .collect();
+    let neighbour = |i: usize| Neighbour {
+        title: &pages[i].front.title,
+        url: &pages[i].url,
+    };
+    let neighbours = |page: usize| match articles.iter().position(|&i| i == page) {
+        Some(at) => (
+            at.checked_sub(1).map(|p| neighbour(articles[p])),
+            articles.get(at + 1).map(|&n| neighbour(n)),
+        ),
+        None => (None, None),
+    };
     let mut problems = Vec::new();
     let has_home = pages.iter().any(Page::is_home);
     // Pages are rendered and written on all cores; results come back in page order.
     let outcomes: Vec<Result<Option<Diagnostic>, Failure>> = pages
         .par_iter()
         .zip(rendered)
-        .map(|(page, r)| {
+        .enumerate()
+        .map(|(i, (page, r))| {
             let template = match &page.front.template {
                 Some(t) => t.as_str(),
                 None if page.is_home() => "index.html",
                 None => "page.html",
             };
-            let context = context_with(serde_json::to_value(view(page, r, config)).ok());
+            let context =
+                context_with(serde_json::to_value(view(page, r, config, neighbours(i))).ok());
             match tera.render(template, &context) {
                 Ok(html) => staging
                     .write(&format!("{}index.html", page.url), html.as_bytes())
@@ -581,12 +695,18 @@ fn write_pages(
     for outcome in outcomes {
         problems.extend(outcome?);
     }
-    if !has_home {
-        let context = context_with(None);
-        match tera.render("index.html", &context) {
-            Ok(html) => staging.write("index.html", html.as_bytes())?,
+    // The home page when content/ has none, and the page a host shows for a missing
+    // address (its links are absolute paths, so they work at any depth).
+    let extra: &[(&str, &str)] = if has_home {
+        &[("404.html", "404.html")]
+    } else {
+        &[("index.html", "index.html"), ("404.html", "404.html")]
+    };
+    for (template, file) in extra {
+        match tera.render(template, &context_with(None)) {
+            Ok(html) => staging.write(file, html.as_bytes())?,
             Err(e) => problems.push(Diagnostic::in_file(
-                "templates/index.html",
+                &format!("templates/{template}"),
                 templates::describe(&e),
             )),
         }

@@ -7,6 +7,7 @@ use std::ops::Range;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
 use serde::Serialize;
 
+use crate::chart::table::escape;
 use crate::directive::{Kind, markdown_options};
 
 /// An entry of a page's table of contents.
@@ -68,6 +69,8 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     let mut events: Vec<Event> = Vec::new();
     let mut figure = 0;
     let mut in_sim = false;
+    // A fenced block with a language, being collected for highlighting.
+    let mut code: Option<(String, String)> = None;
     let mut heading: Option<(HeadingLevel, Vec<Event>)> = None;
     let mut pending_text: Option<(String, Range<usize>)> = None;
     let mut used_ids: BTreeMap<String, usize> = BTreeMap::new();
@@ -111,6 +114,23 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
                 continue;
             }
             _ if in_sim => continue,
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                if !info.split_whitespace().next().unwrap_or("").is_empty() =>
+            {
+                let language = info.split_whitespace().next().unwrap_or("").to_string();
+                code = Some((language, String::new()));
+                continue;
+            }
+            Event::Text(text) if code.is_some() => {
+                if let Some((_, collected)) = code.as_mut() {
+                    collected.push_str(&text);
+                }
+                continue;
+            }
+            Event::End(TagEnd::CodeBlock) if code.is_some() => {
+                let (language, text) = code.take().unwrap_or_default();
+                Event::Html(CowStr::from(code_block(&language, &text)))
+            }
             Event::Text(text) if !cx.values.is_empty() => {
                 Event::Text(CowStr::from(substitute(&text, &range, body, cx.values)))
             }
@@ -155,6 +175,20 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     }
     html::push_html(&mut out.html, events.into_iter());
     out
+}
+
+/// A fenced code block: highlighted when its language is known, plain otherwise.
+fn code_block(language: &str, text: &str) -> String {
+    let class = escape(language);
+    match super::highlight::highlight(text, language) {
+        Some(html) => {
+            format!("<pre class=\"hl-code\"><code class=\"language-{class}\">{html}</code></pre>\n")
+        }
+        None => format!(
+            "<pre><code class=\"language-{class}\">{}</code></pre>\n",
+            escape(text)
+        ),
+    }
 }
 
 /// Replaces the references inside one run of text by their values.
@@ -324,12 +358,18 @@ mod tests {
 
     #[test]
     fn sim_blocks_become_figures_and_other_code_stays() {
-        let body = "Intro\n\n```sim\nid: a\n```\n\n```yaml\nx: 1\n```\n";
-        let r = page(body, &["<figure>F</figure>".to_string()], &[]);
-        assert_eq!(
-            r.html,
-            "<p>Intro</p>\n<figure>F</figure>\n<pre><code class=\"language-yaml\">x: 1\n</code></pre>\n"
+        let body = "Intro\n\n```sim\nid: a\n```\n\n```nolang\nx < 1\n```\n\n```yaml\nx: 1\n```\n";
+        let r = page(body, &["<figure>F</figure>\n".to_string()], &[]);
+        assert!(
+            r.html.starts_with(
+                "<p>Intro</p>\n<figure>F</figure>\n\
+                 <pre><code class=\"language-nolang\">x &lt; 1\n</code></pre>\n\
+                 <pre class=\"hl-code\"><code class=\"language-yaml\"><span class=\"hl-source hl-yaml\">"
+            ),
+            "{}",
+            r.html
         );
+        assert!(r.html.contains("hl-entity"), "{}", r.html);
     }
 
     #[test]

@@ -12,14 +12,19 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("base.html", include_str!("defaults/base.html")),
     ("page.html", include_str!("defaults/page.html")),
     ("index.html", include_str!("defaults/index.html")),
+    ("404.html", include_str!("defaults/404.html")),
 ];
 
-/// The built-in stylesheet: the page styles and the chart styles.
+/// The built-in favicon, written unless `static/` has a `favicon.svg`.
+pub const FAVICON: &str = include_str!("defaults/favicon.svg");
+
+/// The built-in stylesheet: the page styles, the chart styles and the code colours.
 pub fn default_css() -> String {
     format!(
-        "{}\n{}",
+        "{}\n{}\n{}",
         include_str!("defaults/style.css"),
-        crate::chart::CSS
+        crate::chart::CSS,
+        super::highlight::css()
     )
 }
 

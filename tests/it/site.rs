@@ -39,9 +39,15 @@ fn builds_pages_figures_and_references() {
     assert_eq!(
         names,
         [
+            ".nojekyll",
+            "404.html",
+            "atom.xml",
             "extra.css",
+            "favicon.svg",
             "guide/notes/index.html",
             "index.html",
+            "robots.txt",
+            "sitemap.xml",
             "storm/index.html",
             "style.css"
         ]

@@ -1,0 +1,218 @@
+//! `retrylab new` and `retrylab init`: a new article with a working scenario, and a new
+//! site that builds at once with the built-in templates.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::page;
+use crate::diag::Failure;
+use crate::directive;
+
+fn io(what: &str, path: &Path, e: std::io::Error) -> Failure {
+    Failure::Other(format!("cannot {what} {}: {e}", path.display()))
+}
+
+/// A file name and scenario id from a title: ASCII letters and digits, words joined by
+/// `-` (`"Why jitter?"` → `why-jitter`).
+pub fn slug(title: &str) -> String {
+    let mut out = String::new();
+    for c in title.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-');
+    if out.is_empty() {
+        "article".to_string()
+    } else {
+        out.to_string()
+    }
+}
+
+/// Today's date (UTC) as `YYYY-MM-DD`, for a new article's front matter.
+fn today() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((seconds / 86_400) as i64);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Days since 1970-01-01 to a (year, month, day) of the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+/// A YAML double-quoted string.
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The text of a new article: front matter, a scenario with the id `id`, and prose
+/// that quotes its results.
+fn article(title: &str, id: &str, date: &str) -> String {
+    format!(
+        r#"---
+title: {title}
+description: One sentence on what this article shows, for the index, the feed and search engines.
+date: {date}
+weight: 10
+draft: false
+---
+
+Write the article here. The scenario below runs when the site is built, and the prose
+quotes its results, so no number on the page is typed by hand.
+
+## The scenario
+
+```sim
+id: {id}
+clients: 50
+horizon: 1m
+server: {{capacity: 10, tick: 100ms}}
+retry: {{base: 100ms, cap: 5s}}
+strategies: [exponential, full-jitter]
+runs: 50
+figure:
+  caption: Fifty clients retry against a server that serves ten calls per tick.
+```
+
+## What it shows
+
+With exponential backoff, the {{{{ {id}.clients }}}} clients make
+{{{{ {id}.exponential.calls }}}} calls and the last one is done at
+{{{{ {id}.exponential.done_at }}}}. With full jitter they make
+{{{{ {id}.full-jitter.calls }}}} calls ({{{{ {id}.full-jitter.calls_per_client }}}} per
+client) and are done at {{{{ {id}.full-jitter.done_at }}}}.
+"#,
+        title = quoted(title),
+    )
+}
+
+/// The scenario ids already used by the site's pages, drafts included.
+fn scenario_ids(root: &Path) -> HashSet<String> {
+    let Ok((pages, _)) = page::load_all(root, true) else {
+        return HashSet::new();
+    };
+    pages
+        .iter()
+        .flat_map(|p| directive::scan(p.body()).directives)
+        .filter_map(|found| directive::id_of(&found.body))
+        .collect()
+}
+
+/// Writes `content/<slug>.md` for `title`, with a scenario whose id no other page uses.
+/// Refuses to replace a file. Returns the file written, relative to `root`.
+pub fn new_article(root: &Path, title: &str) -> Result<PathBuf, Failure> {
+    if !root.join("site.yaml").is_file() {
+        return Err(Failure::Other(format!(
+            "there is no site.yaml in {} (is it a retrylab site? `retrylab init DIR` makes one)",
+            root.display()
+        )));
+    }
+    let name = slug(title);
+    let relative = PathBuf::from("content").join(format!("{name}.md"));
+    let path = root.join(&relative);
+    if path.exists() {
+        return Err(Failure::Other(format!(
+            "{} already exists; choose another title or edit that file",
+            relative.display()
+        )));
+    }
+    let used = scenario_ids(root);
+    let id = (1..)
+        .map(|n| {
+            if n == 1 {
+                name.clone()
+            } else {
+                format!("{name}-{n}")
+            }
+        })
+        .find(|id| !used.contains(id))
+        .unwrap_or(name);
+    let dir = root.join("content");
+    std::fs::create_dir_all(&dir).map_err(|e| io("create", &dir, e))?;
+    std::fs::write(&path, article(title, &id, &today())).map_err(|e| io("write", &path, e))?;
+    Ok(relative)
+}
+
+/// Creates a new site in `dir`, which must be empty or not exist yet.
+pub fn init(dir: &Path, title: &str) -> Result<(), Failure> {
+    if dir.exists() {
+        let mut entries = std::fs::read_dir(dir).map_err(|e| io("read", dir, e))?;
+        if entries.next().is_some() {
+            return Err(Failure::Other(format!(
+                "{} is not empty; `retrylab init` only fills an empty or new folder",
+                dir.display()
+            )));
+        }
+    }
+    let files: [(&str, String); 3] = [
+        (
+            "site.yaml",
+            format!(
+                "title: {}\n\
+                 description: What this site explains, in one sentence.\n\
+                 # Where the site is published; `build --base-url` overrides it.\n\
+                 base_url: /\n\
+                 language: en\n\
+                 author: \"\"\n\
+                 output: public\n",
+                quoted(title)
+            ),
+        ),
+        (
+            "content/index.md",
+            format!(
+                "---\ntitle: {}\n---\n\nWelcome. The articles below quote simulations that run \
+                 when the site is built.\n",
+                quoted(title)
+            ),
+        ),
+        (".gitignore", "public/\n.retrylab-cache/\n".to_string()),
+    ];
+    for (name, text) in files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
+        }
+        std::fs::write(&path, text).map_err(|e| io("write", &path, e))?;
+    }
+    new_article(dir, "A first scenario")?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_and_dates() {
+        assert_eq!(slug("Why jitter? A 2nd look"), "why-jitter-a-2nd-look");
+        assert_eq!(slug("Ünïcode"), "n-code");
+        assert_eq!(slug("???"), "article");
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_513), (2026, 3, 1));
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn the_article_reads_as_a_page() {
+        let text = article("Say \"hi\"", "hi", "2026-01-01");
+        let page = page::read_page("content/hi.md".into(), text, "hi/".into()).unwrap();
+        assert_eq!(page.front.title, "Say \"hi\"");
+        assert!(page.body().contains("{{ hi.exponential.calls }}"));
+    }
+}
