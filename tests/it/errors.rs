@@ -40,7 +40,7 @@ error: unknown key `server.speed`
   |
 4 |   speed: 3
   |   ^^^^^
-  = help: the keys here are: model, capacity, tick, rejection_cost, outages
+  = help: the keys here are: model, capacity, tick, rejection_cost, outages, retry_after
 ",
     );
 }
