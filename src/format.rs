@@ -41,3 +41,10 @@ mod tests {
         assert_eq!(seconds(0), "0.0 s");
     }
 }
+
+/// A rate given in thousandths per second, with one decimal and thousands separators:
+/// 80000 is "80.0".
+pub fn per_second_milli(milli: u64) -> String {
+    let tenths = (milli + 50) / 100;
+    format!("{}.{}", thousands(tenths / 10), tenths % 10)
+}

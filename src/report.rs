@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, StrategyResult};
-use crate::format::{seconds, seconds_number, thousands};
+use crate::format::{per_second_milli, seconds, seconds_number, thousands};
 
 /// A total as the table shows it: the median, and the 5th–95th percentile range when
 /// runs disagree.
@@ -40,12 +40,6 @@ fn done_cell(result: &StrategyResult, runs: u32) -> String {
         text.push_str(&format!(", in {} of {runs} runs", result.finished_runs));
     }
     text
-}
-
-/// Calls (or anything) per second from thousandths, with one decimal.
-fn per_second(milli: u64) -> String {
-    let tenths = (milli + 50) / 100;
-    format!("{}.{}", thousands(tenths / 10), tenths % 10)
 }
 
 /// The recovery time over runs, "never" when no run recovered.
@@ -111,7 +105,7 @@ pub fn table(result: &ScenarioResult) -> String {
             row.push(cell(&s.failed_fast));
         }
         if features.open {
-            row.push(per_second(s.goodput_milli.median));
+            row.push(per_second_milli(s.goodput_milli.median));
         }
         if features.recovery {
             row.push(recovery_cell(s, result.runs));
@@ -135,7 +129,7 @@ pub fn table(result: &ScenarioResult) -> String {
         format!(
             " and {} arrivals ({}/s offered after the trigger)",
             thousands(result.arrivals),
-            per_second(result.offered_milli)
+            per_second_milli(result.offered_milli)
         )
     } else {
         String::new()

@@ -164,12 +164,7 @@ impl Reader {
         };
         let whens = HintWhen::ALL.map(|w| (w.name(), w));
         let when = match fields.get("when") {
-            Some(n) => self.choice(
-                n,
-                "server.retry_after.when",
-                "`server.retry_after.when`",
-                &whens,
-            ),
+            Some(n) => self.choice(n, "server.retry_after.when", "hint rule", &whens),
             None => Some(HintWhen::Always),
         };
         Some(RetryAfter {
