@@ -532,6 +532,33 @@ mod tests {
     }
 
     #[test]
+    fn quotes_the_totals_beyond_backoff() {
+        let yaml = "id: m\nclients: 0\narrivals: {rate: 80}\n\
+                    server: {outages: [{from: 10s, to: 12s}]}\n\
+                    retry: {max_attempts: 10, budget: grpc}\nstrategies: [fixed]\n";
+        let s = crate::engine::parse_scenario(yaml, None).unwrap();
+        let result = run_scenario(&s);
+        let scenarios = BTreeMap::from([("m".to_string(), s)]);
+        let quote = |text: &str| {
+            let raw = find(text, &[]).remove(0).unwrap();
+            let r = check(&raw, &scenarios).map_err(|e| e.message)?;
+            Ok::<_, String>(render(&r, &scenarios["m"], &result))
+        };
+        assert_eq!(quote("{{ m.fixed.denied }}").unwrap(), "160");
+        assert_eq!(quote("{{ m.fixed.denied | percent }}").unwrap(), "2%");
+        assert_eq!(quote("{{ m.fixed.goodput }}").unwrap(), "80.0");
+        assert_eq!(quote("{{ m.fixed.recovery }}").unwrap(), "0.0 s");
+        assert_eq!(quote("{{ m.fixed.recovered_runs }}").unwrap(), "1");
+        assert_eq!(quote("{{ m.fixed.failed_fast }}").unwrap(), "0");
+        assert_eq!(quote("{{ m.arrivals }}").unwrap(), "9,600");
+        assert_eq!(quote("{{ m.offered }}").unwrap(), "80.0");
+        assert_eq!(
+            quote("{{ m.fixed.goodput | seconds }}").unwrap_err(),
+            "the format `seconds` does not fit `m.fixed.goodput`"
+        );
+    }
+
+    #[test]
     fn code_and_escapes_are_left_alone() {
         let text = "a `{{ x.y }}` b \\{{ x.y }} c {{ crowd.clients }}";
         let code = [Range { start: 2, end: 13 }];

@@ -10,9 +10,9 @@
 //!   1,000, each retry withdraws `1000 / percent_can_retry` (truncated), over a window of
 //!   `ttl`, on top of a reserve of `min_retries_per_sec * ttl_seconds * withdrawal`; a
 //!   retry is allowed when the balance covers its withdrawal. That is: retries in the
-//!   window, this one included, at most `percent_can_retry` × requests in the window
-//!   + `min_retries_per_sec` × `ttl`. Finagle's window is ten slices of `ttl / 10`; here
-//!   it slides tick by tick over the last `ceil(ttl / tick)` ticks.
+//!   window, this one included, at most `percent_can_retry` × requests in the window,
+//!   plus `min_retries_per_sec` × `ttl`. Finagle's window is ten slices of `ttl / 10`;
+//!   here it slides tick by tick over the last `ceil(ttl / tick)` ticks.
 //! - `aws` (the AWS SDKs' standard retry quota): `quota` tokens at the start; a retry
 //!   costs `retry_cost` (5: every failure here is a rejection, never a timeout, which
 //!   would cost 10) and is not sent when the quota cannot pay; a served retry refunds its
@@ -99,10 +99,10 @@ impl BudgetState {
             } => {
                 // Finagle: a deposit of 1,000 and a withdrawal of 1000 / percent; with no
                 // percent at all, nothing deposited and a withdrawal of 1.
-                let (deposit, withdrawal) = if percent_can_retry_milli == 0 {
-                    (0, 1)
-                } else {
-                    (1000, (1_000_000 / percent_can_retry_milli) as i64)
+                let (deposit, withdrawal) = match 1_000_000u64.checked_div(percent_can_retry_milli)
+                {
+                    Some(w) => (1000, w as i64),
+                    None => (0, 1),
                 };
                 let reserve = min_retries_per_sec as i64 * (ttl / SECOND) as i64 * withdrawal;
                 let ticks = ttl.div_ceil(tick.max(1)).max(1) as usize;
