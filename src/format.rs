@@ -25,6 +25,13 @@ pub fn seconds(us: u64) -> String {
     format!("{} s", seconds_number(us))
 }
 
+/// A rate given in thousandths per second, with one decimal and thousands separators:
+/// 80000 is "80.0".
+pub fn per_second_milli(milli: u64) -> String {
+    let tenths = (milli + 50) / 100;
+    format!("{}.{}", thousands(tenths / 10), tenths % 10)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, StrategyResult};
-use crate::format::{seconds, seconds_number, thousands};
+use crate::format::{per_second_milli, seconds, seconds_number, thousands};
 
 /// A total as the table shows it: the median, and the 5th–95th percentile range when
 /// runs disagree.
@@ -42,9 +42,31 @@ fn done_cell(result: &StrategyResult, runs: u32) -> String {
     text
 }
 
+/// The recovery time over runs, "never" when no run recovered.
+fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
+    let Some(rec) = &result.recovery else {
+        return "never".to_string();
+    };
+    let mut text = if rec.is_exact() {
+        seconds(rec.median)
+    } else {
+        format!(
+            "{} ({}–{})",
+            seconds(rec.median),
+            seconds_number(rec.p5),
+            seconds(rec.p95)
+        )
+    };
+    if result.recovered_runs < runs {
+        text.push_str(&format!(", in {} of {runs} runs", result.recovered_runs));
+    }
+    text
+}
+
 /// The results as an aligned text table, with a heading line.
 pub fn table(result: &ScenarioResult) -> String {
-    let heading = [
+    let features = result.features;
+    let mut heading = vec![
         "strategy",
         "calls",
         "per client",
@@ -53,17 +75,42 @@ pub fn table(result: &ScenarioResult) -> String {
         "still retrying",
         "done at",
     ];
+    if features.budget {
+        heading.push("denied");
+    }
+    if features.breaker {
+        heading.push("failed fast");
+    }
+    if features.open {
+        heading.push("goodput/s");
+    }
+    if features.recovery {
+        heading.push("recovery");
+    }
     let mut rows: Vec<Vec<String>> = vec![heading.iter().map(|h| h.to_string()).collect()];
     for s in &result.strategies {
-        rows.push(vec![
+        let mut row = vec![
             s.strategy.name().to_string(),
             cell(&s.calls),
-            format!("{:.2}", s.calls.median as f64 / result.clients as f64),
+            format!("{:.2}", s.calls.median as f64 / result.requests() as f64),
             cell(&s.served),
             cell(&s.gave_up),
             cell(&s.still_retrying),
             done_cell(s, result.runs),
-        ]);
+        ];
+        if features.budget {
+            row.push(cell(&s.denied));
+        }
+        if features.breaker {
+            row.push(cell(&s.failed_fast));
+        }
+        if features.open {
+            row.push(per_second_milli(s.goodput_milli.median));
+        }
+        if features.recovery {
+            row.push(recovery_cell(s, result.runs));
+        }
+        rows.push(row);
     }
     let widths: Vec<usize> = (0..heading.len())
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
@@ -78,8 +125,17 @@ pub fn table(result: &ScenarioResult) -> String {
             result.seed.wrapping_add(u64::from(result.runs) - 1)
         )
     };
+    let arrivals = if features.open {
+        format!(
+            " and {} arrivals ({}/s offered after the trigger)",
+            thousands(result.arrivals),
+            per_second_milli(result.offered_milli)
+        )
+    } else {
+        String::new()
+    };
     let mut out = format!(
-        "{}: {} clients, {runs}\n\n",
+        "{}: {} clients{arrivals}, {runs}\n\n",
         result.id,
         thousands(result.clients)
     );
@@ -108,6 +164,10 @@ struct JsonResult<'a> {
     runs: u32,
     seed: u64,
     clients: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arrivals: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offered_per_s: Option<f64>,
     strategies: Vec<JsonStrategy>,
 }
 
@@ -130,6 +190,17 @@ struct JsonStrategy {
     calls_per_client: JsonSpread<f64>,
     typical_seed: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    denied: Option<JsonSpread<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failed_fast: Option<JsonSpread<u64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    goodput_per_s: Option<JsonSpread<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recovered_runs: Option<u32>,
+    /// Present (possibly null) only with a trigger and open-loop load.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recovery_s: Option<Option<JsonSpread<f64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     lanes: Option<JsonLanes>,
 }
 
@@ -138,6 +209,8 @@ struct JsonLanes {
     tick_s: f64,
     served: Vec<u32>,
     rejected: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    failed_fast: Vec<u32>,
 }
 
 fn json_spread(s: &Spread) -> JsonSpread<u64> {
@@ -158,11 +231,14 @@ fn scaled(s: &Spread, by: f64) -> JsonSpread<f64> {
 
 /// The results as pretty JSON; `with_lanes` adds each typical run's per-tick lanes.
 pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
+    let f = result.features;
     let out = JsonResult {
         id: &result.id,
         runs: result.runs,
         seed: result.seed,
         clients: result.clients,
+        arrivals: f.open.then_some(result.arrivals),
+        offered_per_s: f.open.then_some(result.offered_milli as f64 / 1000.0),
         strategies: result
             .strategies
             .iter()
@@ -174,8 +250,15 @@ pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
                 still_retrying: json_spread(&s.still_retrying),
                 finished_runs: s.finished_runs,
                 done_at_s: s.done_at.as_ref().map(|d| scaled(d, SECOND as f64)),
-                calls_per_client: scaled(&s.calls, result.clients as f64),
+                calls_per_client: scaled(&s.calls, result.requests() as f64),
                 typical_seed: s.typical.seed,
+                denied: f.budget.then(|| json_spread(&s.denied)),
+                failed_fast: f.breaker.then(|| json_spread(&s.failed_fast)),
+                goodput_per_s: f.open.then(|| scaled(&s.goodput_milli, 1000.0)),
+                recovered_runs: f.recovery.then_some(s.recovered_runs),
+                recovery_s: f
+                    .recovery
+                    .then(|| s.recovery.as_ref().map(|r| scaled(r, SECOND as f64))),
                 lanes: with_lanes
                     .then_some(s.typical.lanes.as_ref())
                     .flatten()
@@ -183,6 +266,7 @@ pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
                         tick_s: result.tick as f64 / SECOND as f64,
                         served: l.served.clone(),
                         rejected: l.rejected.clone(),
+                        failed_fast: l.failed_fast.clone(),
                     }),
             })
             .collect(),

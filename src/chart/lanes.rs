@@ -9,6 +9,10 @@
 //! the chart's own coordinates, so neighbouring thin bars join into one striped area.
 //! Colours come from CSS classes (see `chart.css`); the presentation attributes are only
 //! defaults, so that the SVG also reads standalone.
+//!
+//! With a circuit breaker, calls that failed fast at the client (and never reached the
+//! server) are a third kind, stacked on top: a pale grey fill with a dotted grey outline,
+//! with their own legend entry. Charts of scenarios without a breaker are unchanged.
 
 use svg::node::element::{Definitions, Group, Path, Pattern};
 
@@ -40,6 +44,8 @@ const REJECTED: &str = "#cf222e";
 const TINT: &str = "#ffebe9";
 const GRID: &str = "#d1d9e0";
 const DOWN: &str = "#e6e9ed";
+const FAST: &str = "#59636e";
+const FAST_TINT: &str = "#eaeef2";
 
 /// The number of ticks a window of `window` µs shows: at least one, at most the horizon.
 pub(crate) fn ticks_shown(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> usize {
@@ -65,6 +71,22 @@ fn calls_at(strategy: &StrategyResult, k: usize) -> (u32, u32) {
     }
 }
 
+/// Calls of a lane that failed fast at tick `k` (zero without a breaker).
+fn failed_fast_at(strategy: &StrategyResult, k: usize) -> u32 {
+    strategy
+        .typical
+        .lanes
+        .as_ref()
+        .and_then(|l| l.failed_fast.get(k).copied())
+        .unwrap_or(0)
+}
+
+/// Every call of a lane at tick `k`: served, turned away and failed fast.
+fn all_calls_at(strategy: &StrategyResult, k: usize) -> u64 {
+    let (served, rejected) = calls_at(strategy, k);
+    u64::from(served) + u64::from(rejected) + u64::from(failed_fast_at(strategy, k))
+}
+
 /// Where everything goes: the scales shared by all lanes.
 struct Layout {
     /// Ticks shown.
@@ -83,8 +105,7 @@ impl Layout {
     fn new(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> Layout {
         let shown = ticks_shown(scenario, result, window);
         let peak = (0..shown)
-            .flat_map(|k| result.strategies.iter().map(move |s| calls_at(s, k)))
-            .map(|(served, rejected)| u64::from(served) + u64::from(rejected))
+            .flat_map(|k| result.strategies.iter().map(move |s| all_calls_at(s, k)))
             .max()
             .unwrap_or(0);
         let capacity_milli = scenario.server.capacity_milli;
@@ -157,7 +178,12 @@ pub fn lane_chart(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
         description(scenario, result, layout.end),
     )
     .add(hatch(id))
-    .add(legend(id, layout.left, !down.is_empty()));
+    .add(legend(
+        id,
+        layout.left,
+        !down.is_empty(),
+        scenario.retry.breaker.is_some(),
+    ));
     for (i, strategy) in result.strategies.iter().enumerate() {
         doc = doc.add(lane(&layout, id, i, strategy, &times, &down));
     }
@@ -285,7 +311,47 @@ fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f64) -> Grou
         }
     }
     let group = Group::new().set("class", "bars").add(served).add(rejected);
-    if wide { group } else { group.add(outlines) }
+    let group = if wide { group } else { group.add(outlines) };
+    match failed_fast(layout, strategy, base, bar, wide) {
+        Some(fast) => group.add(fast),
+        None => group,
+    }
+}
+
+/// The calls that failed fast, on top of each bar; `None` for a lane without a breaker.
+fn failed_fast(
+    layout: &Layout,
+    strategy: &StrategyResult,
+    base: f64,
+    bar: f64,
+    wide: bool,
+) -> Option<Group> {
+    let lanes = strategy.typical.lanes.as_ref()?;
+    if lanes.failed_fast.is_empty() {
+        return None;
+    }
+    let per_tick = layout.per_tick();
+    let mut group = Group::new()
+        .set("class", "failed-fast")
+        .set("fill", FAST_TINT)
+        .set("stroke", FAST)
+        .set("stroke-width", if wide { "0.75" } else { "0.5" })
+        .set("stroke-dasharray", "1.5 1.5");
+    for k in 0..layout.shown {
+        let f = failed_fast_at(strategy, k);
+        if f == 0 {
+            continue;
+        }
+        let (s, r) = calls_at(strategy, k);
+        let bottom = base - f64::from(s + r) * layout.per_call();
+        let top = bottom - f64::from(f) * layout.per_call();
+        if bottom - top < 0.005 {
+            continue;
+        }
+        let x = layout.left + k as f64 * per_tick + (per_tick - bar) / 2.0;
+        group = group.add(rect(x, top, bar, bottom - top));
+    }
+    Some(group)
 }
 
 /// The outline of a run of neighbouring turned-away bars from tick `start`: along
@@ -358,10 +424,7 @@ fn capacity_label(layout: &Layout, result: &ScenarioResult, capacity: &str) -> L
     let last = (((x - layout.left) / per_tick).ceil() as usize).min(layout.shown);
     let reach = |s: &StrategyResult| {
         (first..last)
-            .map(|k| {
-                let (served, rejected) = calls_at(s, k);
-                f64::from(served + rejected) * layout.per_call()
-            })
+            .map(|k| all_calls_at(s, k) as f64 * layout.per_call())
             .fold(0.0, f64::max)
     };
     let clear = -bottom;
@@ -443,9 +506,10 @@ fn hatch(id: &str) -> Definitions {
     )
 }
 
-/// The legend row: a swatch for served, turned away and capacity, each as drawn, and
-/// for the server's outages when the chart shows one.
-fn legend(id: &str, left: f64, down: bool) -> Group {
+/// The legend row: a swatch for served, turned away and capacity, each as drawn, for
+/// the server's outages when the chart shows one, and for failed-fast calls when the
+/// scenario has a breaker.
+fn legend(id: &str, left: f64, down: bool, breaker: bool) -> Group {
     let y = 8.0;
     let mut group = Group::new().set("class", "legend");
     let mut x = left;
@@ -473,6 +537,14 @@ fn legend(id: &str, left: f64, down: bool) -> Group {
             .set("fill", DOWN);
         group = item(group, Box::new(swatch), "server down", &mut x);
     }
+    if breaker {
+        let swatch = rect(x, y, 12.0, 12.0)
+            .set("class", "failed-fast")
+            .set("fill", FAST_TINT)
+            .set("stroke", FAST)
+            .set("stroke-dasharray", "1.5 1.5");
+        group = item(group, Box::new(swatch), "failed fast", &mut x);
+    }
     group
 }
 
@@ -480,6 +552,9 @@ fn legend(id: &str, left: f64, down: bool) -> Group {
 fn lane_summary(strategy: &StrategyResult) -> String {
     let totals = &strategy.typical.totals;
     let mut text = format!("{} calls", thousands(totals.calls));
+    if totals.failed_fast > 0 {
+        text.push_str(&format!(", {} failed fast", thousands(totals.failed_fast)));
+    }
     if totals.still_retrying > 0 {
         text.push_str(&format!(
             ", {} still retrying",
@@ -499,6 +574,12 @@ fn description(scenario: &Scenario, result: &ScenarioResult, end: Micros) -> Str
         duration(end),
         capacity_text(scenario.server.capacity_milli)
     );
+    if scenario.retry.breaker.is_some() {
+        out.push_str(
+            " Calls that failed fast at the clients' circuit breaker, never reaching the \
+             server, are stacked on top.",
+        );
+    }
     for o in scenario.server.outages.iter().filter(|o| o.from < end) {
         out.push_str(&format!(
             " The server is down from {} to {}.",
@@ -514,6 +595,9 @@ fn description(scenario: &Scenario, result: &ScenarioResult, end: Micros) -> Str
             thousands(t.calls),
             thousands(t.served)
         ));
+        if t.failed_fast > 0 {
+            out.push_str(&format!(", {} failed fast", thousands(t.failed_fast)));
+        }
         if t.gave_up > 0 {
             out.push_str(&format!(", {} gave up", thousands(t.gave_up)));
         }

@@ -220,6 +220,25 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
     } else {
         format!("start over the first {}", duration(scenario.spread))
     };
+    let rates: Vec<String> = scenario
+        .arrivals
+        .iter()
+        .map(|a| format!("{} per second", capacity_text(a.rate_milli)))
+        .collect();
+    let (clients, start) = match (scenario.clients, rates.is_empty()) {
+        (_, true) => (clients, start),
+        (0, false) => (
+            format!("New requests at {}", rates.join(", then ")),
+            "call".to_string(),
+        ),
+        (_, false) => (
+            clients,
+            format!(
+                "{start}, and new requests at {} call,",
+                rates.join(", then ")
+            ),
+        ),
+    };
     let server = &scenario.server;
     let serves = match server.model {
         ServerModel::Capacity => format!(
@@ -262,8 +281,13 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
         String::new()
     };
     format!(
-        "{clients} clients {start} a server that {serves}{down}. \
-         Calls per tick over {shown}, one lane per strategy{typical}."
+        "{clients}{} {start} a server that {serves}{down}. \
+         Calls per tick over {shown}, one lane per strategy{typical}.",
+        if scenario.clients == 0 && !scenario.arrivals.is_empty() {
+            ""
+        } else {
+            " clients"
+        }
     )
 }
 

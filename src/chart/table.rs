@@ -3,7 +3,7 @@
 
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, Spread, StrategyResult};
-use crate::format::{seconds_number, thousands};
+use crate::format::{per_second_milli, seconds_number, thousands};
 
 use super::{decimals_for, duration, seconds_fixed};
 
@@ -82,6 +82,22 @@ fn done_cell(result: &StrategyResult, runs: u32) -> String {
     html
 }
 
+/// The recovery time as cell HTML, like [`done_cell`]; "never" when no run recovered.
+fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
+    let Some(rec) = &result.recovery else {
+        return "never".to_string();
+    };
+    let mut html = spread_cell(rec, secs);
+    if result.recovered_runs < runs {
+        html.push_str(&format!(
+            ", in {} of {} runs",
+            thousands(result.recovered_runs),
+            thousands(runs)
+        ));
+    }
+    html
+}
+
 /// The results of every strategy as an HTML `<table>` with a caption, whose id is
 /// `{id}-results-caption`.
 pub fn results_table(result: &ScenarioResult) -> String {
@@ -98,27 +114,53 @@ pub fn results_table(result: &ScenarioResult) -> String {
         "<table class=\"sim-results\">\n<caption id=\"{id}-results-caption\">{caption}</caption>\n<thead>\n<tr>"
     );
     out.push_str("<th scope=\"col\">strategy</th>");
-    for heading in [
+    let f = result.features;
+    let mut headings = vec![
         "calls",
         "calls per client",
         "served",
         "gave up",
         "still retrying",
         "done at",
-    ] {
+    ];
+    if f.budget {
+        headings.push("denied by the budget");
+    }
+    if f.breaker {
+        headings.push("failed fast");
+    }
+    if f.open {
+        headings.push("goodput per second");
+    }
+    if f.recovery {
+        headings.push("recovery");
+    }
+    for heading in headings {
         out.push_str(&format!("<th scope=\"col\" class=\"num\">{heading}</th>"));
     }
     out.push_str("</tr>\n</thead>\n<tbody>\n");
     let count = |n: u64| thousands(n);
     for s in &result.strategies {
-        let cells = [
+        let mut cells = vec![
             spread_cell(&s.calls, count),
-            spread_cell(&s.calls, |n| per_client(n, result.clients)),
+            spread_cell(&s.calls, |n| per_client(n, result.requests())),
             spread_cell(&s.served, count),
             spread_cell(&s.gave_up, count),
             spread_cell(&s.still_retrying, count),
             done_cell(s, result.runs),
         ];
+        if f.budget {
+            cells.push(spread_cell(&s.denied, count));
+        }
+        if f.breaker {
+            cells.push(spread_cell(&s.failed_fast, count));
+        }
+        if f.open {
+            cells.push(spread_cell(&s.goodput_milli, per_second_milli));
+        }
+        if f.recovery {
+            cells.push(recovery_cell(s, result.runs));
+        }
         out.push_str(&format!(
             "<tr><th scope=\"row\">{}</th>",
             escape(s.strategy.name())
@@ -147,10 +189,12 @@ pub fn tick_table(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
          strategy saw a call are left out</caption>\n<thead>\n",
         duration(shown as u64 * tick)
     );
+    let fast = result.features.breaker;
     out.push_str("<tr><th scope=\"col\" rowspan=\"2\" class=\"num\">time (s)</th>");
     for s in &result.strategies {
         out.push_str(&format!(
-            "<th scope=\"colgroup\" colspan=\"2\">{}</th>",
+            "<th scope=\"colgroup\" colspan=\"{}\">{}</th>",
+            if fast { 3 } else { 2 },
             escape(s.strategy.name())
         ));
     }
@@ -158,11 +202,14 @@ pub fn tick_table(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
     for _ in &result.strategies {
         out.push_str("<th scope=\"col\" class=\"num\">served</th>");
         out.push_str("<th scope=\"col\" class=\"num\">turned away</th>");
+        if fast {
+            out.push_str("<th scope=\"col\" class=\"num\">failed fast</th>");
+        }
     }
     out.push_str("</tr>\n</thead>\n<tbody>\n");
     let at = |lane: Option<&Vec<u32>>, k: usize| lane.and_then(|l| l.get(k)).copied().unwrap_or(0);
     for k in 0..shown {
-        let row: Vec<(u32, u32)> = result
+        let row: Vec<(u32, u32, u32)> = result
             .strategies
             .iter()
             .map(|s| {
@@ -170,25 +217,29 @@ pub fn tick_table(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
                 (
                     at(lanes.map(|l| &l.served), k),
                     at(lanes.map(|l| &l.rejected), k),
+                    at(lanes.map(|l| &l.failed_fast), k),
                 )
             })
             .collect();
-        if row
-            .iter()
-            .all(|&(served, rejected)| served == 0 && rejected == 0)
-        {
+        if row.iter().all(|&(s, r, f)| s == 0 && r == 0 && f == 0) {
             continue;
         }
         out.push_str(&format!(
             "<tr><th scope=\"row\" class=\"num\">{}</th>",
             seconds_fixed(k as u64 * tick, decimals)
         ));
-        for (served, rejected) in row {
+        for (served, rejected, failed_fast) in row {
             out.push_str(&format!(
                 "<td class=\"num\">{}</td><td class=\"num\">{}</td>",
                 thousands(served),
                 thousands(rejected)
             ));
+            if fast {
+                out.push_str(&format!(
+                    "<td class=\"num\">{}</td>",
+                    thousands(failed_fast)
+                ));
+            }
         }
         out.push_str("</tr>\n");
     }

@@ -341,3 +341,25 @@ fn new_figures_are_deterministic() {
     let (_, again) = crowd();
     assert_eq!(thumbnail(&scenario, &result), thumbnail(&scenario, &again));
 }
+
+#[test]
+fn failed_fast_calls_are_a_third_kind_only_with_a_breaker() {
+    let (scenario, result) = crowd();
+    let svg = lane_chart(&scenario, &result, 3 * SECOND);
+    assert!(!svg.contains("failed-fast") && !svg.contains("failed fast"));
+
+    let yaml = "id: fast\nclients: 0\narrivals: {rate: 100}\nhorizon: 20s\n\
+                server: {outages: [{from: 1s, to: 4s}]}\n\
+                retry: {max_attempts: 3, breaker: {}}\nstrategies: [fixed]\n";
+    let scenario = crate::engine::parse_scenario(yaml, None).unwrap();
+    let result = run_scenario(&scenario);
+    let svg = lane_chart(&scenario, &result, 10 * SECOND);
+    assert!(svg.contains(">failed fast</text>"), "a legend entry");
+    assert!(svg.contains("<g class=\"failed-fast\""), "a group of bars");
+    assert!(svg.contains("failed fast at the clients' circuit breaker"));
+    // The same input gives the same bytes.
+    assert_eq!(svg, lane_chart(&scenario, &result, 10 * SECOND));
+    let html = figure(&scenario, &result, &FigureOptions::default());
+    assert!(html.contains("<th scope=\"col\" class=\"num\">failed fast</th>"));
+    assert!(html.contains("New requests at 100 per second call a server"));
+}

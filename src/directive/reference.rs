@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use crate::engine::units::{Micros, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
-use crate::format::{seconds, seconds_number, thousands};
+use crate::format::{per_second_milli, seconds, seconds_number, thousands};
 use crate::suggest::closest;
 
 /// The totals a strategy can be quoted by, with what they mean.
@@ -23,6 +23,23 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("done_at", "when the last client finished, or \"never\""),
     ("calls_per_client", "calls per client (amplification)"),
     ("finished_runs", "runs in which every client finished"),
+    (
+        "failed_fast",
+        "calls that failed fast at the circuit breaker, never reaching the server",
+    ),
+    (
+        "denied",
+        "clients that gave up because the retry budget refused a retry",
+    ),
+    (
+        "goodput",
+        "served calls per second from the end of the trigger to the horizon (with arrivals)",
+    ),
+    (
+        "recovery",
+        "how long after the trigger goodput was back at the offered load, or \"never\"",
+    ),
+    ("recovered_runs", "runs in which goodput recovered"),
 ];
 
 /// The settings of a scenario that prose can quote.
@@ -37,6 +54,11 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("cap", "the longest wait"),
     ("multiplier", "the growth of the ceiling"),
     ("max_attempts", "calls per client at most"),
+    ("arrivals", "open-loop requests per run"),
+    (
+        "offered",
+        "open-loop requests per second from the end of the trigger to the horizon",
+    ),
 ];
 
 /// The formats a reference can ask for after `|`.
@@ -48,9 +70,13 @@ pub const FORMATS: &[(&str, &str)] = &[
     ("raw", "digits only"),
     (
         "percent",
-        "a share of the clients (or of the runs, for finished_runs)",
+        "a share of the clients and arrivals (or of the runs, for finished_runs and \
+         recovered_runs)",
     ),
-    ("seconds", "seconds with one decimal and the unit: 42.7 s"),
+    (
+        "seconds",
+        "seconds with one decimal and the unit: 42.7 s (done_at, recovery)",
+    ),
 ];
 
 /// Which value over the runs.
@@ -274,10 +300,17 @@ pub fn check(
                 (Target::Total { field, .. }, "percent") => {
                     matches!(
                         *field,
-                        "served" | "gave_up" | "still_retrying" | "finished_runs"
+                        "served"
+                            | "gave_up"
+                            | "still_retrying"
+                            | "finished_runs"
+                            | "denied"
+                            | "recovered_runs"
                     )
                 }
-                (Target::Total { field, .. }, "seconds") => *field == "done_at",
+                (Target::Total { field, .. }, "seconds") => {
+                    matches!(*field, "done_at" | "recovery")
+                }
                 (Target::Setting(_), "percent" | "seconds") => false,
                 _ => true,
             };
@@ -285,8 +318,8 @@ pub fn check(
                 return Err(fail(
                     format!("the format `{name}` does not fit `{}`", raw.path.join(".")),
                     Some(
-                        "`percent` fits served, gave_up, still_retrying and finished_runs; \
-                         `seconds` fits done_at"
+                        "`percent` fits served, gave_up, still_retrying and finished_runs \
+                         (and denied, recovered_runs); `seconds` fits done_at (and recovery)"
                             .to_string(),
                     ),
                 ));
@@ -344,8 +377,23 @@ fn total(
     stat: usize,
     format: Option<&str>,
 ) -> String {
-    let clients = result.clients;
+    let clients = result.requests();
     match field {
+        "recovery" => match &lane.recovery {
+            None => "never".to_string(),
+            Some(r) => {
+                let us: Micros = pick(r, stat);
+                match format {
+                    Some("number" | "raw") => seconds_number(us),
+                    _ => seconds(us),
+                }
+            }
+        },
+        "goodput" => per_second_milli(pick(&lane.goodput_milli, stat)),
+        "recovered_runs" => match format {
+            Some("percent") => percent(u64::from(lane.recovered_runs), u64::from(result.runs)),
+            f => count(u64::from(lane.recovered_runs), f),
+        },
         "done_at" => match &lane.done_at {
             None => "never".to_string(),
             Some(d) => {
@@ -369,6 +417,8 @@ fn total(
                 "calls" => &lane.calls,
                 "served" => &lane.served,
                 "gave_up" => &lane.gave_up,
+                "failed_fast" => &lane.failed_fast,
+                "denied" => &lane.denied,
                 _ => &lane.still_retrying,
             };
             let n = pick(spread, stat);
@@ -406,6 +456,8 @@ fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String {
         "base" => prose_duration(s.retry.base),
         "cap" => prose_duration(s.retry.cap),
         "multiplier" => format!("{}", s.retry.multiplier),
+        "arrivals" => count(s.arrivals_total(), format),
+        "offered" => per_second_milli(crate::engine::extended::offered_milli(s)),
         _ => match s.retry.max_attempts {
             Some(m) => count(u64::from(m), format),
             None => "no limit".to_string(),
@@ -470,11 +522,39 @@ mod tests {
         assert_eq!(
             quote("{{ crowd.fixed.calls | percent }}").unwrap_err(),
             "the format `percent` does not fit `crowd.fixed.calls` (`percent` fits served, \
-             gave_up, still_retrying and finished_runs; `seconds` fits done_at)"
+             gave_up, still_retrying and finished_runs (and denied, recovered_runs); `seconds` \
+             fits done_at (and recovery))"
         );
         assert_eq!(
             quote("{{ crowd }}").unwrap_err(),
             "`{{ crowd }}` is not a reference"
+        );
+    }
+
+    #[test]
+    fn quotes_the_totals_beyond_backoff() {
+        let yaml = "id: m\nclients: 0\narrivals: {rate: 80}\n\
+                    server: {outages: [{from: 10s, to: 12s}]}\n\
+                    retry: {max_attempts: 10, budget: grpc}\nstrategies: [fixed]\n";
+        let s = crate::engine::parse_scenario(yaml, None).unwrap();
+        let result = run_scenario(&s);
+        let scenarios = BTreeMap::from([("m".to_string(), s)]);
+        let quote = |text: &str| {
+            let raw = find(text, &[]).remove(0).unwrap();
+            let r = check(&raw, &scenarios).map_err(|e| e.message)?;
+            Ok::<_, String>(render(&r, &scenarios["m"], &result))
+        };
+        assert_eq!(quote("{{ m.fixed.denied }}").unwrap(), "160");
+        assert_eq!(quote("{{ m.fixed.denied | percent }}").unwrap(), "2%");
+        assert_eq!(quote("{{ m.fixed.goodput }}").unwrap(), "80.0");
+        assert_eq!(quote("{{ m.fixed.recovery }}").unwrap(), "0.0 s");
+        assert_eq!(quote("{{ m.fixed.recovered_runs }}").unwrap(), "1");
+        assert_eq!(quote("{{ m.fixed.failed_fast }}").unwrap(), "0");
+        assert_eq!(quote("{{ m.arrivals }}").unwrap(), "9,600");
+        assert_eq!(quote("{{ m.offered }}").unwrap(), "80.0");
+        assert_eq!(
+            quote("{{ m.fixed.goodput | seconds }}").unwrap_err(),
+            "the format `seconds` does not fit `m.fixed.goodput`"
         );
     }
 

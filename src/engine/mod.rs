@@ -5,9 +5,13 @@
 //! - [`run`]: the order of random draws, and how a call is carried;
 //! - [`server`]: when a tick counts as down;
 //! - [`stats`]: percentiles and the typical run;
-//! - [`scenario`]: the size limits.
+//! - [`scenario`]: the size limits;
+//! - [`extended`]: open-loop arrivals, Retry-After, layers, goodput and recovery time;
+//! - [`protect`]: the retry budgets and the circuit breaker.
 
+pub mod extended;
 pub mod policy;
+pub mod protect;
 pub mod read;
 pub mod run;
 pub mod scenario;
@@ -21,8 +25,8 @@ pub use policy::{RetryPolicy, Strategy};
 pub use read::{ScenarioError, parse_scenario, scenario_from_node};
 pub use run::{Lanes, Run, Totals, simulate};
 pub use scenario::{Scenario, ServerModel};
-pub use stats::{ScenarioResult, Spread, StrategyResult, run_scenario};
+pub use stats::{Features, ScenarioResult, Spread, StrategyResult, run_scenario};
 
 /// The engine's version: part of every cache key, so that a change to the model reruns
 /// every scenario. Bump it whenever a result could change.
-pub const ENGINE_VERSION: &str = "1";
+pub const ENGINE_VERSION: &str = "2";

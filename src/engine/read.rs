@@ -13,6 +13,8 @@ use crate::format::thousands;
 use crate::suggest::closest;
 use crate::yaml::{self, Node, Pos, Value};
 
+mod beyond;
+
 /// One mistake in a scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
@@ -166,17 +168,29 @@ impl Reader {
                 }
             },
         };
+        let horizon = self.duration_or(&top, "horizon", defaults.horizon);
+        let arrivals = match top.get("arrivals") {
+            Some(node) => self.arrivals(node, horizon.unwrap_or(defaults.horizon)),
+            None => Some(Vec::new()),
+        };
+        // With open-loop load the closed crowd may be empty or left out.
+        let open = top.get("arrivals").is_some();
         let clients = match top.get("clients") {
-            Some(node) => self.whole(node, "clients", 1, MAX_CLIENTS),
+            Some(node) => self.whole(node, "clients", u64::from(!open), MAX_CLIENTS),
+            None if open => Some(0),
             None => {
                 self.missing(root, "clients", "how many clients call at once");
                 None
             }
         };
-        let horizon = self.duration_or(&top, "horizon", defaults.horizon);
         let spread = self.duration_or(&top, "spread", 0);
         let server = self.server(top.get("server"), &defaults.server);
         let retry = self.retry(top.get("retry"), &defaults.retry);
+        let layers = match (top.get("layers"), &retry) {
+            (Some(node), Some(retry)) => self.layers(node, retry),
+            (Some(_), None) => None,
+            (None, _) => Some(Vec::new()),
+        };
         let strategies = match top.get("strategies") {
             Some(node) => self.strategies(node),
             None => Some(Strategy::ALL.to_vec()),
@@ -188,6 +202,8 @@ impl Reader {
             id: id?,
             clients: clients?,
             spread: spread?,
+            arrivals: arrivals?,
+            layers: layers?,
             horizon: horizon?,
             server: server?,
             retry: retry?,
@@ -429,12 +445,17 @@ impl Reader {
             Some(node) => self.outages(node),
             None => Some(Vec::new()),
         };
+        let retry_after = match fields.get("retry_after") {
+            Some(node) => self.retry_after(node).map(Some),
+            None => Some(None),
+        };
         Some(Server {
             model: model?,
             capacity_milli: capacity.filter(|c| *c > 0)?,
             tick: tick.filter(|t| *t > 0)?,
             rejection_cost_milli: cost?,
             outages: outages?,
+            retry_after: retry_after?,
         })
     }
 
@@ -518,8 +539,20 @@ impl Reader {
         let base = self.duration_or(&fields, "base", defaults.base);
         let cap = self.duration_or(&fields, "cap", defaults.cap);
         let multiplier = match fields.get("multiplier") {
-            Some(node) => self.multiplier(node),
+            Some(node) => self.multiplier(node, "retry.multiplier"),
             None => Some(defaults.multiplier),
+        };
+        let honor_retry_after = match fields.get("honor_retry_after") {
+            Some(node) => self.boolean(node, "retry.honor_retry_after"),
+            None => Some(defaults.honor_retry_after),
+        };
+        let budget = match fields.get("budget") {
+            Some(node) => self.budget(node).map(Some),
+            None => Some(None),
+        };
+        let breaker = match fields.get("breaker") {
+            Some(node) => self.breaker(node).map(Some),
+            None => Some(None),
         };
         let max_attempts = match fields.get("max_attempts") {
             Some(node) => self
@@ -570,18 +603,21 @@ impl Reader {
             multiplier: multiplier?,
             max_attempts: max_attempts?,
             deadline: deadline?,
+            honor_retry_after: honor_retry_after?,
+            budget: budget?,
+            breaker: breaker?,
         })
     }
 
-    fn multiplier(&mut self, node: &Node) -> Option<f64> {
-        let text = self.text(node, "retry.multiplier")?;
+    fn multiplier(&mut self, node: &Node, key: &str) -> Option<f64> {
+        let text = self.text(node, key)?;
         let value = text.parse::<f64>().ok().filter(|v| v.is_finite());
         match value {
             Some(v) if (1.0..=100.0).contains(&v) => Some(v),
             Some(_) => {
                 self.error(
                     node,
-                    format!("`retry.multiplier` must be from 1 to 100, found {text}"),
+                    format!("`{key}` must be from 1 to 100, found {text}"),
                     None,
                 );
                 None
@@ -589,10 +625,7 @@ impl Reader {
             None => {
                 self.error(
                     node,
-                    format!(
-                        "`retry.multiplier` must be a number, found {}",
-                        node.describe()
-                    ),
+                    format!("`{key}` must be a number, found {}", node.describe()),
                     None,
                 );
                 None
@@ -728,6 +761,7 @@ impl Reader {
                 None,
             );
         }
+        self.relations_beyond(s, top);
         let work = s.worst_case_calls();
         if work > MAX_WORK {
             self.error(

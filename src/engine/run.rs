@@ -18,6 +18,10 @@
 //!
 //! A client that gives up finishes in the tick of its last rejection; `done_at` is the
 //! start of the last tick in which a client was served or gave up.
+//!
+//! A scenario with open-loop arrivals, Retry-After, a budget, a breaker or layers runs in
+//! [`super::extended`], which keeps this order and adds no draws of its own; a scenario
+//! without them runs here, in the tight loop that the benchmark measures.
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
@@ -41,6 +45,19 @@ pub struct Totals {
     pub still_retrying: u64,
     /// The start of the tick in which the last client finished, when all finished.
     pub done_at: Option<Micros>,
+    /// Open-loop requests made (each a client, besides the closed crowd).
+    pub arrivals: u64,
+    /// Calls that failed fast at an open (or full half-open) breaker.
+    pub failed_fast: u64,
+    /// Clients that gave up because the retry budget refused a retry (counted in
+    /// `gave_up` too).
+    pub denied: u64,
+    /// Served calls per second, in thousandths, from the end of the trigger (or from 0)
+    /// to the horizon; with open-loop load only.
+    pub goodput_milli: u64,
+    /// How long after the trigger goodput was back at the offered load for good; `None`
+    /// when it never was, or when the scenario has no trigger (see [`super::extended`]).
+    pub recovery: Option<Micros>,
 }
 
 /// Per tick: calls served and calls turned away.
@@ -50,6 +67,9 @@ pub struct Lanes {
     pub served: Vec<u32>,
     /// Rejected calls per tick.
     pub rejected: Vec<u32>,
+    /// Calls that failed fast per tick; empty unless the scenario has a breaker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_fast: Vec<u32>,
 }
 
 /// The outcome of one run.
@@ -79,6 +99,9 @@ struct Call {
 /// Runs one strategy of a scenario with one seed. `with_lanes` records the per-tick
 /// lanes; without it the run takes no memory per tick beyond its buckets.
 pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: bool) -> Run {
+    if scenario.is_extended() {
+        return super::extended::simulate(scenario, strategy, seed, with_lanes);
+    }
     let mut rng = Pcg64::seed_from_u64(seed);
     let tick = scenario.server.tick;
     let ticks = scenario.ticks() as usize;
@@ -114,6 +137,7 @@ pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: 
     let mut lanes = with_lanes.then(|| Lanes {
         served: vec![0; ticks],
         rejected: vec![0; ticks],
+        failed_fast: Vec::new(),
     });
     let mut server = ServerState::new(&scenario.server);
     let mut totals = Totals {
@@ -122,6 +146,11 @@ pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: 
         gave_up: 0,
         still_retrying: 0,
         done_at: None,
+        arrivals: 0,
+        failed_fast: 0,
+        denied: 0,
+        goodput_milli: 0,
+        recovery: None,
     };
     let mut last_finish: Option<usize> = None;
 
@@ -179,7 +208,7 @@ pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: 
 
 /// Moves a uniformly random choice of `served` calls to the front (a partial
 /// Fisher–Yates shuffle over the smaller of the two groups).
-fn choose_served(calls: &mut [Call], served: usize, rng: &mut Pcg64) {
+pub(super) fn choose_served<T>(calls: &mut [T], served: usize, rng: &mut Pcg64) {
     let n = calls.len();
     let rejected = n - served;
     if served == 0 || rejected == 0 {

@@ -15,6 +15,8 @@ pub const MAX_TIME: Micros = 3_600 * SECOND;
 pub const MAX_WORK: u128 = 10_000_000_000;
 /// The largest capacity, in calls per tick.
 pub const MAX_CAPACITY: u64 = 1_000_000_000;
+/// The most layers of retries in a chain.
+pub const MAX_LAYERS: usize = 4;
 
 /// How the server decides which calls of a tick it serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,6 +62,218 @@ pub struct Server {
     pub rejection_cost_milli: u64,
     /// Windows in which it is down.
     pub outages: Vec<Outage>,
+    /// The Retry-After hint it attaches to rejections, if any.
+    pub retry_after: Option<RetryAfter>,
+}
+
+/// Which rejections carry the Retry-After hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HintWhen {
+    /// Every rejection.
+    Always,
+    /// Rejections of a server that is up but over its capacity.
+    Overloaded,
+    /// Rejections during an outage.
+    Down,
+}
+
+impl HintWhen {
+    /// Every choice, in documentation order.
+    pub const ALL: [HintWhen; 3] = [HintWhen::Always, HintWhen::Overloaded, HintWhen::Down];
+
+    /// The name used in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            HintWhen::Always => "always",
+            HintWhen::Overloaded => "overloaded",
+            HintWhen::Down => "down",
+        }
+    }
+}
+
+/// The server's Retry-After hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RetryAfter {
+    /// The least wait it asks for.
+    pub hint: Micros,
+    /// Which rejections carry it.
+    pub when: HintWhen,
+}
+
+impl RetryAfter {
+    /// Whether a rejection in a tick that is `down` (or not) carries the hint.
+    pub fn applies(&self, down: bool) -> bool {
+        match self.when {
+            HintWhen::Always => true,
+            HintWhen::Overloaded => !down,
+            HintWhen::Down => down,
+        }
+    }
+}
+
+/// Open-loop load: requests at a steady rate over `[from, to)`, each a new client.
+///
+/// Request `i` (from 0) starts at `from + floor(i * 1e6 / rate)` µs, exactly: with the
+/// rate in thousandths per second, at `from + floor(i * 1e9 / rate_milli)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arrivals {
+    /// Requests per second, in thousandths.
+    pub rate_milli: u64,
+    /// The first request.
+    pub from: Micros,
+    /// No request at or after this.
+    pub to: Micros,
+}
+
+impl Arrivals {
+    /// The index of the first request at or after `t` (`t >= from`):
+    /// `ceil((t - from) * rate / 1e6)`.
+    fn first_at(&self, t: Micros) -> u64 {
+        let elapsed = u128::from(t - self.from) * u128::from(self.rate_milli);
+        elapsed.div_ceil(1_000_000_000) as u64
+    }
+
+    /// The indices of the requests that start in `[a, b)`.
+    pub fn indices_in(&self, a: Micros, b: Micros) -> std::ops::Range<u64> {
+        let (lo, hi) = (a.max(self.from), b.min(self.to));
+        if hi <= lo {
+            return 0..0;
+        }
+        self.first_at(lo)..self.first_at(hi)
+    }
+
+    /// When request `i` starts.
+    pub fn time_of(&self, i: u64) -> Micros {
+        self.from + (u128::from(i) * 1_000_000_000 / u128::from(self.rate_milli)) as u64
+    }
+
+    /// How many requests the window makes.
+    pub fn total(&self) -> u64 {
+        self.indices_in(self.from, self.to).end
+    }
+}
+
+/// A retry budget shared by all clients of a run, by the implementation it follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Budget {
+    /// gRPC retry throttling: a failure takes a token, a success gives `token_ratio`;
+    /// no retry while the tokens are at or below half of `max_tokens`.
+    Grpc {
+        /// The bucket's size, in tokens.
+        max_tokens: u64,
+        /// Tokens a success gives back, in thousandths.
+        token_ratio_milli: u64,
+    },
+    /// Finagle's RetryBudget: retries stay within a share of the requests of the last
+    /// `ttl`, plus a floor of retries per second.
+    Finagle {
+        /// The window over which requests and retries are counted.
+        ttl: Micros,
+        /// Retries always allowed per second of the window.
+        min_retries_per_sec: u64,
+        /// Retries allowed per request, in thousandths.
+        percent_can_retry_milli: u64,
+    },
+    /// The AWS SDKs' standard retry quota: a retry costs tokens, a success refunds.
+    Aws {
+        /// The quota's size (and start).
+        quota: u64,
+        /// Tokens a retry costs.
+        retry_cost: u64,
+        /// Tokens a success of a first call gives back.
+        no_retry_increment: u64,
+    },
+}
+
+impl Budget {
+    /// The names used in scenarios, in documentation order.
+    pub const NAMES: [&'static str; 3] = ["grpc", "finagle", "aws"];
+
+    /// The budget of a name with its published defaults.
+    pub fn named(name: &str) -> Option<Budget> {
+        match name {
+            "grpc" => Some(Budget::Grpc {
+                max_tokens: 10,
+                token_ratio_milli: 100,
+            }),
+            "finagle" => Some(Budget::Finagle {
+                ttl: 10 * SECOND,
+                min_retries_per_sec: 10,
+                percent_can_retry_milli: 200,
+            }),
+            "aws" => Some(Budget::Aws {
+                quota: 500,
+                retry_cost: 5,
+                no_retry_increment: 1,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The name used in scenarios.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Budget::Grpc { .. } => "grpc",
+            Budget::Finagle { .. } => "finagle",
+            Budget::Aws { .. } => "aws",
+        }
+    }
+
+    /// The settings each budget takes, by name.
+    pub fn settings(name: &str) -> &'static [&'static str] {
+        match name {
+            "grpc" => &["max_tokens", "token_ratio"],
+            "finagle" => &["ttl", "min_retries_per_sec", "percent_can_retry"],
+            _ => &["quota", "retry_cost", "no_retry_increment"],
+        }
+    }
+}
+
+/// A circuit breaker shared by all clients of a run, in the sense of resilience4j.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Breaker {
+    /// The failure rate, in percent, at or above which it opens.
+    pub failure_rate: u64,
+    /// The count-based sliding window, in calls.
+    pub window: u64,
+    /// Calls the window must hold before the rate counts.
+    pub minimum_calls: u64,
+    /// How long it stays open.
+    pub open_for: Micros,
+    /// Trial calls it lets through when half-open.
+    pub half_open_calls: u64,
+    /// Whether a call that failed fast is retried per policy (the retry loop wraps the
+    /// breaker) or ends its request (the client gives up at once).
+    pub retry_when_open: bool,
+}
+
+impl Default for Breaker {
+    fn default() -> Breaker {
+        Breaker {
+            failure_rate: 50,
+            window: 100,
+            minimum_calls: 20,
+            open_for: 5 * SECOND,
+            half_open_calls: 10,
+            retry_when_open: true,
+        }
+    }
+}
+
+/// One layer of a chain of retries: each of its attempts is a whole retry sequence of
+/// the layer below; the bottom layer's calls reach the server.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layer {
+    /// Attempts at this layer, counting the first.
+    pub attempts: u32,
+    /// Its strategy; `None` takes the lane's.
+    pub strategy: Option<Strategy>,
+    /// Its first wait.
+    pub base: Micros,
+    /// Its longest wait.
+    pub cap: Micros,
+    /// Growth of its ceiling per failure.
+    pub multiplier: f64,
 }
 
 /// The retry parameters that every strategy shares.
@@ -75,6 +289,12 @@ pub struct Retry {
     pub max_attempts: Option<u32>,
     /// Time from the first call after which nothing is sent.
     pub deadline: Option<Micros>,
+    /// Whether clients wait at least the server's Retry-After hint.
+    pub honor_retry_after: bool,
+    /// The shared retry budget, if any.
+    pub budget: Option<Budget>,
+    /// The shared circuit breaker, if any.
+    pub breaker: Option<Breaker>,
 }
 
 /// One simulation setup, validated.
@@ -88,6 +308,10 @@ pub struct Scenario {
     pub spread: Micros,
     /// When the run stops.
     pub horizon: Micros,
+    /// Open-loop load: windows of steady arrivals, each request a new client.
+    pub arrivals: Vec<Arrivals>,
+    /// A chain of retry layers, top first; empty for a single layer.
+    pub layers: Vec<Layer>,
     /// The server.
     pub server: Server,
     /// Shared retry parameters.
@@ -107,6 +331,8 @@ impl Scenario {
             id: id.to_string(),
             clients,
             spread: 0,
+            arrivals: Vec::new(),
+            layers: Vec::new(),
             horizon: 120 * SECOND,
             server: Server {
                 model: ServerModel::Capacity,
@@ -114,6 +340,7 @@ impl Scenario {
                 tick: 100_000,
                 rejection_cost_milli: 100,
                 outages: Vec::new(),
+                retry_after: None,
             },
             retry: Retry {
                 base: 100_000,
@@ -121,6 +348,9 @@ impl Scenario {
                 multiplier: 2.0,
                 max_attempts: None,
                 deadline: None,
+                honor_retry_after: true,
+                budget: None,
+                breaker: None,
             },
             strategies: Strategy::ALL.to_vec(),
             runs: 1,
@@ -139,13 +369,46 @@ impl Scenario {
         self.spread > 0 || self.strategies.iter().any(|s| s.is_jittered())
     }
 
+    /// Open-loop requests per run, over all windows of arrivals.
+    pub fn arrivals_total(&self) -> u64 {
+        self.arrivals.iter().map(Arrivals::total).sum()
+    }
+
+    /// Whether the run needs more than the closed crowd and a single retry policy: any
+    /// of arrivals, Retry-After, a budget, a breaker or layers.
+    pub fn is_extended(&self) -> bool {
+        !self.arrivals.is_empty()
+            || !self.layers.is_empty()
+            || self.server.retry_after.is_some()
+            || self.retry.budget.is_some()
+            || self.retry.breaker.is_some()
+    }
+
+    /// The end of the trigger, for the recovery time: the end of the last outage, when
+    /// the scenario has open-loop load and an outage.
+    pub fn trigger_end(&self) -> Option<Micros> {
+        if self.arrivals.is_empty() {
+            return None;
+        }
+        self.server.outages.iter().map(|o| o.to).max()
+    }
+
     /// The most calls this scenario could need, for the work limit.
     pub fn worst_case_calls(&self) -> u128 {
-        let per_client = match self.retry.max_attempts {
-            Some(m) => u64::from(m).min(self.ticks()),
+        let limit = if self.layers.is_empty() {
+            self.retry.max_attempts.map(u64::from)
+        } else {
+            Some(
+                self.layers
+                    .iter()
+                    .fold(1u64, |p, l| p.saturating_mul(u64::from(l.attempts))),
+            )
+        };
+        let per_client = match limit {
+            Some(m) => m.min(self.ticks()),
             None => self.ticks(),
         };
-        u128::from(self.clients)
+        (u128::from(self.clients) + u128::from(self.arrivals_total()))
             * u128::from(per_client)
             * u128::from(self.runs)
             * self.strategies.len() as u128

@@ -14,6 +14,16 @@ pub enum Section {
     Outage,
     /// Under `retry:`.
     Retry,
+    /// Each window of `arrivals` (or its one map).
+    Arrivals,
+    /// Under `server.retry_after:`.
+    RetryAfter,
+    /// Under `retry.budget:`.
+    Budget,
+    /// Under `retry.breaker:`.
+    Breaker,
+    /// Each entry of `layers`.
+    Layer,
     /// Under `figure:`: how an article draws the scenario. The engine ignores it.
     Figure,
 }
@@ -26,6 +36,11 @@ impl Section {
             Section::Server => "server.",
             Section::Outage => "server.outages[].",
             Section::Retry => "retry.",
+            Section::Arrivals => "arrivals.",
+            Section::RetryAfter => "server.retry_after.",
+            Section::Budget => "retry.budget.",
+            Section::Breaker => "retry.breaker.",
+            Section::Layer => "layers[].",
             Section::Figure => "figure.",
         }
     }
@@ -58,9 +73,27 @@ pub const KEYS: &[Key] = &[
     Key {
         section: Section::Top,
         name: "clients",
-        kind: "whole number, 1 to 10,000,000",
-        default: "required",
+        kind: "whole number, 1 to 10,000,000 (0 to 10,000,000 with `arrivals`)",
+        default: "required, unless the scenario has `arrivals` (then 0)",
         meaning: "How many clients make their first call together (the closed crowd).",
+    },
+    Key {
+        section: Section::Top,
+        name: "arrivals",
+        kind: "`{rate, from, to}`, or a list of them",
+        default: "none",
+        meaning: "Open-loop load: new requests at a steady rate, each a new client with its \
+                  own retry state, alongside or instead of the crowd. Request i of a window \
+                  starts at from + floor(i × 1,000,000 / rate) µs, evenly spaced.",
+    },
+    Key {
+        section: Section::Top,
+        name: "layers",
+        kind: "list of `{attempts, strategy, base, cap, multiplier}`, top first, at most 4",
+        default: "none (one layer: the lane's strategy and `retry`)",
+        meaning: "A chain of retries: each attempt of a layer is a whole retry sequence of \
+                  the layer below; the bottom layer's calls reach the server. Replaces \
+                  `retry.max_attempts`.",
     },
     Key {
         section: Section::Top,
@@ -166,6 +199,13 @@ pub const KEYS: &[Key] = &[
         meaning: "Windows in which the server is down: every call is rejected at no cost.",
     },
     Key {
+        section: Section::Server,
+        name: "retry_after",
+        kind: "`{hint, when}`",
+        default: "none",
+        meaning: "A Retry-After hint the server attaches to its rejections.",
+    },
+    Key {
         section: Section::Outage,
         name: "from",
         kind: "duration",
@@ -178,6 +218,43 @@ pub const KEYS: &[Key] = &[
         kind: "duration, after `from`",
         default: "required",
         meaning: "When the server is back; a tick is down when its start lies in [from, to).",
+    },
+    Key {
+        section: Section::RetryAfter,
+        name: "hint",
+        kind: "duration, more than 0",
+        default: "required",
+        meaning: "The least wait the server asks for; a client that honours it waits the \
+                  longer of its policy's wait and the hint.",
+    },
+    Key {
+        section: Section::RetryAfter,
+        name: "when",
+        kind: "`always`, `overloaded` or `down`",
+        default: "always",
+        meaning: "Which rejections carry the hint: all, those of a server that is up but \
+                  full, or those of an outage.",
+    },
+    Key {
+        section: Section::Arrivals,
+        name: "rate",
+        kind: "number, more than 0, at most three decimals",
+        default: "required",
+        meaning: "New requests per second.",
+    },
+    Key {
+        section: Section::Arrivals,
+        name: "from",
+        kind: "duration",
+        default: "0s",
+        meaning: "When the first request starts.",
+    },
+    Key {
+        section: Section::Arrivals,
+        name: "to",
+        kind: "duration, after `from`, at most the horizon",
+        default: "the horizon",
+        meaning: "No request starts at or after it.",
     },
     Key {
         section: Section::Retry,
@@ -215,6 +292,175 @@ pub const KEYS: &[Key] = &[
         default: "none",
         meaning: "Time from a client's first call after which it sends nothing: it gives up \
                   instead of scheduling a retry that would be sent later.",
+    },
+    Key {
+        section: Section::Retry,
+        name: "honor_retry_after",
+        kind: "`true` or `false`",
+        default: "true",
+        meaning: "Whether clients wait at least the server's Retry-After hint.",
+    },
+    Key {
+        section: Section::Retry,
+        name: "budget",
+        kind: "`grpc`, `finagle` or `aws`, or a map with `kind` and settings",
+        default: "none",
+        meaning: "A retry budget shared by all clients: a retry it refuses is not sent, \
+                  and the client gives up (counted as `denied`).",
+    },
+    Key {
+        section: Section::Retry,
+        name: "breaker",
+        kind: "map (`{}` for the defaults)",
+        default: "none",
+        meaning: "A circuit breaker shared by all clients, as resilience4j's: while open, \
+                  calls fail fast at the client, never reach the server, and count as \
+                  failures for the retry policy.",
+    },
+    Key {
+        section: Section::Budget,
+        name: "kind",
+        kind: "`grpc`, `finagle` or `aws`",
+        default: "required in a map",
+        meaning: "Which published budget to follow.",
+    },
+    Key {
+        section: Section::Budget,
+        name: "max_tokens",
+        kind: "whole number, 1 to 1,000",
+        default: "10",
+        meaning: "grpc: the bucket's size; it starts full, a failed call takes 1, and no \
+                  retry is sent while it holds half or less.",
+    },
+    Key {
+        section: Section::Budget,
+        name: "token_ratio",
+        kind: "number, more than 0, at most three decimals",
+        default: "0.1",
+        meaning: "grpc: tokens a served call gives back.",
+    },
+    Key {
+        section: Section::Budget,
+        name: "ttl",
+        kind: "duration, 1s to 1m",
+        default: "10s",
+        meaning: "finagle: the window over which requests and retries are counted.",
+    },
+    Key {
+        section: Section::Budget,
+        name: "min_retries_per_sec",
+        kind: "whole number",
+        default: "10",
+        meaning: "finagle: retries per second always allowed, whatever the requests.",
+    },
+    Key {
+        section: Section::Budget,
+        name: "percent_can_retry",
+        kind: "number from 0 to 1,000, at most three decimals",
+        default: "0.2",
+        meaning: "finagle: retries allowed per request in the window (0.2 = 20%).",
+    },
+    Key {
+        section: Section::Budget,
+        name: "quota",
+        kind: "whole number, at least 1",
+        default: "500",
+        meaning: "aws: the retry quota's tokens, at the start and at most.",
+    },
+    Key {
+        section: Section::Budget,
+        name: "retry_cost",
+        kind: "whole number, at least 1",
+        default: "5",
+        meaning: "aws: tokens a retry costs; a served retry refunds them.",
+    },
+    Key {
+        section: Section::Budget,
+        name: "no_retry_increment",
+        kind: "whole number",
+        default: "1",
+        meaning: "aws: tokens a served first call gives back.",
+    },
+    Key {
+        section: Section::Breaker,
+        name: "failure_rate",
+        kind: "whole number from 1 to 100 (percent)",
+        default: "50 (as resilience4j)",
+        meaning: "The failure rate over the window at or above which the breaker opens, \
+                  and over the trial calls at or above which it opens again.",
+    },
+    Key {
+        section: Section::Breaker,
+        name: "window",
+        kind: "whole number, at least 1",
+        default: "100 (as resilience4j)",
+        meaning: "The count-based sliding window: the outcomes of the last this many calls.",
+    },
+    Key {
+        section: Section::Breaker,
+        name: "minimum_calls",
+        kind: "whole number, at least 1, at most `window`",
+        default: "20 (resilience4j: 100)",
+        meaning: "Calls the window must hold before the failure rate counts.",
+    },
+    Key {
+        section: Section::Breaker,
+        name: "open_for",
+        kind: "duration, more than 0",
+        default: "5s (resilience4j: 60s, too long for a 2-minute horizon)",
+        meaning: "How long the breaker stays open before it lets trial calls through.",
+    },
+    Key {
+        section: Section::Breaker,
+        name: "half_open_calls",
+        kind: "whole number, at least 1",
+        default: "10 (as resilience4j)",
+        meaning: "Trial calls let through when half-open; the rest fail fast.",
+    },
+    Key {
+        section: Section::Breaker,
+        name: "retry_when_open",
+        kind: "`true` or `false`",
+        default: "true",
+        meaning: "Whether a call that failed fast is retried per policy, like any failure \
+                  (the retries wrap the breaker), or ends its request at once: the client \
+                  gives up (the breaker wraps the retries).",
+    },
+    Key {
+        section: Section::Layer,
+        name: "attempts",
+        kind: "whole number, 1 to 1,000",
+        default: "required",
+        meaning: "Attempts at this layer, counting the first; each is a whole retry \
+                  sequence of the layer below.",
+    },
+    Key {
+        section: Section::Layer,
+        name: "strategy",
+        kind: "strategy name",
+        default: "the lane's",
+        meaning: "How this layer waits between its attempts.",
+    },
+    Key {
+        section: Section::Layer,
+        name: "base",
+        kind: "duration",
+        default: "`retry.base`",
+        meaning: "This layer's first wait.",
+    },
+    Key {
+        section: Section::Layer,
+        name: "cap",
+        kind: "duration, at least `base`, at most 1h",
+        default: "`retry.cap`",
+        meaning: "This layer's longest wait.",
+    },
+    Key {
+        section: Section::Layer,
+        name: "multiplier",
+        kind: "number from 1 to 100",
+        default: "`retry.multiplier`",
+        meaning: "How much this layer's ceiling grows after each failure.",
     },
     Key {
         section: Section::Figure,

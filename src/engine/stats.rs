@@ -68,6 +68,16 @@ pub struct StrategyResult {
     pub finished_runs: u32,
     /// When the last client finished, over the finished runs only.
     pub done_at: Option<Spread>,
+    /// Calls that failed fast at the breaker.
+    pub failed_fast: Spread,
+    /// Clients that gave up because the budget refused a retry.
+    pub denied: Spread,
+    /// Served calls per second after the trigger, in thousandths (open-loop load only).
+    pub goodput_milli: Spread,
+    /// Runs in which goodput recovered (a trigger and open-loop load only).
+    pub recovered_runs: u32,
+    /// The recovery time, over the recovered runs only.
+    pub recovery: Option<Spread>,
     /// The typical run, with its lanes.
     pub typical: Run,
 }
@@ -85,11 +95,50 @@ pub struct ScenarioResult {
     pub clients: u64,
     /// The tick length.
     pub tick: Micros,
+    /// Open-loop requests per run (the same in every run).
+    pub arrivals: u64,
+    /// The offered load after the trigger, in thousandths of a request per second.
+    pub offered_milli: u64,
+    /// What the scenario turns on beyond backoff, so that outputs show only what applies.
+    pub features: Features,
     /// Per strategy.
     pub strategies: Vec<StrategyResult>,
 }
 
+/// Which of the features beyond backoff a scenario uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Features {
+    /// Open-loop arrivals: goodput applies.
+    pub open: bool,
+    /// Open-loop arrivals and an outage: the recovery time applies.
+    pub recovery: bool,
+    /// A retry budget: denied give-ups apply.
+    pub budget: bool,
+    /// A breaker: failed-fast calls apply.
+    pub breaker: bool,
+    /// Layers of retries.
+    pub layers: bool,
+}
+
+impl Features {
+    /// The features of a scenario.
+    pub fn of(scenario: &Scenario) -> Features {
+        Features {
+            open: !scenario.arrivals.is_empty(),
+            recovery: scenario.trigger_end().is_some(),
+            budget: scenario.retry.budget.is_some(),
+            breaker: scenario.retry.breaker.is_some(),
+            layers: !scenario.layers.is_empty(),
+        }
+    }
+}
+
 impl ScenarioResult {
+    /// Every user request of a run: the crowd and the arrivals.
+    pub fn requests(&self) -> u64 {
+        self.clients + self.arrivals
+    }
+
     /// The results of one strategy, if the scenario has it.
     pub fn strategy(&self, strategy: Strategy) -> Option<&StrategyResult> {
         self.strategies.iter().find(|s| s.strategy == strategy)
@@ -124,6 +173,9 @@ pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
         seed: scenario.seed,
         clients: scenario.clients,
         tick: scenario.server.tick,
+        arrivals: scenario.arrivals_total(),
+        offered_milli: super::extended::offered_milli(scenario),
+        features: Features::of(scenario),
         strategies,
     }
 }
@@ -143,6 +195,7 @@ fn summarise(
         .position(|t| t.calls == calls.median)
         .unwrap_or(0);
     let done: Vec<u64> = totals.iter().filter_map(|t| t.done_at).collect();
+    let recovered: Vec<u64> = totals.iter().filter_map(|t| t.recovery).collect();
     StrategyResult {
         strategy,
         calls,
@@ -151,6 +204,11 @@ fn summarise(
         still_retrying: spread(|t| t.still_retrying),
         finished_runs: done.len() as u32,
         done_at: Spread::of(done),
+        failed_fast: spread(|t| t.failed_fast),
+        denied: spread(|t| t.denied),
+        goodput_milli: spread(|t| t.goodput_milli),
+        recovered_runs: recovered.len() as u32,
+        recovery: Spread::of(recovered),
         typical: simulate(scenario, strategy, seed_of(typical), true),
     }
 }

@@ -40,7 +40,7 @@ error: unknown key `server.speed`
   |
 4 |   speed: 3
   |   ^^^^^
-  = help: the keys here are: model, capacity, tick, rejection_cost, outages
+  = help: the keys here are: model, capacity, tick, rejection_cost, outages, retry_after
 ",
     );
 }
@@ -269,6 +269,158 @@ error: `clients` is given twice
   |
 3 | clients: 2
   | ^^^^^^^
+",
+    );
+}
+
+#[test]
+fn keys_beyond_backoff_say_what_is_wrong() {
+    check(
+        "id: a\nclients: 1\nserver:\n  retry_after: {hint: 0s, when: busy}\n\
+         retry: {honor_retry_after: yes}\n",
+        r"
+error: `server.retry_after.hint` must be longer than 0s
+ --> s.yaml:4:23
+  |
+4 |   retry_after: {hint: 0s, when: busy}
+  |                       ^^
+
+error: unknown hint rule `busy`
+ --> s.yaml:4:33
+  |
+4 |   retry_after: {hint: 0s, when: busy}
+  |                                 ^^^^
+  = help: the choices are: always, overloaded, down
+
+error: `retry.honor_retry_after` must be true or false, found `yes`
+ --> s.yaml:5:28
+  |
+5 | retry: {honor_retry_after: yes}
+  |                            ^^^
+",
+    );
+}
+
+#[test]
+fn budgets_are_named_and_take_only_their_own_settings() {
+    check(
+        "id: a\nclients: 1\nretry:\n  budget: grcp\n",
+        r"
+error: unknown retry budget `grcp`
+ --> s.yaml:4:11
+  |
+4 |   budget: grcp
+  |           ^^^^
+  = help: did you mean `grpc`?
+",
+    );
+    check(
+        "id: a\nclients: 1\nretry:\n  budget: {kind: grpc, ttl: 5s}\n",
+        r"
+error: `retry.budget.ttl` is not a setting of the `grpc` budget
+ --> s.yaml:4:24
+  |
+4 |   budget: {kind: grpc, ttl: 5s}
+  |                        ^^^
+  = help: the grpc budget takes: max_tokens, token_ratio
+",
+    );
+    check(
+        "id: a\nclients: 1\nretry:\n  budget: {max_tokens: 3}\n",
+        r"
+error: missing key `kind`
+ --> s.yaml:4:12
+  |
+4 |   budget: {max_tokens: 3}
+  |            ^
+  = help: add `kind:`, the budget to follow: grpc, finagle or aws
+",
+    );
+}
+
+#[test]
+fn a_breaker_window_must_hold_its_minimum_calls() {
+    check(
+        "id: a\nclients: 1\nretry:\n  breaker: {window: 10}\n",
+        r"
+error: `retry.breaker.minimum_calls` (20) is more than `retry.breaker.window` (10)
+ --> s.yaml:4:21
+  |
+4 |   breaker: {window: 10}
+  |                     ^^
+  = help: the window never holds more calls than its size
+",
+    );
+}
+
+#[test]
+fn arrivals_stay_within_the_horizon_and_the_client_limit() {
+    check(
+        "id: a\nhorizon: 1m\narrivals:\n  - {rate: 10, to: 2m}\n",
+        r"
+error: `arrivals.to` (2m) is after the horizon (1m)
+ --> s.yaml:4:20
+  |
+4 |   - {rate: 10, to: 2m}
+  |                    ^^
+  = help: no request is made after the horizon; end the window there
+",
+    );
+    check(
+        "id: a\narrivals: {rate: 100000, from: 10s, to: 5s}\n",
+        r"
+error: arrivals must end after they start: `to` (5s) is not after `from` (10s)
+ --> s.yaml:2:41
+  |
+2 | arrivals: {rate: 100000, from: 10s, to: 5s}
+  |                                         ^^
+",
+    );
+    check(
+        "id: a\nclients: 0\narrivals: {rate: 0}\n",
+        r"
+error: `arrivals.rate` must be more than 0
+ --> s.yaml:3:18
+  |
+3 | arrivals: {rate: 0}
+  |                  ^
+",
+    );
+    check(
+        "id: a\nclients: 9000000\nretry: {max_attempts: 1}\narrivals: {rate: 10000}\n",
+        r"
+error: the crowd and the arrivals make 10,200,000 clients; the limit is 10,000,000
+ --> s.yaml:4:12
+  |
+4 | arrivals: {rate: 10000}
+  |            ^
+  = help: use a lower rate, a shorter window or fewer clients
+",
+    );
+}
+
+#[test]
+fn layers_replace_the_attempt_limit() {
+    check(
+        "id: a\nclients: 1\nretry: {max_attempts: 3}\nlayers: [{attempts: 4}, {attempts: 2}]\n",
+        r"
+error: `layers` and `retry.max_attempts` cannot be used together
+ --> s.yaml:4:9
+  |
+4 | layers: [{attempts: 4}, {attempts: 2}]
+  |         ^
+  = help: with layers, each layer's `attempts` is its limit
+",
+    );
+    check(
+        "id: a\nclients: 1\nlayers: [{attempts: 4}, {attempts: 2, strategy: linear}]\n",
+        r"
+error: unknown strategy `linear`
+ --> s.yaml:3:49
+  |
+3 | layers: [{attempts: 4}, {attempts: 2, strategy: linear}]
+  |                                                 ^^^^^^
+  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter
 ",
     );
 }

@@ -1,5 +1,6 @@
 //! The integration suite: one binary, a module per area, a small harness in `util`.
 
+mod beyond;
 mod content;
 mod engine_facts;
 mod errors;

@@ -21,12 +21,18 @@ fn any_scenario() -> impl Strategy<Value = String> {
             1.0f64..4.0,
         ),
         (prop::option::of((0u64..3000, 1u64..3000)), 0u64..1000),
+        beyond(),
     )
-        .prop_map(|(server, retry, limits, extra)| {
+        .prop_map(|(server, retry, limits, extra, beyond)| {
             let (clients, capacity, model, cost) = server;
             let (tick_ms, base_ms, cap_extra_ms) = retry;
             let (max_attempts, deadline_ms, multiplier) = limits;
             let (outage, spread_ms) = extra;
+            let (arrivals, hint, budget, breaker, layers) = beyond;
+            let clients = match arrivals {
+                Some((_, _, true)) => 0,
+                _ => clients,
+            };
             let mut yaml = format!(
                 "clients: {clients}\nhorizon: {}ms\nspread: {}ms\nserver:\n  \
                  model: {model}\n  capacity: {capacity}\n  tick: {tick_ms}ms\n  \
@@ -37,18 +43,73 @@ fn any_scenario() -> impl Strategy<Value = String> {
             if let Some((from, len)) = outage {
                 yaml += &format!("  outages: [{{from: {from}ms, to: {}ms}}]\n", from + len);
             }
+            if let Some((hint_ms, when)) = hint {
+                yaml += &format!("  retry_after: {{hint: {hint_ms}ms, when: {when}}}\n");
+            }
             yaml += &format!(
                 "retry:\n  base: {base_ms}ms\n  cap: {}ms\n  multiplier: {multiplier:.3}\n",
                 base_ms + cap_extra_ms
             );
-            if let Some(m) = max_attempts {
+            if let (Some(m), None) = (max_attempts, &layers) {
                 yaml += &format!("  max_attempts: {m}\n");
             }
             if let Some(d) = deadline_ms {
                 yaml += &format!("  deadline: {d}ms\n");
             }
+            if let Some(b) = budget {
+                yaml += &format!("  budget: {b}\n");
+            }
+            if let Some((rate, minimum, open_ms, retry_when_open)) = breaker {
+                yaml += &format!(
+                    "  breaker: {{failure_rate: {rate}, minimum_calls: {minimum}, \
+                     open_for: {open_ms}ms, half_open_calls: 3, \
+                     retry_when_open: {retry_when_open}}}\n"
+                );
+            }
+            if let Some((rate, from_share, _)) = arrivals {
+                let from = tick_ms * 40 * from_share / 100;
+                yaml += &format!("arrivals: {{rate: {rate}, from: {from}ms}}\n");
+            }
+            if let Some(layers) = layers {
+                let list: Vec<String> = layers
+                    .iter()
+                    .map(|a| format!("{{attempts: {a}}}"))
+                    .collect();
+                yaml += &format!("layers: [{}]\n", list.join(", "));
+            }
             yaml
         })
+}
+
+/// The keys beyond backoff, each optional: arrivals (rate, start as a share of the
+/// horizon, no crowd), Retry-After, a budget, a breaker and layers.
+#[allow(clippy::type_complexity)]
+fn beyond() -> impl Strategy<
+    Value = (
+        Option<(u64, u64, bool)>,
+        Option<(u64, &'static str)>,
+        Option<&'static str>,
+        Option<(u64, u64, u64, bool)>,
+        Option<Vec<u32>>,
+    ),
+> {
+    (
+        prop::option::of((1u64..400, 0u64..90, any::<bool>())),
+        prop::option::of((
+            1u64..2000,
+            prop_oneof![Just("always"), Just("overloaded"), Just("down")],
+        )),
+        prop::option::of(prop_oneof![
+            Just("grpc"),
+            Just("finagle"),
+            Just("aws"),
+            Just("{kind: grpc, max_tokens: 3, token_ratio: 0.5}"),
+            Just("{kind: finagle, ttl: 1s, min_retries_per_sec: 0, percent_can_retry: 0.5}"),
+            Just("{kind: aws, quota: 20, retry_cost: 3, no_retry_increment: 0}"),
+        ]),
+        prop::option::of((1u64..=100, 1u64..=100, 1u64..3000, any::<bool>())),
+        prop::option::of(prop::collection::vec(1u32..5, 1..4)),
+    )
 }
 
 proptest! {
@@ -60,15 +121,30 @@ proptest! {
         for strategy in Retry::ALL {
             let run = simulate(&s, strategy, seed, true);
             let t = run.totals;
-            prop_assert_eq!(t.served + t.gave_up + t.still_retrying, s.clients);
+            let requests = s.clients + s.arrivals_total();
+            prop_assert_eq!(t.arrivals, s.arrivals_total());
+            prop_assert_eq!(t.served + t.gave_up + t.still_retrying, requests);
             let lanes = run.lanes.as_ref().unwrap();
-            let served: u64 = lanes.served.iter().map(|&v| u64::from(v)).sum();
-            let rejected: u64 = lanes.rejected.iter().map(|&v| u64::from(v)).sum();
+            let sum = |lane: &[u32]| lane.iter().map(|&v| u64::from(v)).sum::<u64>();
+            let served = sum(&lanes.served);
+            let rejected = sum(&lanes.rejected);
             prop_assert_eq!(t.calls, served + rejected);
             prop_assert_eq!(t.served, served);
-            prop_assert!(t.calls >= s.clients.min(t.calls));
-            if let Some(m) = s.retry.max_attempts {
-                prop_assert!(t.calls <= s.clients * u64::from(m));
+            prop_assert_eq!(t.failed_fast, sum(&lanes.failed_fast));
+            prop_assert!(t.denied <= t.gave_up);
+            if s.retry.breaker.is_none() {
+                prop_assert_eq!(t.failed_fast, 0);
+            }
+            if s.retry.budget.is_none() {
+                prop_assert_eq!(t.denied, 0);
+            }
+            let attempts = if s.layers.is_empty() {
+                s.retry.max_attempts.map(u64::from)
+            } else {
+                Some(s.layers.iter().map(|l| u64::from(l.attempts)).product())
+            };
+            if let Some(m) = attempts {
+                prop_assert!(t.calls + t.failed_fast <= requests * m);
             }
             prop_assert_eq!(t.done_at.is_some(), t.still_retrying == 0);
             // The same seed gives the same run.
@@ -84,10 +160,16 @@ proptest! {
     #[test]
     fn no_scenario_like_text_makes_the_reader_panic(
         key in prop::sample::select(vec!["clients", "horizon", "spread", "runs", "seed",
-            "server", "retry", "strategies", "id"]),
+            "server", "retry", "strategies", "id", "arrivals", "layers", "budget", "breaker",
+            "retry_after", "honor_retry_after"]),
         value in "[-0-9a-z.:\\[\\]{}, ]{0,30}",
     ) {
         let _ = parse_scenario(&format!("id: x\nclients: 3\n{key}: {value}\n"), None);
         let _ = parse_scenario(&format!("id: x\nclients: 3\nserver:\n  {key}: {value}\n"), None);
+        let _ = parse_scenario(&format!("id: x\nclients: 3\nretry:\n  {key}: {value}\n"), None);
+        let _ = parse_scenario(
+            &format!("id: x\nclients: 3\nretry:\n  budget: {{kind: {key}, {key}: {value}}}\n"),
+            None,
+        );
     }
 }
