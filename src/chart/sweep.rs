@@ -19,13 +19,15 @@ use super::draw::{CHAR, line, text};
 use super::table::escape;
 
 /// The totals a sweep may show, by the names a directive uses.
-pub const SWEEP_TOTALS: [&str; 6] = [
+pub const SWEEP_TOTALS: [&str; 8] = [
     "calls",
     "served",
     "gave_up",
     "still_retrying",
     "done_at",
     "calls_per_client",
+    "goodput",
+    "recovery",
 ];
 
 /// One point of a sweep: the varied parameter's value and the scenario's results there.
@@ -79,6 +81,8 @@ enum Total {
     StillRetrying,
     DoneAt,
     CallsPerClient,
+    Goodput,
+    Recovery,
 }
 
 impl Total {
@@ -89,6 +93,8 @@ impl Total {
             "still_retrying" => Total::StillRetrying,
             "done_at" => Total::DoneAt,
             "calls_per_client" => Total::CallsPerClient,
+            "goodput" => Total::Goodput,
+            "recovery" => Total::Recovery,
             _ => Total::Calls,
         }
     }
@@ -102,6 +108,8 @@ impl Total {
             Total::StillRetrying => "clients still retrying",
             Total::DoneAt => "time until the last client is done",
             Total::CallsPerClient => "calls per client",
+            Total::Goodput => "goodput (calls served per second)",
+            Total::Recovery => "time to recover after the outage",
         }
     }
 
@@ -109,6 +117,8 @@ impl Total {
     fn axis(self) -> &'static str {
         match self {
             Total::DoneAt => "last client done (s)",
+            Total::Goodput => "served per second",
+            Total::Recovery => "recovery (s)",
             other => other.words(),
         }
     }
@@ -128,18 +138,33 @@ impl Total {
             Total::StillRetrying => Some(of(&s.still_retrying, 1.0)),
             Total::DoneAt => s.done_at.as_ref().map(|d| of(d, SECOND as f64)),
             Total::CallsPerClient => Some(of(&s.calls, clients.max(1) as f64)),
+            Total::Goodput => Some(of(&s.goodput_milli, 1000.0)),
+            Total::Recovery => s.recovery.as_ref().map(|d| of(d, SECOND as f64)),
+        }
+    }
+
+    /// What a run must have done for a point to have a value: finished, or recovered.
+    fn ended(self) -> &'static str {
+        if self == Total::Recovery {
+            "recovered"
+        } else {
+            "finished"
         }
     }
 
     /// The unit after a value in prose: ` s` for times, none for counts.
     fn unit(self) -> &'static str {
-        if self == Total::DoneAt { " s" } else { "" }
+        if matches!(self, Total::DoneAt | Total::Recovery) {
+            " s"
+        } else {
+            ""
+        }
     }
 
     /// A value as a table cell writes it.
     fn cell(self, value: f64) -> String {
         match self {
-            Total::DoneAt => format!("{value:.1}"),
+            Total::DoneAt | Total::Recovery | Total::Goodput => format!("{value:.1}"),
             Total::CallsPerClient => format!("{value:.2}"),
             _ => thousands(value.round() as u64),
         }
@@ -446,7 +471,8 @@ fn sweep_chart(sweep: &Sweep, total: Total) -> String {
         .map(|v| if runs > 1 { v.p95 } else { v.median })
         .fold(0.0, f64::max);
     let x = Scale::new(x_min, x_max, 6.0, true);
-    let y = Scale::new(0.0, y_max.max(f64::MIN_POSITIVE), 5.0, false);
+    // All zeros (a recovery that is immediate everywhere) still gets a readable axis.
+    let y = Scale::new(0.0, if y_max > 0.0 { y_max } else { 1.0 }, 5.0, false);
     let widest = y
         .ticks
         .iter()
@@ -729,7 +755,11 @@ fn description(
             .map(|i| points[i].label.as_str())
             .collect();
         if !never.is_empty() {
-            out.push_str(&format!("; no run finished at {}", never.join(", ")));
+            out.push_str(&format!(
+                "; no run {} at {}",
+                total.ended(),
+                never.join(", ")
+            ));
         }
         out.push('.');
     }
@@ -761,7 +791,7 @@ fn generated_caption(sweep: &Sweep, total: Total) -> String {
         .into_iter()
         .any(|s| series(sweep.points, s, total).iter().any(Option::is_none));
     if never {
-        text.push_str(" A line breaks where no run finished.");
+        text.push_str(&format!(" A line breaks where no run {}.", total.ended()));
     }
     text
 }
@@ -820,6 +850,13 @@ fn sweep_table(sweep: &Sweep, total: Total) -> String {
                                 " <span class=\"range\">({}–{})</span>",
                                 total.cell(v.p5),
                                 total.cell(v.p95)
+                            ));
+                        }
+                        if total == Total::Recovery && r.recovered_runs < p.result.runs {
+                            cell.push_str(&format!(
+                                ", in {} of {} runs",
+                                thousands(r.recovered_runs),
+                                thousands(p.result.runs)
                             ));
                         }
                         if total == Total::DoneAt && r.finished_runs < p.result.runs {

@@ -363,3 +363,20 @@ fn failed_fast_calls_are_a_third_kind_only_with_a_breaker() {
     assert!(html.contains("<th scope=\"col\" class=\"num\">failed fast</th>"));
     assert!(html.contains("New requests at 100 per second call a server"));
 }
+
+#[test]
+fn a_sweep_of_zeros_has_a_readable_axis() {
+    let mut points = small_sweep();
+    for p in &mut points {
+        for s in &mut p.result.strategies {
+            s.gave_up = crate::engine::Spread {
+                median: 0,
+                p5: 0,
+                p95: 0,
+            };
+        }
+    }
+    let html = sweep_figure(&sweep_of(&points, "gave_up"));
+    assert!(!html.contains("0.0000"), "{html}");
+    assert!(html.contains(">1.0</text>"), "{html}");
+}

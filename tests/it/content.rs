@@ -34,7 +34,11 @@ fn fenced(text: &str, info: &str) -> (String, String) {
 #[test]
 fn every_preset_on_the_site_is_the_preset_file() {
     let mut found = Vec::new();
-    for name in ["backoff-and-jitter.md", "why-waiting-longer.md"] {
+    for name in [
+        "backoff-and-jitter.md",
+        "why-waiting-longer.md",
+        "beyond-backoff.md",
+    ] {
         let text = page(name);
         for d in directive::scan(&text).directives {
             if d.kind != Kind::Sim {
@@ -56,7 +60,24 @@ fn every_preset_on_the_site_is_the_preset_file() {
         }
     }
     found.sort();
-    assert_eq!(found, ["beginner", "crowd", "half-capacity", "outage"]);
+    assert_eq!(
+        found,
+        [
+            "beginner",
+            "crowd",
+            "half-capacity",
+            "layers",
+            "metastable",
+            "metastable-aws",
+            "metastable-breaker",
+            "metastable-breaker-outside",
+            "metastable-finagle",
+            "metastable-grpc",
+            "metastable-jitter",
+            "metastable-retry-after",
+            "outage",
+        ]
+    );
 }
 
 #[test]
