@@ -12,6 +12,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("base.html", include_str!("defaults/base.html")),
     ("page.html", include_str!("defaults/page.html")),
     ("index.html", include_str!("defaults/index.html")),
+    ("playground.html", include_str!("defaults/playground.html")),
 ];
 
 /// The built-in stylesheet: the page styles and the chart styles.
