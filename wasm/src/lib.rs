@@ -6,7 +6,7 @@
 //! the input and return the output's address and length packed into one `u64`
 //! (address in the high 32 bits); the host reads the JSON and frees it with `dealloc`.
 
-use std::slice;
+use std::ptr;
 
 /// A buffer of `len` bytes for the host to write into.
 #[unsafe(no_mangle)]
@@ -21,7 +21,7 @@ pub extern "C" fn alloc(len: usize) -> *mut u8 {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn dealloc(ptr: *mut u8, len: usize) {
     // SAFETY: the caller passes back a boxed slice of exactly this length.
-    drop(unsafe { Box::from_raw(slice::from_raw_parts_mut(ptr, len)) });
+    drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(ptr, len)) });
 }
 
 /// Runs the scenario in the buffer: `retrylab::playground::run`.
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn settings(ptr: *mut u8, len: usize) -> u64 {
 /// Reads the input, frees it, applies `f` and hands the output's buffer to the host.
 unsafe fn answer(ptr: *mut u8, len: usize, f: fn(&str) -> String) -> u64 {
     // SAFETY: the caller's buffer from `alloc`, freed only here.
-    let input = unsafe { Box::from_raw(slice::from_raw_parts_mut(ptr, len)) };
+    let input = unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(ptr, len)) };
     let output = match std::str::from_utf8(&input) {
         Ok(text) => f(text),
         Err(_) => r#"{"errors":[{"line":1,"column":1,"width":1,"message":"the scenario is not UTF-8 text","help":null}]}"#.to_string(),

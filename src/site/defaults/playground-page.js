@@ -63,6 +63,9 @@ function fill(settings) {
   for (const box of strategyBoxes()) box.checked = s.strategies.includes(box.value);
 }
 
+// The chart's window is the figure's, not the engine's: read from an author's `figure:`.
+const windowOf = (yaml) => /^\s*(?:figure:\s*\{.*)?window:\s*([^\s#,}]+)/m.exec(yaml)?.[1] ?? "";
+
 // The form as YAML, remembering which field wrote each line (for error messages).
 function toYaml() {
   const lines = [];
@@ -94,6 +97,7 @@ function toYaml() {
   add(`strategies: [${chosen.join(", ")}]`, "strategy");
   add(`runs: ${v("runs")}`, "runs");
   add(`seed: ${v("seed")}`, "seed");
+  if (v("window")) add(`figure: {window: ${v("window")}}`, "window");
   return { yaml: lines.join("\n") + "\n", fieldOf };
 }
 
@@ -147,7 +151,9 @@ function draw(result, setup) {
   }
   for (const o of setup.outages) last = Math.max(last, Math.ceil(o.to / tickS));
   const total = Math.max(...lanes.map((l) => l.served.length));
-  const shown = Math.min(total, Math.max(10, Math.ceil((last + 1) * 1.08)));
+  const shown = setup.window > 0
+    ? Math.min(total, Math.max(1, Math.ceil(setup.window / tickS - 1e-9)))
+    : Math.min(total, Math.max(10, Math.ceil((last + 1) * 1.08)));
   let peak = setup.capacity;
   for (const l of lanes) for (let k = 0; k < shown; k++) peak = Math.max(peak, l.served[k] + l.rejected[k]);
   const top = tidy(peak);
@@ -304,8 +310,13 @@ function run() {
   outages.push(...kept.outages.map((o) => ({ from: secondsOf(o.from), to: secondsOf(o.to) })));
   figure.hidden = false;
   resultsBox.hidden = true;
-  const chart = draw(answer, { capacity: Number(field("capacity").value), outages });
-  caption.textContent = `Calls per ${field("tick").value.trim()} tick, one lane per strategy: its typical run ` +
+  const chart = draw(answer, { capacity: Number(field("capacity").value), outages,
+    window: secondsOf(field("window").value) });
+  if (figure.getBoundingClientRect().top > innerHeight * 0.7) {
+    figure.scrollIntoView({ block: "start", behavior: "smooth" });
+  }
+  const tick = field("tick").value.trim().replace(/^([0-9.]+)\s*/, "$1 ");
+  caption.textContent = `Calls per ${tick} tick, one lane per strategy: its typical run ` +
     "(the first whose number of calls is the median). Grey: the server is down.";
   animate(chart, () => {
     resultsBox.innerHTML = table(answer);
@@ -334,7 +345,10 @@ async function start() {
   try {
     const response = await fetch(root.dataset.module);
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-    engine = await load(await response.arrayBuffer());
+    // Compiled while it downloads; a server that does not say application/wasm gets
+    // the slower way.
+    engine = await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
+    performance.mark("playground-engine");
   } catch (error) {
     status.textContent = `The engine could not be loaded (${error.message}). ` +
       "If you built this site yourself, run scripts/build-wasm.sh, then build it again.";
@@ -346,6 +360,7 @@ async function start() {
     fill(JSON.parse(engine.settings(START)));
   } else {
     fill(settings);
+    field("window").value = windowOf(yaml);
   }
   runButton.disabled = false;
   status.textContent = "Change anything, then press Run.";
