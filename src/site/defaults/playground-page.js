@@ -317,7 +317,8 @@ function run() {
   }
   const tick = field("tick").value.trim().replace(/^([0-9.]+)\s*/, "$1 ");
   caption.textContent = `Calls per ${tick} tick, one lane per strategy: its typical run ` +
-    "(the first whose number of calls is the median). Grey: the server is down.";
+    "(the first whose number of calls is the median)." +
+    (outages.length ? " Grey: the server is down." : "");
   animate(chart, () => {
     resultsBox.innerHTML = table(answer);
     resultsBox.hidden = false;
