@@ -9,15 +9,26 @@
 //! - [`diag`]: diagnostics with file, line, column and a caret under the fault;
 //! - [`yaml`]: the one place that reads YAML;
 //! - [`suggest`]: "did you mean" for misspelt names;
-//! - [`cli`]: the command line.
+//! - [`cli`]: the command line;
+//! - [`playground`]: the engine behind the browser playground: a scenario's text in,
+//!   JSON out.
+//!
+//! Without the default `site` feature only the engine, its reports and the playground
+//! are built: no templates, Markdown or command line, so that the engine compiles to
+//! WebAssembly with little else (see `wasm/`).
 
+#[cfg(feature = "site")]
 pub mod chart;
+#[cfg(feature = "site")]
 pub mod cli;
 pub mod diag;
+#[cfg(feature = "site")]
 pub mod directive;
 pub mod engine;
 pub mod format;
+pub mod playground;
 pub mod report;
+#[cfg(feature = "site")]
 pub mod site;
 pub mod suggest;
 pub mod yaml;

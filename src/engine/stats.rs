@@ -5,7 +5,10 @@
 //! the median number of calls. Its lanes are computed again after the runs, so a
 //! thousand runs never hold a thousand sets of lanes.
 
+#[cfg(feature = "parallel")]
 use rayon::prelude::*;
+#[cfg(not(feature = "parallel"))]
+use sequential::*;
 use serde::{Deserialize, Serialize};
 
 use super::policy::Strategy;
@@ -210,6 +213,26 @@ fn summarise(
         recovered_runs: recovered.len() as u32,
         recovery: Spread::of(recovered),
         typical: simulate(scenario, strategy, seed_of(typical), true),
+    }
+}
+
+/// Without the `parallel` feature (as in WebAssembly), the same iterators run in order on
+/// one thread. Runs are independent and collected in order, so results are identical.
+#[cfg(not(feature = "parallel"))]
+mod sequential {
+    /// `par_iter` and `par_chunks` as their sequential counterparts.
+    pub trait Sequential<T> {
+        fn par_iter(&self) -> std::slice::Iter<'_, T>;
+        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T>;
+    }
+
+    impl<T> Sequential<T> for [T] {
+        fn par_iter(&self) -> std::slice::Iter<'_, T> {
+            self.iter()
+        }
+        fn par_chunks(&self, size: usize) -> std::slice::Chunks<'_, T> {
+            self.chunks(size)
+        }
     }
 }
 

@@ -10,6 +10,7 @@ pub mod highlight;
 mod meta;
 pub mod output;
 pub mod page;
+pub mod playground;
 pub mod render;
 pub mod scaffold;
 pub mod serve;
@@ -72,7 +73,8 @@ pub struct Summary {
 
 /// One directive, read.
 enum Block {
-    Sim(SimDirective),
+    /// A scenario, with its YAML as the author wrote it (for the playground link).
+    Sim(SimDirective, String),
     Sweep(SweepDirective),
     Schedule(ScheduleDirective),
     /// A generated table of the authors' reference, as HTML.
@@ -83,22 +85,36 @@ impl Block {
     /// The scenarios the engine must run for it.
     fn scenarios(&self) -> Vec<&Scenario> {
         match self {
-            Block::Sim(sim) => vec![&sim.scenario],
+            Block::Sim(sim, _) => vec![&sim.scenario],
             Block::Sweep(sweep) => sweep.points.iter().map(|p| &p.2).collect(),
             Block::Schedule(_) | Block::Table(_) => Vec::new(),
         }
     }
 
     /// Its HTML, taking its results from `results` in the order of [`Block::scenarios`].
-    fn figure<'r>(&self, results: &mut impl Iterator<Item = &'r ScenarioResult>) -> String {
+    /// A scenario's figure links to the playground at `playground`, when the site has one
+    /// and the playground can show the scenario.
+    fn figure<'r>(
+        &self,
+        results: &mut impl Iterator<Item = &'r ScenarioResult>,
+        playground: Option<&str>,
+    ) -> String {
         match self {
-            Block::Sim(sim) => {
+            Block::Sim(sim, source) => {
                 let result = results.next().expect("a result per scenario");
                 let options = FigureOptions {
                     window: sim.figure.window,
                     caption: sim.figure.caption.clone(),
                 };
-                chart::figure(&sim.scenario, result, &options)
+                let figure = chart::figure(&sim.scenario, result, &options);
+                // The playground's form knows the closed crowd and one retry policy; a
+                // scenario beyond them would lose its other keys there, so it gets no link.
+                match playground {
+                    Some(address) if !sim.scenario.is_extended() => {
+                        figure + &playground::try_it(address, source)
+                    }
+                    _ => figure,
+                }
             }
             Block::Sweep(sweep) => {
                 let points: Vec<SweepPoint> = sweep
@@ -191,17 +207,23 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     let progress = Progress::start(options.progress, cache.missing(&scenarios));
     let (results, stats) = cache.run_all(&scenarios);
     drop(progress);
+    let playground = playground::address(&pages, &config);
     let mut in_order = results.iter();
     let figures: Vec<Vec<String>> = parts
         .iter()
-        .map(|p| p.blocks.iter().map(|b| b.figure(&mut in_order)).collect())
+        .map(|p| {
+            p.blocks
+                .iter()
+                .map(|b| b.figure(&mut in_order, playground.as_deref()))
+                .collect()
+        })
         .collect();
     let mut by_id: ResultsById = BTreeMap::new();
     let mut in_order = results.iter();
     for block in parts.iter().flat_map(|p| &p.blocks) {
         for scenario in block.scenarios() {
             let result = in_order.next().expect("a result per scenario");
-            if let Block::Sim(_) = block {
+            if let Block::Sim(..) = block {
                 by_id.insert(scenario.id.as_str(), (scenario, result));
             }
         }
@@ -226,6 +248,9 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     write_site_files(&staging, &config, &pages)?;
     staging.copy_tree(&root.join("static"))?;
     write_defaults(&staging)?;
+    if playground.is_some() {
+        playground::write_scripts(&staging)?;
+    }
     staging.commit()?;
     Ok(Summary {
         pages: pages.len(),
@@ -361,7 +386,9 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
         for found in &scan.directives {
             let origin = index.pos(&page.source, page.body_start + found.body_start);
             let read = match found.kind {
-                Kind::Sim => directive::read_sim(&found.body).map(Block::Sim),
+                Kind::Sim => {
+                    directive::read_sim(&found.body).map(|sim| Block::Sim(sim, found.body.clone()))
+                }
                 Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
                 Kind::Schedule => sweep::read_schedule(&found.body).map(Block::Schedule),
                 Kind::Reference => {
@@ -391,7 +418,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
             match read {
                 Ok(block) => {
                     let id = match &block {
-                        Block::Sim(sim) => Some(sim.scenario.id.clone()),
+                        Block::Sim(sim, _) => Some(sim.scenario.id.clone()),
                         Block::Sweep(sweep) => Some(sweep.id.clone()),
                         Block::Schedule(schedule) => Some(schedule.id.clone()),
                         Block::Table(_) => None,
@@ -409,7 +436,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                             continue;
                         }
                         defined_at.insert(id.clone(), format!("{}:{}", page.file, origin.line));
-                        if let Block::Sim(sim) = &block {
+                        if let Block::Sim(sim, _) = &block {
                             scenarios.insert(id, sim.scenario.clone());
                         }
                     }

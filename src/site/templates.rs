@@ -13,6 +13,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("page.html", include_str!("defaults/page.html")),
     ("index.html", include_str!("defaults/index.html")),
     ("404.html", include_str!("defaults/404.html")),
+    ("playground.html", include_str!("defaults/playground.html")),
 ];
 
 /// The built-in favicon, written unless `static/` has a `favicon.svg`.

@@ -1,0 +1,116 @@
+//! The engine behind the browser playground: a scenario's YAML in, JSON out. The
+//! WebAssembly module (`wasm/`) is a thin shell around these two functions, so what the
+//! browser computes is what `retrylab sim FILE --json --lanes` prints, byte for byte.
+
+use serde_json::{Value, json};
+
+use crate::engine::units::format_duration;
+use crate::engine::units::format_milli;
+use crate::engine::{Scenario, ScenarioError, parse_scenario, run_scenario};
+use crate::report;
+
+/// The id of a scenario that has none.
+pub const DEFAULT_ID: &str = "playground";
+
+/// Runs a scenario and returns `report::json` with lanes, or the errors JSON of
+/// [`errors_json`].
+pub fn run(source: &str) -> String {
+    match parse_scenario(source, Some(DEFAULT_ID)) {
+        Ok(scenario) => report::json(&run_scenario(&scenario), true),
+        Err(errors) => errors_json(&errors),
+    }
+}
+
+/// Reads a scenario and returns its settings, every default filled in, as the
+/// playground's form needs them (durations and decimals as YAML writes them), or the
+/// errors JSON of [`errors_json`].
+pub fn settings(source: &str) -> String {
+    match parse_scenario(source, Some(DEFAULT_ID)) {
+        Ok(scenario) => settings_json(&scenario).to_string(),
+        Err(errors) => errors_json(&errors),
+    }
+}
+
+/// `{"errors": [{"line", "column", "width", "message", "help"}]}`, positions counted
+/// from 1 in the scenario's text.
+pub fn errors_json(errors: &[ScenarioError]) -> String {
+    let list: Vec<Value> = errors
+        .iter()
+        .map(|e| {
+            json!({
+                "line": e.pos.line,
+                "column": e.pos.column,
+                "width": e.width,
+                "message": e.message,
+                "help": e.help,
+            })
+        })
+        .collect();
+    json!({ "errors": list }).to_string()
+}
+
+fn settings_json(s: &Scenario) -> Value {
+    let outages: Vec<Value> = s
+        .server
+        .outages
+        .iter()
+        .map(|o| json!({"from": format_duration(o.from), "to": format_duration(o.to)}))
+        .collect();
+    json!({
+        "id": s.id,
+        "clients": s.clients,
+        "spread": format_duration(s.spread),
+        "horizon": format_duration(s.horizon),
+        "server": {
+            "model": s.server.model.name(),
+            "capacity": format_milli(s.server.capacity_milli),
+            "tick": format_duration(s.server.tick),
+            "rejection_cost": format_milli(s.server.rejection_cost_milli),
+            "outages": outages,
+        },
+        "retry": {
+            "base": format_duration(s.retry.base),
+            "cap": format_duration(s.retry.cap),
+            "multiplier": s.retry.multiplier,
+            "max_attempts": s.retry.max_attempts,
+            "deadline": s.retry.deadline.map(format_duration),
+        },
+        "strategies": s.strategies.iter().map(|st| st.name()).collect::<Vec<_>>(),
+        "runs": s.runs,
+        "seed": s.seed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CROWD: &str = "id: crowd\nclients: 100\nstrategies: [fixed, full-jitter]\nruns: 3\n";
+
+    #[test]
+    fn run_gives_the_report_with_lanes() {
+        let scenario = parse_scenario(CROWD, None).unwrap();
+        assert_eq!(run(CROWD), report::json(&run_scenario(&scenario), true));
+    }
+
+    #[test]
+    fn errors_carry_their_place() {
+        let out: Value = serde_json::from_str(&run("clients: 100\nrunz: 3\n")).unwrap();
+        let first = &out["errors"][0];
+        assert_eq!(
+            (first["line"].as_u64(), first["column"].as_u64()),
+            (Some(2), Some(1))
+        );
+        assert!(first["message"].as_str().unwrap().contains("runz"));
+    }
+
+    #[test]
+    fn settings_fill_in_the_defaults() {
+        let out: Value = serde_json::from_str(&settings(CROWD)).unwrap();
+        assert_eq!(out["server"]["tick"], "100ms");
+        assert_eq!(out["server"]["rejection_cost"], "0.1");
+        assert_eq!(out["retry"]["cap"], "10s");
+        assert_eq!(out["retry"]["max_attempts"], Value::Null);
+        assert_eq!(out["strategies"], json!(["fixed", "full-jitter"]));
+    }
+}

@@ -1,0 +1,371 @@
+// The playground page: a form over a scenario, the engine run in the browser, the lanes
+// of each strategy's typical run filled tick by tick, then the results table. The page's
+// address carries the scenario (`?s=`, base64url of its YAML), so a setup can be shared.
+// The chart and the table use the classes of the site's own figures (chart.css).
+
+import { load } from "./playground.js";
+
+const root = document.getElementById("playground");
+const form = document.getElementById("pg-form");
+const runButton = document.getElementById("pg-run");
+const endButton = document.getElementById("pg-end");
+const status = document.getElementById("pg-status");
+const errorsBox = document.getElementById("pg-errors");
+const figure = document.getElementById("pg-figure");
+const chartBox = document.getElementById("pg-chart");
+const caption = document.getElementById("pg-caption");
+const resultsBox = document.getElementById("pg-results");
+const yamlBox = document.getElementById("pg-yaml");
+const share = document.getElementById("pg-share");
+root.hidden = false;
+
+// The crowd of the articles: a hundred clients fail together.
+const START = `id: crowd
+clients: 100
+server: {capacity: 10, tick: 100ms, rejection_cost: 0.1}
+retry: {base: 100ms, cap: 10s}
+strategies: [fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter]
+runs: 200
+seed: 1
+`;
+
+const field = (name) => form.elements.namedItem(name);
+const strategyBoxes = () => [...form.querySelectorAll('input[name="strategy"]')];
+const escapeHtml = (text) =>
+  String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const toBase64url = (text) => {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+};
+const fromBase64url = (code) => {
+  const binary = atob(code.replace(/-/g, "+").replace(/_/g, "/"));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+};
+
+// What the form does not show is kept from the scenario it was filled from.
+let kept = { id: "playground", outages: [] };
+
+function fill(settings) {
+  const s = settings;
+  kept = { id: s.id, outages: s.server.outages.slice(1) };
+  const values = {
+    clients: s.clients, spread: s.spread, runs: s.runs, seed: s.seed,
+    model: s.server.model, capacity: s.server.capacity, tick: s.server.tick,
+    rejection_cost: s.server.rejection_cost,
+    outage_from: s.server.outages[0]?.from ?? "", outage_to: s.server.outages[0]?.to ?? "",
+    base: s.retry.base, cap: s.retry.cap, multiplier: String(s.retry.multiplier),
+    max_attempts: s.retry.max_attempts ?? "", deadline: s.retry.deadline ?? "",
+    horizon: s.horizon,
+  };
+  for (const [name, value] of Object.entries(values)) field(name).value = value;
+  for (const box of strategyBoxes()) box.checked = s.strategies.includes(box.value);
+}
+
+// The chart's window is the figure's, not the engine's: read from an author's `figure:`.
+const windowOf = (yaml) => /^\s*(?:figure:\s*\{.*)?window:\s*([^\s#,}]+)/m.exec(yaml)?.[1] ?? "";
+
+// The form as YAML, remembering which field wrote each line (for error messages).
+function toYaml() {
+  const lines = [];
+  const fieldOf = [];
+  const add = (text, name) => { lines.push(text); fieldOf.push(name); };
+  const v = (name) => field(name).value.trim();
+  add(`id: ${kept.id}`, null);
+  add(`clients: ${v("clients")}`, "clients");
+  if (v("spread") && v("spread") !== "0s") add(`spread: ${v("spread")}`, "spread");
+  add(`horizon: ${v("horizon")}`, "horizon");
+  add("server:", null);
+  add(`  model: ${v("model")}`, "model");
+  add(`  capacity: ${v("capacity")}`, "capacity");
+  add(`  tick: ${v("tick")}`, "tick");
+  add(`  rejection_cost: ${v("rejection_cost")}`, "rejection_cost");
+  const outages = [];
+  if (v("outage_from") || v("outage_to")) {
+    outages.push(`{from: ${v("outage_from") || "0s"}, to: ${v("outage_to")}}`);
+  }
+  outages.push(...kept.outages.map((o) => `{from: ${o.from}, to: ${o.to}}`));
+  if (outages.length) add(`  outages: [${outages.join(", ")}]`, "outage_to");
+  add("retry:", null);
+  add(`  base: ${v("base")}`, "base");
+  add(`  cap: ${v("cap")}`, "cap");
+  add(`  multiplier: ${v("multiplier")}`, "multiplier");
+  if (v("max_attempts")) add(`  max_attempts: ${v("max_attempts")}`, "max_attempts");
+  if (v("deadline")) add(`  deadline: ${v("deadline")}`, "deadline");
+  const chosen = strategyBoxes().filter((b) => b.checked).map((b) => b.value);
+  add(`strategies: [${chosen.join(", ")}]`, "strategy");
+  add(`runs: ${v("runs")}`, "runs");
+  add(`seed: ${v("seed")}`, "seed");
+  if (v("window")) add(`figure: {window: ${v("window")}}`, "window");
+  return { yaml: lines.join("\n") + "\n", fieldOf };
+}
+
+function showErrors(errors, fieldOf) {
+  for (const input of form.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  errorsBox.innerHTML = "";
+  for (const e of errors) {
+    const name = fieldOf?.[e.line - 1];
+    const input = name && (name === "strategy" ? strategyBoxes()[0] : field(name));
+    if (input) input.setAttribute("aria-invalid", "true");
+    const where = input
+      ? (input.closest("label")?.firstChild?.textContent.trim() ?? name)
+      : `line ${e.line}, column ${e.column}`;
+    const p = document.createElement("p");
+    p.innerHTML = `<strong>${escapeHtml(where)}</strong>: ${escapeHtml(e.message)}` +
+      (e.help ? ` (${escapeHtml(e.help)})` : "");
+    errorsBox.append(p);
+  }
+}
+
+// ---- The lane chart, drawn tick by tick --------------------------------------------
+const SVG = "http://www.w3.org/2000/svg";
+const W = 640, RIGHT = 624, LEFT = 44, LEGEND = 30, LABEL = 20, LANE = 76, GAP = 10, AXIS = 46;
+const el = (tag, attrs, parent) => {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, value] of Object.entries(attrs)) node.setAttribute(k, value);
+  if (parent) parent.append(node);
+  return node;
+};
+const text = (content, attrs, parent) => {
+  const node = el("text", { class: "label", fill: "currentColor", ...attrs }, parent);
+  node.textContent = content;
+  return node;
+};
+const tidy = (n) => {
+  const p = 10 ** Math.floor(Math.log10(Math.max(n, 1)));
+  return [1, 2, 2.5, 5, 10].map((m) => m * p).find((c) => c >= n);
+};
+const round = (x) => Math.round(x * 100) / 100;
+
+let animation = null;
+
+function draw(result, setup) {
+  const lanes = result.strategies.map((s) => s.lanes);
+  const tickS = lanes[0].tick_s;
+  let last = 0;
+  for (const l of lanes) {
+    for (let k = l.served.length - 1; k >= 0; k--) {
+      if (l.served[k] + l.rejected[k] > 0) { last = Math.max(last, k); break; }
+    }
+  }
+  for (const o of setup.outages) last = Math.max(last, Math.ceil(o.to / tickS));
+  const total = Math.max(...lanes.map((l) => l.served.length));
+  const shown = setup.window > 0
+    ? Math.min(total, Math.max(1, Math.ceil(setup.window / tickS - 1e-9)))
+    : Math.min(total, Math.max(10, Math.ceil((last + 1) * 1.08)));
+  let peak = setup.capacity;
+  for (const l of lanes) for (let k = 0; k < shown; k++) peak = Math.max(peak, l.served[k] + l.rejected[k]);
+  const top = tidy(peak);
+  const bar = (RIGHT - LEFT) / shown;
+  const height = LEGEND + lanes.length * (LABEL + LANE + GAP) + AXIS;
+  const svg = el("svg", { class: "sim-lanes", viewBox: `0 0 ${W} ${height}`, width: "100%",
+    role: "img", "font-size": 14, "aria-label": "Calls per tick, by strategy" });
+  const defs = el("defs", {}, svg);
+  const pattern = el("pattern", { id: "pg-hatch", width: 5, height: 5,
+    patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
+  el("rect", { class: "tint", width: 5, height: 5, fill: "#ffebe9" }, pattern);
+  el("line", { class: "hatch", x1: 2.5, x2: 2.5, y1: 0, y2: 5, stroke: "#cf222e", "stroke-width": 1.5 }, pattern);
+  const legend = el("g", { class: "legend" }, svg);
+  el("rect", { class: "served", x: LEFT, y: 8, width: 12, height: 12, fill: "#1a7f37" }, legend);
+  text("served", { x: LEFT + 17, y: 18.5 }, legend);
+  el("rect", { class: "rejected outlined", x: LEFT + 82, y: 8, width: 12, height: 12,
+    fill: "url(#pg-hatch)", stroke: "#cf222e" }, legend);
+  text("turned away", { x: LEFT + 99, y: 18.5 }, legend);
+  el("line", { class: "capacity", x1: LEFT + 199, x2: LEFT + 215, y1: 14, y2: 14,
+    stroke: "currentColor", "stroke-dasharray": "6 4", "stroke-width": 1.5 }, legend);
+  text("capacity", { x: LEFT + 220, y: 18.5 }, legend);
+
+  const seconds = shown * tickS;
+  const step = tidy(seconds / 6);
+  const x = (s) => round(LEFT + (s / seconds) * (RIGHT - LEFT));
+  const groups = lanes.map((l, i) => {
+    const y0 = LEGEND + i * (LABEL + LANE + GAP) + LABEL;
+    const g = el("g", { class: "lane" }, svg);
+    const grid = el("g", { class: "grid", stroke: "#d1d9e0", "stroke-width": 0.5 }, g);
+    el("line", { x1: LEFT, x2: RIGHT, y1: y0, y2: y0 }, grid);
+    for (let s = 0; s <= seconds + 1e-9; s += step) el("line", { x1: x(s), x2: x(s), y1: y0, y2: y0 + LANE }, grid);
+    for (const o of setup.outages) {
+      const from = Math.min(o.from, seconds), to = Math.min(o.to, seconds);
+      if (to > from) el("rect", { class: "down", x: x(from), y: y0, width: round(x(to) - x(from)), height: LANE, fill: "#e6e9ed" }, g);
+    }
+    text(result.strategies[i].strategy, { x: LEFT, y: y0 - 6, "font-weight": 600 }, g);
+    text(String(top), { x: LEFT - 6, y: y0 + 5, "text-anchor": "end", "font-size": 12 }, g);
+    text("0", { x: LEFT - 6, y: y0 + LANE, "text-anchor": "end", "font-size": 12 }, g);
+    const served = el("g", { class: "served", fill: "#1a7f37" }, g);
+    const rejected = el("g", { class: bar >= 6 ? "rejected outlined" : "rejected",
+      fill: "url(#pg-hatch)", stroke: bar >= 6 ? "#cf222e" : "none" }, g);
+    const capY = round(y0 + LANE - (setup.capacity / top) * LANE);
+    el("line", { class: "capacity", x1: LEFT, x2: RIGHT, y1: capY, y2: capY, stroke: "currentColor",
+      "stroke-dasharray": "6 4", "stroke-width": 1.5 }, g);
+    el("line", { class: "axis", x1: LEFT, x2: RIGHT, y1: y0 + LANE, y2: y0 + LANE, stroke: "currentColor" }, g);
+    return { y0, served, rejected, lane: l };
+  });
+  const axisY = LEGEND + lanes.length * (LABEL + LANE + GAP);
+  for (let s = 0; s <= seconds + 1e-9; s += step) {
+    text(String(round(s)), { x: x(s), y: axisY + 6, "text-anchor": "middle", "font-size": 12 }, svg);
+  }
+  text("time (s)", { x: (LEFT + RIGHT) / 2, y: axisY + 30, "text-anchor": "middle", "font-size": 12 }, svg);
+  const clock = text("", { x: RIGHT, y: 18.5, "text-anchor": "end", "font-variant-numeric": "tabular-nums" }, svg);
+
+  chartBox.replaceChildren(svg);
+  let drawn = 0;
+  const drawUpTo = (k) => {
+    for (; drawn < k; drawn++) {
+      for (const { y0, served, rejected, lane } of groups) {
+        const s = lane.served[drawn], r = lane.rejected[drawn];
+        const bx = round(LEFT + drawn * bar), bw = round(Math.max(bar - (bar >= 3 ? 1 : 0), 0.5));
+        const hs = (s / top) * LANE, hr = (r / top) * LANE;
+        if (s) el("rect", { x: bx, y: round(y0 + LANE - hs), width: bw, height: round(hs) }, served);
+        if (r) el("rect", { x: bx, y: round(y0 + LANE - hs - hr), width: bw, height: round(hr) }, rejected);
+      }
+    }
+    clock.textContent = `t = ${(drawn * tickS).toFixed(1)} s`;
+  };
+  return { shown, drawUpTo, seconds };
+}
+
+function animate(chart, done) {
+  cancelAnimationFrame(animation?.frame);
+  const quiet = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  const duration = Math.min(6000, Math.max(1500, chart.seconds * 250));
+  const started = performance.now();
+  const finish = () => {
+    cancelAnimationFrame(animation?.frame);
+    animation = null;
+    chart.drawUpTo(chart.shown);
+    endButton.disabled = true;
+    done();
+  };
+  animation = { finish };
+  if (quiet) return finish();
+  endButton.disabled = false;
+  const frame = (now) => {
+    const k = Math.min(chart.shown, Math.ceil(((now - started) / duration) * chart.shown));
+    chart.drawUpTo(k);
+    if (k >= chart.shown) finish();
+    else animation.frame = requestAnimationFrame(frame);
+  };
+  animation.frame = requestAnimationFrame(frame);
+}
+
+// ---- The results table, as the site's figures show it ------------------------------
+const thousands = (n) => Math.round(n).toLocaleString("en-US");
+const cell = (s, f = thousands) =>
+  s.p5 === s.p95 ? f(s.median) : `${f(s.median)} <span class="range">(${f(s.p5)}–${f(s.p95)})</span>`;
+const secs = (n) => `${n.toFixed(1)}&nbsp;s`;
+
+function table(result) {
+  const head = ["calls", "calls per client", "served", "gave up", "still retrying", "done at"];
+  const rows = result.strategies.map((s) => {
+    let done = "never";
+    if (s.done_at_s) {
+      const d = s.done_at_s;
+      done = d.p5 === d.p95 ? secs(d.median)
+        : `${secs(d.median)} <span class="range">(${d.p5.toFixed(1)}–${secs(d.p95)})</span>`;
+      if (s.finished_runs < result.runs) done += `, in ${thousands(s.finished_runs)} of ${thousands(result.runs)} runs`;
+    }
+    const cells = [cell(s.calls), cell(s.calls_per_client, (n) => n.toFixed(2)), cell(s.served),
+      cell(s.gave_up), cell(s.still_retrying), done];
+    return `<tr><th scope="row">${s.strategy}</th>${cells.map((c) => `<td class="num">${c}</td>`).join("")}</tr>`;
+  });
+  const captionText = result.runs === 1 ? `Results of 1 run (seed ${result.seed})`
+    : `Results over ${thousands(result.runs)} runs: median, with the 5th–95th percentile in brackets`;
+  return `<table class="sim-results"><caption>${captionText}</caption><thead><tr><th scope="col">strategy</th>` +
+    head.map((h) => `<th scope="col" class="num">${h}</th>`).join("") +
+    `</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+// ---- Wiring --------------------------------------------------------------------------
+let engine = null;
+
+const secondsOf = (text) => {
+  const m = /^\s*([0-9.]+)\s*(us|µs|ms|s|m|h)\s*$/.exec(text);
+  const scale = { us: 1e-6, "µs": 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+  return m ? Number(m[1]) * scale[m[2]] : 0;
+};
+
+function run() {
+  const { yaml, fieldOf } = toYaml();
+  yamlBox.textContent = yaml;
+  const address = `${location.pathname}?s=${toBase64url(yaml)}`;
+  history.replaceState(null, "", address);
+  share.href = address;
+  const started = performance.now();
+  const answer = JSON.parse(engine.run(yaml));
+  const ms = performance.now() - started;
+  if (answer.errors) {
+    showErrors(answer.errors, fieldOf);
+    status.textContent = "The scenario has a mistake; nothing was run.";
+    return;
+  }
+  showErrors([], null);
+  const runs = answer.runs * answer.strategies.length;
+  status.textContent = `${thousands(runs)} run${runs === 1 ? "" : "s"} computed in ${Math.round(ms)} ms, in your browser.`;
+  status.dataset.ms = ms.toFixed(1);
+  const outages = [];
+  if (field("outage_to").value.trim()) {
+    outages.push({ from: secondsOf(field("outage_from").value || "0s"), to: secondsOf(field("outage_to").value) });
+  }
+  outages.push(...kept.outages.map((o) => ({ from: secondsOf(o.from), to: secondsOf(o.to) })));
+  figure.hidden = false;
+  resultsBox.hidden = true;
+  const chart = draw(answer, { capacity: Number(field("capacity").value), outages,
+    window: secondsOf(field("window").value) });
+  if (figure.getBoundingClientRect().top > innerHeight * 0.7) {
+    figure.scrollIntoView({ block: "start", behavior: "smooth" });
+  }
+  const tick = field("tick").value.trim().replace(/^([0-9.]+)\s*/, "$1 ");
+  caption.textContent = `Calls per ${tick} tick, one lane per strategy: its typical run ` +
+    "(the first whose number of calls is the median)." +
+    (outages.length ? " Grey: the server is down." : "");
+  animate(chart, () => {
+    resultsBox.innerHTML = table(answer);
+    resultsBox.hidden = false;
+  });
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  if (engine) run();
+});
+endButton.addEventListener("click", () => animation?.finish());
+
+async function start() {
+  const shared = new URLSearchParams(location.search).get("s");
+  let yaml = START;
+  if (shared) {
+    try {
+      yaml = fromBase64url(shared);
+    } catch {
+      errorsBox.textContent = "The address does not hold a readable scenario; here is the crowd instead.";
+    }
+  }
+  yamlBox.textContent = yaml;
+  share.href = location.pathname + location.search;
+  try {
+    const response = await fetch(root.dataset.module);
+    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+    // Compiled while it downloads; a server that does not say application/wasm gets
+    // the slower way.
+    engine = await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
+    performance.mark("playground-engine");
+  } catch (error) {
+    status.textContent = `The engine could not be loaded (${error.message}). ` +
+      "If you built this site yourself, run scripts/build-wasm.sh, then build it again.";
+    return;
+  }
+  const settings = JSON.parse(engine.settings(yaml));
+  if (settings.errors) {
+    showErrors(settings.errors, null);
+    fill(JSON.parse(engine.settings(START)));
+  } else {
+    fill(settings);
+    field("window").value = windowOf(yaml);
+  }
+  runButton.disabled = false;
+  status.textContent = "Change anything, then press Run.";
+  performance.mark("playground-ready");
+}
+
+start();

@@ -1,0 +1,99 @@
+//! The playground: a page whose template is `playground.html` runs the engine in the
+//! reader's browser. When a site has one, every scenario figure links to it with its
+//! scenario, and its scripts are written beside the pages. The engine module itself,
+//! `retrylab.wasm`, comes from `static/` (`scripts/build-wasm.sh` puts it there).
+
+use crate::chart::table::escape;
+use crate::diag::Failure;
+
+use super::config::Config;
+use super::output::Staging;
+use super::page::Page;
+
+/// The template that makes a page the playground.
+pub const TEMPLATE: &str = "playground.html";
+
+/// The scripts the playground page loads, by their name in the output: the loader of
+/// the WebAssembly module, and the page.
+pub const SCRIPTS: &[(&str, &str)] = &[
+    ("playground.js", include_str!("defaults/playground.js")),
+    (
+        "playground-page.js",
+        include_str!("defaults/playground-page.js"),
+    ),
+];
+
+/// The address of the site's playground page, if it has one.
+pub fn address(pages: &[Page], config: &Config) -> Option<String> {
+    pages
+        .iter()
+        .find(|p| p.front.template.as_deref() == Some(TEMPLATE))
+        .map(|p| format!("{}{}", config.base_path, p.url))
+}
+
+/// The "try it" link under a scenario's figure: the playground with the scenario's
+/// YAML, as the author wrote it, in the address (`?s=`, base64url of its UTF-8).
+pub fn try_it(address: &str, source: &str) -> String {
+    format!(
+        "<p class=\"sim-try\"><a href=\"{}?s={}\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n",
+        escape(address),
+        base64url(source.as_bytes())
+    )
+}
+
+/// Writes the playground's scripts, unless `static/` brought its own.
+pub fn write_scripts(staging: &Staging) -> Result<(), Failure> {
+    for (name, text) in SCRIPTS {
+        if !staging.has(name) {
+            staging.write(name, text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// Base64 with the URL-safe alphabet and no padding (RFC 4648, section 5).
+fn base64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64url_follows_the_rfc() {
+        // RFC 4648, section 10, without padding.
+        let cases = [
+            ("", ""),
+            ("f", "Zg"),
+            ("fo", "Zm8"),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg"),
+            ("fooba", "Zm9vYmE"),
+            ("foobar", "Zm9vYmFy"),
+        ];
+        for (text, encoded) in cases {
+            assert_eq!(base64url(text.as_bytes()), encoded);
+        }
+        assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+    }
+
+    #[test]
+    fn the_link_carries_the_scenario() {
+        assert_eq!(
+            try_it("/retrylab/playground/", "id: a\n"),
+            "<p class=\"sim-try\"><a href=\"/retrylab/playground/?s=aWQ6IGEK\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n"
+        );
+    }
+}

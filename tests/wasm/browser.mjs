@@ -1,0 +1,172 @@
+// The playground in headless Chromium: serves the built site, opens the playground, runs
+// a scenario, jumps to the end and checks the table, follows a "try it" link from an
+// article, and requires no console errors. Measures the budgets on the way: the crowd
+// (100 clients, five strategies, 200 runs) computed in the page, and the time until Run
+// works on a phone-class CPU (4x slower) with a phone's screen.
+//
+// usage: node tests/wasm/browser.mjs SITE_DIR [SCREENSHOT_DIR]
+// CHROMIUM names the browser (default /usr/bin/chromium).
+
+import { createServer } from "node:http";
+import { readFile, mkdir } from "node:fs/promises";
+import { extname, join, normalize } from "node:path";
+import { chromium } from "playwright-core";
+
+const [site, shots] = process.argv.slice(2);
+if (!site) {
+  console.error("usage: node tests/wasm/browser.mjs SITE_DIR [SCREENSHOT_DIR]");
+  process.exit(2);
+}
+const BUDGET_RUN_MS = 100;
+const BUDGET_READY_MS = 1000;
+
+const types = { ".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
+  ".wasm": "application/wasm", ".svg": "image/svg+xml" };
+const server = createServer(async (req, res) => {
+  let path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
+  if (path.endsWith("/")) path += "index.html";
+  try {
+    const body = await readFile(join(site, path));
+    res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" });
+    res.end(body);
+  } catch {
+    res.writeHead(404).end("not found");
+  }
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync"],
+});
+const problems = [];
+const fail = (message) => { problems.push(message); console.log(`FAIL ${message}`); };
+const watch = (page) => {
+  page.on("console", (m) => {
+    // The browser's own request for a site icon is not the page's doing.
+    if (m.type() === "error" && !m.location().url.endsWith("/favicon.ico")) {
+      fail(`console error: ${m.text()} (${m.location().url})`);
+    }
+  });
+  page.on("pageerror", (e) => fail(`page error: ${e.message}`));
+  page.on("requestfailed", (r) => fail(`request failed: ${r.url()}`));
+};
+
+try {
+  // 1. Desktop: run the crowd, jump to the end, read the table.
+  const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await desktop.newPage();
+  watch(page);
+  await page.goto(`${origin}/playground/`);
+  await page.waitForFunction(() => !document.getElementById("pg-run").disabled);
+  const times = await page.evaluate(async () => {
+    const { load } = await import("/playground.js");
+    const bytes = await (await fetch("/retrylab.wasm")).arrayBuffer();
+    const engine = await load(bytes);
+    const crowd = "id: crowd\nclients: 100\nstrategies: [fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter]\nruns: 200\nseed: 1\n";
+    const ms = [];
+    for (let i = 0; i < 7; i++) {
+      const t = performance.now();
+      engine.run(crowd);
+      ms.push(performance.now() - t);
+    }
+    return ms;
+  });
+  const sorted = [...times].sort((a, b) => a - b);
+  const median = sorted[3];
+  console.log(`the crowd (100 clients, 5 strategies, 200 runs) in the browser: first ${times[0].toFixed(1)} ms, median of 7 ${median.toFixed(1)} ms (budget ${BUDGET_RUN_MS} ms)`);
+  if (median > BUDGET_RUN_MS) fail(`the crowd took ${median.toFixed(1)} ms, over ${BUDGET_RUN_MS} ms`);
+
+  await page.fill('input[name="clients"]', "60");
+  await page.click("#pg-run");
+  await page.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+  if (await page.isEnabled("#pg-end")) await page.click("#pg-end");
+  await page.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+  const rows = await page.locator("table.sim-results tbody tr").count();
+  if (rows !== 5) fail(`the results table has ${rows} rows, not 5`);
+  const address = new URL(page.url());
+  if (!address.searchParams.get("s")) fail("the address does not carry the scenario");
+  console.log(`ran 60 clients: a table of ${rows} strategies; the address carries the scenario`);
+
+  // The shared address restores the setup.
+  const again = await desktop.newPage();
+  watch(again);
+  await again.goto(page.url());
+  await again.waitForFunction(() => !document.getElementById("pg-run").disabled);
+  const clients = await again.inputValue('input[name="clients"]');
+  if (clients !== "60") fail(`the shared address gave ${clients} clients, not 60`);
+
+  // A mistake is shown at its field, and nothing runs.
+  await again.fill('input[name="base"]', "100");
+  await again.click("#pg-run");
+  const error = await again.textContent("#pg-errors");
+  if (!/base/.test(error ?? "")) fail(`no error shown for a base without a unit: "${error}"`);
+  if ((await again.getAttribute('input[name="base"]', "aria-invalid")) !== "true") fail("the base field is not marked invalid");
+  console.log(`a base without a unit: "${error.trim()}"`);
+
+  // 2. A "try it" link under an article's figure opens the playground with its scenario.
+  const article = await desktop.newPage();
+  watch(article);
+  await article.goto(`${origin}/backoff-and-jitter/`);
+  const links = await article.locator("p.sim-try a").count();
+  if (links === 0) fail("no try-it link under the article's figures");
+  await article.locator("p.sim-try a").first().click();
+  await article.waitForFunction(() => !document.getElementById("pg-run").disabled);
+  const loaded = await article.inputValue('input[name="clients"]');
+  console.log(`the article's first try-it link (of ${links}) opened the playground with ${loaded} clients`);
+  if (!loaded) fail("the try-it link did not fill the form");
+  await desktop.close();
+
+  // 3. A phone: 4x slower CPU, a phone's screen; time from navigation until Run works.
+  // Three fresh loads; the best counts, since a busy machine only ever adds time.
+  const readies = [];
+  for (let i = 0; i < 3; i++) {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const slow = await phone.newPage();
+    watch(slow);
+    const cdp = await phone.newCDPSession(slow);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
+    await slow.goto(`${origin}/playground/`);
+    await slow.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    readies.push(await slow.evaluate(() => performance.getEntriesByName("playground-ready")[0]?.startTime));
+    await phone.close();
+  }
+  const ready = Math.min(...readies);
+  console.log(`interactive on a phone-class CPU (4x slower, 390x844): Run works after ${ready.toFixed(0)} ms, best of ${readies.map((r) => r.toFixed(0)).join(", ")} ms (budget ${BUDGET_READY_MS} ms)`);
+  if (!(ready <= BUDGET_READY_MS)) fail(`Run worked only after ${ready?.toFixed(0)} ms`);
+
+  // 4. Screenshots, light and dark, phone and desktop, when asked for.
+  if (shots) {
+    await mkdir(shots, { recursive: true });
+    for (const scheme of ["light", "dark"]) {
+      for (const [name, viewport] of [["phone", { width: 390, height: 844 }], ["desktop", { width: 1280, height: 900 }]]) {
+        const context = await browser.newContext({ viewport, colorScheme: scheme,
+          deviceScaleFactor: name === "phone" ? 2 : 1, isMobile: name === "phone" });
+        const p = await context.newPage();
+        await p.goto(`${origin}/playground/`);
+        await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+        await p.screenshot({ path: join(shots, `${name}-${scheme}-form.png`), fullPage: true });
+        await p.click("#pg-run");
+        await p.waitForTimeout(700);
+        await p.screenshot({ path: join(shots, `${name}-${scheme}-running.png`), fullPage: true });
+        await p.click("#pg-end").catch(() => {});
+        await p.waitForSelector("table.sim-results");
+        await p.screenshot({ path: join(shots, `${name}-${scheme}-done.png`), fullPage: true });
+        await context.close();
+      }
+    }
+    console.log(`screenshots in ${shots}`);
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+
+if (problems.length) {
+  console.error(`${problems.length} problem(s) in the playground`);
+  process.exit(1);
+}
+console.log("the playground works in Chromium, with no console errors");

@@ -1,0 +1,38 @@
+// Native and WebAssembly agree: runs each scenario file with the native binary
+// (`retrylab sim FILE --json --lanes`) and with the WebAssembly module through the
+// playground's own loader, and requires byte-identical JSON.
+//
+// usage: node tests/wasm/compare.mjs RETRYLAB_BINARY MODULE.wasm SCENARIO.yaml...
+
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { load } from "../../src/site/defaults/playground.js";
+
+const [binary, module, ...files] = process.argv.slice(2);
+if (!binary || !module || files.length === 0) {
+  console.error("usage: node tests/wasm/compare.mjs RETRYLAB_BINARY MODULE.wasm SCENARIO.yaml...");
+  process.exit(2);
+}
+
+const engine = await load(readFileSync(module));
+let failed = 0;
+for (const file of files) {
+  const native = execFileSync(binary, ["sim", file, "--json", "--lanes"], { encoding: "utf8" });
+  const started = performance.now();
+  const wasm = engine.run(readFileSync(file, "utf8")) + "\n";
+  const ms = (performance.now() - started).toFixed(1);
+  if (native === wasm) {
+    console.log(`same   ${file} (${native.length.toLocaleString("en")} bytes of JSON; ${ms} ms in WebAssembly)`);
+  } else {
+    failed += 1;
+    const at = [...native].findIndex((c, i) => c !== wasm[i]);
+    console.log(`DIFFER ${file}: first difference at byte ${at}`);
+    console.log(`  native: ${JSON.stringify(native.slice(Math.max(0, at - 60), at + 60))}`);
+    console.log(`  wasm:   ${JSON.stringify(wasm.slice(Math.max(0, at - 60), at + 60))}`);
+  }
+}
+if (failed > 0) {
+  console.error(`${failed} of ${files.length} scenarios differ`);
+  process.exit(1);
+}
+console.log(`all ${files.length} scenarios give the same JSON natively and in WebAssembly`);
