@@ -3,6 +3,7 @@
 mod content;
 mod engine_facts;
 mod errors;
+mod links;
 mod properties;
 mod sim_command;
 mod site;
