@@ -442,7 +442,7 @@ fn capacity_label(layout: &Layout, result: &ScenarioResult, capacity: &str) -> L
         .set("stroke", "#ffffff")
         .set("stroke-width", "3")
         .set("stroke-linejoin", "round")
-        .set("paint-order", "stroke")
+        .set("style", "paint-order: stroke")
 }
 
 /// The shared time axis under the last lane, with its labels and title, and the title

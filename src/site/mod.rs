@@ -244,7 +244,10 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
             Some(chart::thumbnail(scenario, result))
         })
         .collect();
-    write_pages(&staging, &tera, &config, &pages, &rendered, &cards)?;
+    let has_module = root.join("static").join(playground::MODULE).is_file();
+    write_pages(
+        &staging, &tera, &config, &pages, &rendered, &cards, has_module,
+    )?;
     write_site_files(&staging, &config, &pages)?;
     staging.copy_tree(&root.join("static"))?;
     write_defaults(&staging)?;
@@ -638,6 +641,7 @@ fn write_pages(
     pages: &[Page],
     rendered: &[Rendered],
     cards: &[Option<String>],
+    has_module: bool,
 ) -> Result<(), Failure> {
     let mut order: Vec<usize> = (0..pages.len()).collect();
     order.sort_by(|&a, &b| {
@@ -669,6 +673,9 @@ fn write_pages(
         "pages".into(),
         serde_json::to_value(&listed).unwrap_or_default(),
     );
+    // Whether the playground's engine is published, so a page never preloads a file
+    // that is not there.
+    shared.insert("playground_module".into(), has_module.into());
     let context_with = |page: Option<serde_json::Value>| {
         let mut map = shared.clone();
         if let Some(page) = page {

@@ -23,6 +23,9 @@ pub const SCRIPTS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The engine compiled to WebAssembly, as `static/` holds it and the site publishes it.
+pub const MODULE: &str = "retrylab.wasm";
+
 /// The address of the site's playground page, if it has one.
 pub fn address(pages: &[Page], config: &Config) -> Option<String> {
     pages

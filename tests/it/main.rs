@@ -4,6 +4,7 @@ mod beyond;
 mod content;
 mod engine_facts;
 mod errors;
+mod links;
 mod properties;
 mod publish;
 mod scaffold;

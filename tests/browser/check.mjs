@@ -1,0 +1,187 @@
+// Loads every page of a built site in headless Chromium, the way readers meet it, and
+// fails on what they would notice: a console error, a request that fails, a chart drawn
+// at no size, a serious or critical axe-core violation. Each page is loaded in light and
+// dark colour schemes, at phone and desktop widths, and a full-page screenshot of each
+// is kept.
+//
+//   node check.mjs SITE_DIR [--screenshots DIR] [--chromium PATH]
+//
+// The site is served from SITE_DIR at the root of a server bound to 127.0.0.1, so build
+// it with the default base URL (`/`).
+
+import { createServer } from 'node:http';
+import { readFile, readdir, mkdir, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  if (i === -1) return fallback;
+  const value = args[i + 1];
+  args.splice(i, 2);
+  return value;
+};
+const screenshots = path.resolve(option('--screenshots', 'screenshots'));
+const executablePath = option('--chromium', '/usr/bin/chromium');
+if (args.length !== 1) {
+  console.error('usage: node check.mjs SITE_DIR [--screenshots DIR] [--chromium PATH]');
+  process.exit(2);
+}
+const site = path.resolve(args[0]);
+
+const SCHEMES = ['light', 'dark'];
+const VIEWPORTS = [
+  { name: 'phone', width: 390, height: 844 },
+  { name: 'desktop', width: 1280, height: 900 },
+];
+// Impacts that fail the check; `minor` and `moderate` are printed but pass.
+const FAILING_IMPACTS = new Set(['serious', 'critical']);
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.ico': 'image/x-icon',
+  '.xml': 'application/xml',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Every HTML file under `dir`, as a path relative to it, in a stable order. */
+async function htmlFiles(dir, prefix = '') {
+  const out = [];
+  const entries = await readdir(path.join(dir, prefix), { withFileTypes: true });
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const rel = path.posix.join(prefix, entry.name);
+    if (entry.isDirectory()) out.push(...(await htmlFiles(dir, rel)));
+    else if (entry.name.endsWith('.html')) out.push(rel);
+  }
+  return out;
+}
+
+/** A static server for `root` on 127.0.0.1, as a GitHub Pages-like host serves it. */
+function serve(root) {
+  const server = createServer(async (req, res) => {
+    try {
+      const url = new URL(req.url, 'http://127.0.0.1');
+      let file = path.join(root, decodeURIComponent(url.pathname));
+      if (!file.startsWith(root)) throw new Error('outside the site');
+      if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** What is wrong with one page in one scheme and viewport, as lines of text. */
+async function checkPage(context, origin, file, shot) {
+  const problems = [];
+  const page = await context.newPage();
+  page.on('console', (msg) => {
+    if (msg.type() !== 'error') return;
+    const from = msg.location()?.url;
+    problems.push(`console error: ${msg.text()}${from ? ` (${from})` : ''}`);
+  });
+  page.on('pageerror', (err) => problems.push(`uncaught exception: ${err.message}`));
+  page.on('requestfailed', (req) =>
+    problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`),
+  );
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`request failed: ${res.url()} (HTTP ${res.status()})`);
+  });
+  const address = `${origin}/${file.replace(/(^|\/)index\.html$/, '$1')}`;
+  await page.goto(address, { waitUntil: 'load' });
+
+  const unsized = await page.evaluate(() =>
+    [...document.querySelectorAll('figure svg, .card-chart svg')]
+      .filter((svg) => !svg.parentElement.closest('svg'))
+      .map((svg, i) => ({ i, box: svg.getBoundingClientRect(), label: svg.getAttribute('aria-labelledby') ?? svg.id }))
+      .filter(({ box }) => !(box.width > 0 && box.height > 0))
+      .map(({ i, box, label }) => `svg #${i} (${label ?? 'no label'}) is ${box.width}×${box.height}`),
+  );
+  for (const u of unsized) problems.push(`chart drawn at no size: ${u}`);
+
+  await page.addScriptTag({ content: axeSource });
+  const axe = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  for (const v of axe.violations) {
+    const where = v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ');
+    const more = v.nodes.length > 3 ? ` and ${v.nodes.length - 3} more` : '';
+    const line = `axe ${v.impact}: ${v.id}: ${v.help} (${where}${more})`;
+    if (FAILING_IMPACTS.has(v.impact)) problems.push(line);
+    else console.log(`  note: ${file}: ${line}`);
+  }
+
+  await page.screenshot({ path: shot, fullPage: true });
+  await page.close();
+  return problems;
+}
+
+const files = await htmlFiles(site);
+if (files.length === 0) {
+  console.error(`no HTML files under ${site}: build the site first`);
+  process.exit(2);
+}
+const server = await serve(site);
+const origin = `http://127.0.0.1:${server.address().port}`;
+const browser = await chromium.launch({
+  executablePath,
+  // Playwright adds --headless and a fresh profile; these keep Chromium off the network.
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
+console.log(`Chromium ${browser.version()}, axe-core ${JSON.parse(await readFile(require.resolve('axe-core/package.json'), 'utf8')).version}`);
+
+let failures = 0;
+try {
+  for (const scheme of SCHEMES) {
+    for (const viewport of VIEWPORTS) {
+      const context = await browser.newContext({
+        colorScheme: scheme,
+        viewport: { width: viewport.width, height: viewport.height },
+      });
+      const folder = path.join(screenshots, `${scheme}-${viewport.name}`);
+      await mkdir(folder, { recursive: true });
+      for (const file of files) {
+        const shot = path.join(folder, `${file.replace(/\/?index\.html$/, '').replaceAll('/', '_') || 'home'}.png`);
+        const problems = await checkPage(context, origin, file, shot);
+        const label = `${file} (${scheme}, ${viewport.name} ${viewport.width}×${viewport.height})`;
+        if (problems.length === 0) {
+          console.log(`ok   ${label}`);
+        } else {
+          failures += problems.length;
+          console.log(`FAIL ${label}`);
+          for (const p of problems) console.log(`     ${p}`);
+        }
+      }
+      await context.close();
+    }
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(`${files.length} pages × ${SCHEMES.length} schemes × ${VIEWPORTS.length} widths; screenshots in ${screenshots}`);
+if (failures > 0) {
+  console.error(`${failures} problem(s) found in the browser`);
+  process.exit(1);
+}

@@ -1,0 +1,311 @@
+//! Every internal link and anchor of a built site resolves: each `href` and `src` in
+//! every HTML file leads to a file of the output, and each `#anchor` to an element id
+//! on the page it names; with the default base URL and with a GitHub Pages project one
+//! (`/REPO/`). This reads the output as a browser would, so it also covers what
+//! templates write, which `retrylab check` does not see.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::util::{copy_tree, files, fixture, root, run};
+
+/// A project site's address, as GitHub Pages gives it.
+const PROJECT_URL: &str = "https://example.github.io/REPO/";
+
+/// The start tags of an HTML text, each as its name and attributes, values unescaped.
+fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let mut out = Vec::new();
+    let bytes = html.as_bytes();
+    let mut i = 0;
+    while let Some(at) = html[i..].find('<') {
+        i += at + 1;
+        if html[i..].starts_with("!--") {
+            i += html[i..].find("-->").map_or(html.len() - i, |e| e + 3);
+            continue;
+        }
+        if !bytes.get(i).is_some_and(u8::is_ascii_alphabetic) {
+            continue;
+        }
+        let name_end = i + html[i..]
+            .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+            .unwrap_or(html.len() - i);
+        let name = html[i..name_end].to_ascii_lowercase();
+        let mut attributes = Vec::new();
+        let mut j = name_end;
+        loop {
+            while bytes
+                .get(j)
+                .is_some_and(|b| b.is_ascii_whitespace() || *b == b'/')
+            {
+                j += 1;
+            }
+            if j >= bytes.len() || bytes[j] == b'>' {
+                break;
+            }
+            let key_end = j + html[j..]
+                .find(|c: char| c.is_whitespace() || c == '=' || c == '>')
+                .unwrap_or(html.len() - j);
+            let key = html[j..key_end].to_ascii_lowercase();
+            j = key_end;
+            let mut value = String::new();
+            if bytes.get(j) == Some(&b'=') {
+                j += 1;
+                let quote = bytes[j];
+                let (start, end) = if quote == b'"' || quote == b'\'' {
+                    let end = j + 1 + html[j + 1..].find(quote as char).expect("closed quote");
+                    (j + 1, end + 1)
+                } else {
+                    let end = j + html[j..]
+                        .find(|c: char| c.is_whitespace() || c == '>')
+                        .unwrap_or(html.len() - j);
+                    (j, end)
+                };
+                value = unescape(html[start..end].trim_end_matches(quote as char));
+                j = end;
+            }
+            attributes.push((key, value));
+        }
+        out.push((name, attributes));
+        i = j;
+    }
+    out
+}
+
+/// An attribute value with the entities the generator writes turned back into text.
+fn unescape(value: &str) -> String {
+    value
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// `%XX` escapes decoded, as a browser does before matching a fragment to an id.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = text
+            .get(i + 1..i + 3)
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether an address starts with a scheme (`https:`, `mailto:`, `data:`).
+fn has_scheme(address: &str) -> bool {
+    address.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
+}
+
+/// The file an address leads to, relative to the output folder, or why it leads nowhere.
+/// `page` is the linking file's path; `base_path` is the site's path on its host.
+fn resolve(address: &str, page: &str, base_path: &str, base_url: &str) -> Result<String, String> {
+    let address = match address.strip_prefix(base_url) {
+        Some(rest) if base_url.contains("://") => format!("{base_path}{rest}"),
+        _ => address.to_string(),
+    };
+    let path = address.split(['?', '#']).next().unwrap_or_default();
+    let joined = if path.is_empty() {
+        return Ok(page.to_string());
+    } else if let Some(absolute) = path.strip_prefix('/') {
+        match format!("/{absolute}").strip_prefix(base_path) {
+            Some(rest) => rest.to_string(),
+            None => return Err(format!("is outside the site's path `{base_path}`")),
+        }
+    } else {
+        let dir = page.rsplit_once('/').map_or("", |(d, _)| d);
+        if dir.is_empty() {
+            path.to_string()
+        } else {
+            format!("{dir}/{path}")
+        }
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in joined.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err("climbs above the site's root".to_string());
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    let file = parts.join("/");
+    Ok(percent_decode(&file))
+}
+
+/// Every broken internal link and anchor of the site in `dir`, one line each.
+fn broken_links(dir: &Path, base_path: &str, base_url: &str) -> Vec<String> {
+    let all = files(dir);
+    let html: BTreeMap<&str, String> = all
+        .iter()
+        .filter(|(name, _)| name.ends_with(".html"))
+        .map(|(name, bytes)| (name.as_str(), String::from_utf8_lossy(bytes).into_owned()))
+        .collect();
+    let ids: BTreeMap<&str, BTreeSet<String>> = html
+        .iter()
+        .map(|(name, text)| {
+            let ids = tags(text)
+                .into_iter()
+                .flat_map(|(_, attributes)| attributes)
+                .filter(|(key, _)| key == "id")
+                .map(|(_, value)| value)
+                .collect();
+            (*name, ids)
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for (page, text) in &html {
+        for (tag, attributes) in tags(text) {
+            for (key, value) in attributes {
+                if !matches!(key.as_str(), "href" | "src" | "xlink:href") {
+                    continue;
+                }
+                if value.starts_with("//") || (has_scheme(&value) && !value.starts_with(base_url)) {
+                    continue;
+                }
+                let mut target = match resolve(&value, page, base_path, base_url) {
+                    Ok(target) => target,
+                    Err(why) => {
+                        problems.push(format!("{page}: <{tag} {key}=\"{value}\"> {why}"));
+                        continue;
+                    }
+                };
+                if !all.contains_key(&target) {
+                    let index = if target.is_empty() {
+                        "index.html".to_string()
+                    } else {
+                        format!("{}/index.html", target.trim_end_matches('/'))
+                    };
+                    if all.contains_key(&index) {
+                        target = index;
+                    } else {
+                        problems.push(format!(
+                            "{page}: <{tag} {key}=\"{value}\"> leads to no file (`{target}`)"
+                        ));
+                        continue;
+                    }
+                }
+                if let Some((_, fragment)) = value.split_once('#') {
+                    let fragment = percent_decode(fragment);
+                    let found = ids
+                        .get(target.as_str())
+                        .is_some_and(|i| i.contains(&fragment));
+                    // `#` alone and `#top` lead to the top of a page in every browser.
+                    if !found && !fragment.is_empty() && fragment != "top" {
+                        problems.push(format!(
+                            "{page}: <{tag} {key}=\"{value}\"> names no id on `{target}`"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Builds the site at `site` into `out` with an optional base URL; panics on failure.
+fn build(site: &Path, out: &Path, base_url: Option<&str>) {
+    let mut args = vec![
+        "build",
+        "--root",
+        site.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend(
+        base_url
+            .map(|url| ["--base-url", url])
+            .into_iter()
+            .flatten(),
+    );
+    let (code, _, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+/// Builds the site at `site` with its own base URL and with a project one, and asserts
+/// that every internal link and anchor resolves in both.
+fn assert_links_resolve(site: &Path, default_base_path: &str) {
+    let out = tempfile::tempdir().unwrap();
+    let (own, project) = (out.path().join("own"), out.path().join("project"));
+    build(site, &own, None);
+    build(site, &project, Some(PROJECT_URL));
+    let broken = broken_links(&own, default_base_path, default_base_path);
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    let broken = broken_links(&project, "/REPO/", PROJECT_URL);
+    assert!(
+        broken.is_empty(),
+        "broken links under /REPO/:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn every_link_and_anchor_of_this_site_resolves() {
+    // A copy, so that the build's cache stays out of the working tree; the simulations
+    // of this site take a few seconds even in a debug build.
+    let site = tempfile::tempdir().unwrap();
+    for part in ["site.yaml", "content", "templates", "static"] {
+        let from = root().join(part);
+        if from.is_dir() {
+            copy_tree(&from, &site.path().join(part));
+        } else if from.is_file() {
+            std::fs::copy(&from, site.path().join(part)).unwrap();
+        }
+    }
+    assert_links_resolve(site.path(), "/");
+}
+
+#[test]
+fn every_link_and_anchor_of_a_nested_fixture_resolves() {
+    let site = fixture("good");
+    assert_links_resolve(site.path(), "/fixture/");
+}
+
+#[test]
+fn a_broken_link_or_anchor_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "index.html",
+        r##"<!-- <a href="/commented/"> --><link rel="stylesheet" href="/REPO/style.css">
+<a href="/REPO/a/#here">ok</a> <a href='a/#gone'>x</a> <a href="/REPO/b/">x</a>
+<a href="https://example.github.io/REPO/a/">ok</a> <a href="https://example.org/">ok</a>
+<img src="../up.png" alt=""> <a href="/elsewhere/">x</a> <a href="#top">ok</a>"##,
+    );
+    write("style.css", "");
+    write("a/index.html", r#"<h2 id="here">Here</h2>"#);
+    assert_eq!(
+        broken_links(dir.path(), "/REPO/", PROJECT_URL),
+        [
+            "index.html: <a href=\"a/#gone\"> names no id on `a/index.html`",
+            "index.html: <a href=\"/REPO/b/\"> leads to no file (`b`)",
+            "index.html: <img src=\"../up.png\"> climbs above the site's root",
+            "index.html: <a href=\"/elsewhere/\"> is outside the site's path `/REPO/`",
+        ]
+    );
+}
