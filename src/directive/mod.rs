@@ -19,6 +19,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use crate::engine::read::parse_yaml;
 use crate::engine::units::{self, Micros};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::suggest::closest;
@@ -152,14 +153,7 @@ pub struct SimDirective {
 /// Reads a directive's YAML: the scenario (which must have an `id`) and its figure keys.
 /// Errors are positioned relative to the body.
 pub fn read_sim(body: &str) -> Result<SimDirective, Vec<ScenarioError>> {
-    let root = yaml::parse(body).map_err(|e| {
-        vec![ScenarioError {
-            pos: e.pos,
-            width: 1,
-            message: e.message,
-            help: None,
-        }]
-    })?;
+    let root = parse_yaml(body)?;
     let figure = figure_spec(&root);
     let scenario = scenario_from_node(&root, None);
     match (scenario, figure) {

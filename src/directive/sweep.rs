@@ -14,11 +14,12 @@
 //!   total: done_at
 //! ```
 
+use crate::engine::read::parse_yaml;
 use crate::engine::scenario::{MAX_CAPACITY, MAX_CLIENTS, MAX_TIME, MAX_WORK, Outage};
 use crate::engine::units::{self, SECOND, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, Strategy, scenario_from_node};
 use crate::suggest::closest;
-use crate::yaml::{self, Node, Value};
+use crate::yaml::{Node, Value};
 
 use super::reference::prose_duration;
 
@@ -118,17 +119,6 @@ fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
     }
 }
 
-fn parse(body: &str) -> Result<Node, Vec<ScenarioError>> {
-    yaml::parse(body).map_err(|e| {
-        vec![ScenarioError {
-            pos: e.pos,
-            width: 1,
-            message: e.message,
-            help: None,
-        }]
-    })
-}
-
 fn key<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
     match &map.value {
         Value::Map(pairs) => pairs
@@ -166,7 +156,7 @@ fn check_keys(map: &Node, known: &[&str], prefix: &str, errors: &mut Vec<Scenari
 
 /// Reads a sweep directive. Errors are positioned relative to the body.
 pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
-    let root = parse(body)?;
+    let root = parse_yaml(body)?;
     let base = scenario_from_node(&root, None);
     let Some(sweep) = key(&root, "sweep") else {
         let mut errors = base.err().unwrap_or_default();
@@ -486,7 +476,7 @@ fn apply(
 
 /// Reads a schedule directive. Errors are positioned relative to the body.
 pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>> {
-    let root = parse(body)?;
+    let root = parse_yaml(body)?;
     let mut errors = Vec::new();
     let known: Vec<&str> = SCHEDULE_KEYS.iter().map(|(k, _)| *k).collect();
     check_keys(&root, &known, "schedule", &mut errors);

@@ -183,18 +183,7 @@ pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: 
         .server
         .retry_after
         .filter(|_| scenario.retry.honor_retry_after);
-    let mut totals = Totals {
-        calls: 0,
-        served: 0,
-        gave_up: 0,
-        still_retrying: 0,
-        done_at: None,
-        arrivals: 0,
-        failed_fast: 0,
-        denied: 0,
-        goodput_milli: 0,
-        recovery: None,
-    };
+    let mut totals = Totals::default();
     let mut last_finish: Option<usize> = None;
 
     for k in 0..ticks {

@@ -31,15 +31,19 @@ pub struct ScenarioError {
 /// Parses and validates a scenario. `default_id` names a scenario without an `id`.
 /// On failure every mistake found is returned, in source order.
 pub fn parse_scenario(src: &str, default_id: Option<&str>) -> Result<Scenario, Vec<ScenarioError>> {
-    let root = yaml::parse(src).map_err(|e| {
+    scenario_from_node(&parse_yaml(src)?, default_id)
+}
+
+/// Parses YAML for a scenario or a directive: a syntax error becomes the one error.
+pub fn parse_yaml(src: &str) -> Result<Node, Vec<ScenarioError>> {
+    yaml::parse(src).map_err(|e| {
         vec![ScenarioError {
             pos: e.pos,
             width: 1,
             message: e.message,
             help: None,
         }]
-    })?;
-    scenario_from_node(&root, default_id)
+    })
 }
 
 /// Reads and validates a scenario from an already parsed YAML tree. The top-level

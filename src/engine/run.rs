@@ -33,7 +33,7 @@ use super::server::ServerState;
 use super::units::Micros;
 
 /// What one run adds up to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 pub struct Totals {
     /// Every call the server saw, served or rejected.
     pub calls: u64,
@@ -140,18 +140,7 @@ pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: 
         failed_fast: Vec::new(),
     });
     let mut server = ServerState::new(&scenario.server);
-    let mut totals = Totals {
-        calls: 0,
-        served: 0,
-        gave_up: 0,
-        still_retrying: 0,
-        done_at: None,
-        arrivals: 0,
-        failed_fast: 0,
-        denied: 0,
-        goodput_milli: 0,
-        recovery: None,
-    };
+    let mut totals = Totals::default();
     let mut last_finish: Option<usize> = None;
 
     for k in 0..ticks {
