@@ -102,11 +102,12 @@ fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
 /// `{id}-results-caption`.
 pub fn results_table(result: &ScenarioResult) -> String {
     let id = escape(&result.id);
+    // The scenario's id makes each table's name unique on a page with several.
     let caption = if result.runs == 1 {
-        "Results of one run".to_string()
+        format!("Results of {id}, one run")
     } else {
         format!(
-            "Results over {} runs: median, with the 5th–95th percentile in brackets",
+            "Results of {id} over {} runs: median, with the 5th–95th percentile in brackets",
             thousands(result.runs)
         )
     };

@@ -121,7 +121,7 @@ fn results_table_shows_spreads_and_partial_finishes() {
     let mut result = run_scenario(&scenario);
     result.strategies[1].finished_runs = 15;
     let html = table::results_table(&result);
-    assert!(html.contains("Results over 20 runs: median, with the 5th–95th percentile"));
+    assert!(html.contains("Results of jitter over 20 runs: median, with the 5th–95th percentile"));
     assert!(html.contains("<th scope=\"row\">full-jitter</th>"));
     assert!(html.contains(", in 15 of 20 runs</td>"));
     assert!(html.contains("–"), "no spread shown");

@@ -44,11 +44,13 @@ pub fn css() -> String {
         &themes.themes[LIGHT],
         ":root:not([data-theme=\"dark\"])",
         "light",
+        LIGHT_CODE_BG,
     );
     let dark = scoped(
         &themes.themes[DARK],
         ":root:not([data-theme=\"light\"])",
         "dark",
+        DARK_CODE_BG,
     );
     format!(
         "/* Code highlighting: {LIGHT} (light), {DARK} (dark). */\n\
@@ -58,9 +60,77 @@ pub fn css() -> String {
     )
 }
 
+/// The code blocks' background in each theme (`--code-bg` of the built-in stylesheet).
+const LIGHT_CODE_BG: [u8; 3] = [0xf3, 0xf5, 0xf7];
+const DARK_CODE_BG: [u8; 3] = [0x1b, 0x20, 0x26];
+
+/// WCAG's relative luminance of an sRGB colour.
+fn luminance(rgb: [u8; 3]) -> f64 {
+    let channel = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.039_28 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(rgb[0]) + 0.7152 * channel(rgb[1]) + 0.0722 * channel(rgb[2])
+}
+
+/// WCAG's contrast ratio of two colours.
+fn contrast(a: [u8; 3], b: [u8; 3]) -> f64 {
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+/// The colour, moved towards black (on a light background) or white (on a dark one)
+/// in small steps until it reads at 4.5:1 against `background`. The themes were made
+/// for their own backgrounds; on the page's they must still pass WCAG AA.
+fn readable(rgb: [u8; 3], background: [u8; 3]) -> [u8; 3] {
+    let target = if luminance(background) > 0.5 {
+        0.0
+    } else {
+        255.0
+    };
+    let mut colour = rgb;
+    for step in 1..=20 {
+        if contrast(colour, background) >= 4.5 {
+            break;
+        }
+        let t = f64::from(step) / 20.0;
+        colour = rgb.map(|c| (f64::from(c) + (target - f64::from(c)) * t).round() as u8);
+    }
+    colour
+}
+
+/// A `color: #rrggbb;` declaration made readable against `background`; other lines as
+/// they are.
+fn readable_line(line: &str, background: [u8; 3]) -> String {
+    let Some(hex) = line
+        .trim()
+        .strip_prefix("color: #")
+        .and_then(|rest| rest.strip_suffix(';'))
+        .filter(|hex| hex.len() == 6)
+    else {
+        return line.trim().to_string();
+    };
+    let Ok(value) = u32::from_str_radix(hex, 16) else {
+        return line.trim().to_string();
+    };
+    let rgb = [(value >> 16) as u8, (value >> 8) as u8, value as u8];
+    let [r, g, b] = readable(rgb, background);
+    format!("color: #{r:02x}{g:02x}{b:02x};")
+}
+
 /// A theme's rules twice: under the system setting unless the reader chose otherwise,
-/// and under the reader's explicit choice of `name`.
-fn scoped(theme: &syntect::highlighting::Theme, system: &str, name: &str) -> (String, String) {
+/// and under the reader's explicit choice of `name`; every colour readable on
+/// `background`.
+fn scoped(
+    theme: &syntect::highlighting::Theme,
+    system: &str,
+    name: &str,
+    background: [u8; 3],
+) -> (String, String) {
     let css = css_for_theme_with_class_style(theme, CLASSES).unwrap_or_default();
     let chosen = format!(":root[data-theme=\"{name}\"]");
     let (mut by_system, mut by_choice) = (String::new(), String::new());
@@ -86,8 +156,9 @@ fn scoped(theme: &syntect::highlighting::Theme, system: &str, name: &str) -> (St
                 by_choice.push_str(&format!("{} {{", prefix(&chosen)));
             }
             None => {
-                by_system.push_str(line.trim());
-                by_choice.push_str(line.trim());
+                let line = readable_line(line, background);
+                by_system.push_str(&line);
+                by_choice.push_str(&line);
                 if line == "}" {
                     by_system.push('\n');
                     by_choice.push('\n');
@@ -111,6 +182,28 @@ mod tests {
         );
         assert!(html.contains("<span class=\"hl-storage hl-type hl-function hl-rust\">fn</span>"));
         assert_eq!(highlight("x\n", "no-such-language"), None);
+    }
+
+    #[test]
+    fn every_token_colour_reads_at_four_and_a_half_to_one_on_its_background() {
+        let themes = ThemeSet::load_defaults();
+        for (theme, background) in [(LIGHT, LIGHT_CODE_BG), (DARK, DARK_CODE_BG)] {
+            let (css, _) = scoped(&themes.themes[theme], ":root", "x", background);
+            let mut seen = 0;
+            for part in css.split("color: #").skip(1) {
+                let value = u32::from_str_radix(&part[..6], 16).unwrap();
+                let rgb = [(value >> 16) as u8, (value >> 8) as u8, value as u8];
+                let ratio = contrast(rgb, background);
+                assert!(
+                    ratio >= 4.5,
+                    "{theme}: #{} reads at {ratio:.2}:1",
+                    &part[..6]
+                );
+                seen += 1;
+            }
+            assert!(seen > 10, "{theme}");
+        }
+        assert!((contrast([0, 0, 0], [255, 255, 255]) - 21.0).abs() < 1e-9);
     }
 
     #[test]
