@@ -62,6 +62,7 @@ fuzz_target!(|text: &str| {
         output: Some(root.join("public")),
         base_url: None,
         drafts: true,
+        progress: false,
     };
     let checked = site::check(&options);
     if work(text) <= TINY {
