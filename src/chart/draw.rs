@@ -9,6 +9,11 @@ use svg::node::element::{Description, Element, Line, Rectangle, Title};
 
 use super::coord;
 
+/// Width of a full-size chart's view box, in SVG units; charts scale to their container.
+pub(crate) const WIDTH: f64 = 640.0;
+/// Default colour of grid lines, for an SVG on its own; the page's stylesheet overrides it.
+pub(crate) const GRID: &str = "#d1d9e0";
+
 /// Font size, in SVG units.
 pub(crate) const FONT: f64 = 14.0;
 /// Rough advance of one character at [`FONT`], for laying out text side by side.

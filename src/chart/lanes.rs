@@ -20,11 +20,9 @@ use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, StrategyResult};
 use crate::format::{seconds, thousands};
 
-use super::draw::{CHAR, FONT, Label, line, rect, text};
+use super::draw::{CHAR, FONT, GRID, Label, WIDTH, line, rect, text};
 use super::{capacity_text, coord, decimals_for, duration, seconds_fixed, tidy_ceiling, tidy_step};
 
-/// Width of the view box, in SVG units; the chart scales to its container.
-const WIDTH: f64 = 640.0;
 /// Right edge of the plots.
 const RIGHT: f64 = WIDTH - 16.0;
 /// Height of the legend row at the top.
@@ -42,7 +40,6 @@ const AXIS: f64 = 46.0;
 const SERVED: &str = "#1a7f37";
 const REJECTED: &str = "#cf222e";
 const TINT: &str = "#ffebe9";
-const GRID: &str = "#d1d9e0";
 const DOWN: &str = "#e6e9ed";
 const FAST: &str = "#59636e";
 const FAST_TINT: &str = "#eaeef2";

@@ -12,13 +12,11 @@ use crate::engine::Strategy;
 use crate::engine::schedule::Step;
 use crate::engine::units::{Micros, SECOND};
 
-use super::draw::{CHAR, Label, line, rect, text};
+use super::draw::{CHAR, GRID, Label, WIDTH, line, rect, text};
 use super::sweep::{Shape, mark, marker};
 use super::table::escape;
 use super::{coord, seconds_fixed, tidy_ceiling, tidy_step};
 
-/// Width of the view box, in SVG units; the chart scales to its container.
-const WIDTH: f64 = 640.0;
 /// Right edge of the panels.
 const RIGHT: f64 = WIDTH - 16.0;
 /// Height of the legend row at the top.
@@ -31,8 +29,6 @@ const PANEL: f64 = 90.0;
 const GAP: f64 = 16.0;
 /// Height of the retry axis below the last panel.
 const AXIS: f64 = 46.0;
-/// Default colours, for the SVG on its own.
-const GRID: &str = "#d1d9e0";
 
 /// Whether a strategy's waits follow the ceiling `d(a)`: fixed waits are always the
 /// base, and decorrelated jitter draws from three times its previous wait, so for them

@@ -15,7 +15,7 @@ use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
 use crate::format::thousands;
 
 use super::coord;
-use super::draw::{CHAR, line, text};
+use super::draw::{CHAR, GRID, WIDTH, line, text};
 use super::table::escape;
 
 /// The totals a sweep may show, by the names a directive uses.
@@ -59,8 +59,6 @@ pub struct Sweep<'a> {
     pub caption: Option<&'a str>,
 }
 
-/// Width of the view box, in SVG units; the chart scales to its container.
-const WIDTH: f64 = 640.0;
 /// Right edge of the plot (room for the last x label).
 const RIGHT: f64 = WIDTH - 24.0;
 /// Height of one legend row.
@@ -69,8 +67,6 @@ const LEGEND_ROW: f64 = 22.0;
 const PLOT: f64 = 240.0;
 /// Height of the x axis below the plot.
 const AXIS: f64 = 46.0;
-/// Default colour of the grid, for the SVG on its own.
-const GRID: &str = "#d1d9e0";
 
 /// The total a sweep shows, parsed from its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

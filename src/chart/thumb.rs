@@ -11,6 +11,7 @@ use svg::node::element::{Group, Path, Title};
 
 use crate::engine::{Scenario, ScenarioResult, StrategyResult};
 
+use super::draw::GRID;
 use super::lanes::ticks_shown;
 use super::table::escape;
 use super::{auto_window, coord};
@@ -28,7 +29,6 @@ const COLUMNS: usize = 116;
 /// Default colours, for the SVG on its own.
 const SERVED: &str = "#1a7f37";
 const REJECTED: &str = "#cf222e";
-const GRID: &str = "#d1d9e0";
 
 /// Served and turned-away calls of a lane at tick `k` (zero past its end).
 fn calls_at(strategy: &StrategyResult, k: usize) -> (f64, f64) {
