@@ -533,26 +533,45 @@ fn band_path(layout: &Layout, xs: &[f64], values: &[Option<Values>]) -> String {
         {
             continue;
         }
-        for (n, &i) in stretch.iter().enumerate() {
-            let v = values[i].expect("a stretch has values");
-            let cmd = if n == 0 { 'M' } else { 'L' };
-            d.push_str(&format!(
-                "{cmd}{} {}",
-                coord(layout.x_of(xs[i])),
-                coord(layout.y_of(v.p95))
-            ));
-        }
-        for &i in stretch.iter().rev() {
-            let v = values[i].expect("a stretch has values");
-            d.push_str(&format!(
-                "L{} {}",
-                coord(layout.x_of(xs[i])),
-                coord(layout.y_of(v.p5))
-            ));
-        }
+        trace(&mut d, layout, xs, stretch.iter().copied(), true, |i| {
+            value(values, i).p95
+        });
+        trace(
+            &mut d,
+            layout,
+            xs,
+            stretch.iter().rev().copied(),
+            false,
+            |i| value(values, i).p5,
+        );
         d.push('Z');
     }
     d
+}
+
+/// The values at a point of a stretch, which by definition has them.
+fn value(values: &[Option<Values>], i: usize) -> Values {
+    values[i].expect("a stretch has values")
+}
+
+/// Appends a path through the points `indices`, at height `y` of each: starting with a
+/// move when `start` is set, continuing the path otherwise.
+fn trace(
+    d: &mut String,
+    layout: &Layout,
+    xs: &[f64],
+    indices: impl Iterator<Item = usize>,
+    start: bool,
+    y: impl Fn(usize) -> f64,
+) {
+    for (n, i) in indices.enumerate() {
+        let cmd = if n == 0 && start { 'M' } else { 'L' };
+        d.push_str(&format!(
+            "{cmd}{} {}",
+            coord(layout.x_of(xs[i])),
+            coord(layout.y_of(y(i)))
+        ));
+    }
 }
 
 /// The indices of each run of neighbouring points that have values.
@@ -577,15 +596,9 @@ fn stretches(values: &[Option<Values>]) -> Vec<Vec<usize>> {
 fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mark) -> Group {
     let mut d = String::new();
     for stretch in stretches(values) {
-        for (n, &i) in stretch.iter().enumerate() {
-            let v = values[i].expect("a stretch has values");
-            let cmd = if n == 0 { 'M' } else { 'L' };
-            d.push_str(&format!(
-                "{cmd}{} {}",
-                coord(layout.x_of(xs[i])),
-                coord(layout.y_of(v.median))
-            ));
-        }
+        trace(&mut d, layout, xs, stretch.into_iter(), true, |i| {
+            value(values, i).median
+        });
     }
     let mut path = Path::new()
         .set("d", d)
