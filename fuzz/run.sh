@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes each target for a bounded time, seeded with this repository's own pages and
-# scenarios; a crash stops with the input saved under fuzz/artifacts/TARGET/.
+# scenarios and with the inputs kept in seeds/TARGET/; a crash stops with the input saved
+# under fuzz/artifacts/TARGET/.
 #
 #   fuzz/run.sh [SECONDS] [TARGET...]     (default: 60 s each for scenario, directives, page)
 #
@@ -25,6 +26,10 @@ for target in "${targets[@]}"; do
     scenario) seeds=(../scenarios) ;;
     *) seeds=(../content ../tests/fixtures/good/content ../tests/fixtures/bad/content) ;;
   esac
+  # Inputs that once broke the tool, kept so that none comes back.
+  if [ -d "seeds/$target" ]; then
+    seeds+=("seeds/$target")
+  fi
   mkdir -p "corpus/$target"
   echo "== fuzzing $target for ${seconds} s"
   # The seed folders are read, never written: new inputs go to corpus/TARGET.
