@@ -214,33 +214,39 @@ impl Staging {
         Ok(copied)
     }
 
-    /// Swaps the finished site in place of the old one, which is then removed. At every
-    /// moment one of the two is complete and findable: in place, or (between the two
-    /// renames, where folders cannot be exchanged at once) set aside as `.NAME.old`.
+    /// Swaps the finished site in place of the old one, which is then removed.
     pub fn commit(mut self) -> Result<(), Failure> {
-        let target = self.target.clone();
-        if target.symlink_metadata().is_err() {
-            std::fs::rename(&self.dir, &target).map_err(|e| io("move into place", &self.dir, e))?;
-            self.committed = true;
-            return Ok(());
-        }
-        if exchange(&self.dir, &target).is_ok() {
-            // The staging folder now holds the last site; a failure to remove it is
-            // cleared by the next build.
-            self.committed = true;
-            let _ = remove_output(&self.dir);
-            return Ok(());
-        }
-        let old = Beside::of(&target).old();
-        std::fs::rename(&target, &old).map_err(|e| io("move aside", &target, e))?;
-        if let Err(e) = std::fs::rename(&self.dir, &target) {
-            let _ = std::fs::rename(&old, &target);
-            return Err(io("move into place", &self.dir, e));
-        }
+        swap(&self.dir, &self.target, exchange)?;
         self.committed = true;
-        let _ = remove_output(&old);
         Ok(())
     }
+}
+
+/// Puts the site in `dir` in place of `target` and removes what was there. At every
+/// moment one of the two is complete and findable: in place, or (between two renames,
+/// where `exchange` cannot swap folders at once) set aside as `.NAME.old`. On an error
+/// `dir` still holds the new site.
+fn swap(
+    dir: &Path,
+    target: &Path,
+    exchange: impl Fn(&Path, &Path) -> io::Result<()>,
+) -> Result<(), Failure> {
+    if target.symlink_metadata().is_err() {
+        return std::fs::rename(dir, target).map_err(|e| io("move into place", dir, e));
+    }
+    if exchange(dir, target).is_ok() {
+        // `dir` now holds the last site; what cannot be removed now, the next build does.
+        let _ = remove_output(dir);
+        return Ok(());
+    }
+    let old = Beside::of(target).old();
+    std::fs::rename(target, &old).map_err(|e| io("move aside", target, e))?;
+    if let Err(e) = std::fs::rename(dir, target) {
+        let _ = std::fs::rename(&old, target);
+        return Err(io("move into place", dir, e));
+    }
+    let _ = remove_output(&old);
+    Ok(())
 }
 
 impl Drop for Staging {
@@ -276,6 +282,40 @@ mod tests {
             ".public.building-1/..",
         ] {
             assert!(!beside.is_leftover(name), "{name}");
+        }
+    }
+
+    /// A marked folder whose page `a/index.html` says `text`.
+    fn site(dir: &Path, text: &str) {
+        std::fs::create_dir_all(dir.join("a")).unwrap();
+        std::fs::write(dir.join(MARKER), "").unwrap();
+        std::fs::write(dir.join("a/index.html"), text).unwrap();
+    }
+
+    #[test]
+    fn a_swap_works_with_and_without_an_exchange_of_folders() {
+        let unsupported = |_: &Path, _: &Path| Err(io::ErrorKind::Unsupported.into());
+        for exchanges in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let (new, target) = (
+                dir.path().join(".public.building-1"),
+                dir.path().join("public"),
+            );
+            site(&target, "old");
+            site(&new, "new");
+            let result = if exchanges {
+                swap(&new, &target, exchange)
+            } else {
+                swap(&new, &target, unsupported)
+            };
+            assert!(result.is_ok());
+            let read = std::fs::read_to_string(target.join("a/index.html")).unwrap();
+            assert_eq!(read, "new");
+            let names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(names, ["public"], "exchanges: {exchanges}");
         }
     }
 

@@ -216,6 +216,20 @@ fn a_folder_of_other_files_or_a_file_is_refused() {
             yaml.display()
         ),
     );
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(top.join("nowhere"), top.join("dangling")).unwrap();
+        refused(
+            top,
+            top,
+            &["build", "--root", "S", "-o", "dangling/out"],
+            &format!(
+                "cannot resolve the folder dangling/out: {} leads nowhere (No such file or \
+                 directory (os error 2))",
+                top.canonicalize().unwrap().join("dangling").display()
+            ),
+        );
+    }
 }
 
 #[test]

@@ -56,7 +56,7 @@ impl Place {
         }
         let refuse = |why: String| Failure::Other(format!("the output folder {shown} {why}"));
         let cannot = |path: &Path, e: io::Error| {
-            Failure::Other(format!("cannot resolve {}: {e}", path.display()))
+            Failure::Other(format!("cannot resolve the folder {}: {e}", path.display()))
         };
         let site = real_path(root).map_err(|e| cannot(root, e))?;
         let path = real_path(&config.output).map_err(|e| cannot(&config.output, e))?;
@@ -140,7 +140,9 @@ pub fn real_path(path: &Path) -> io::Result<PathBuf> {
             Component::Normal(name) => {
                 real.push(name);
                 if real.symlink_metadata().is_ok() {
-                    real = real.canonicalize()?;
+                    real = real.canonicalize().map_err(|e| {
+                        io::Error::new(e.kind(), format!("{} leads nowhere ({e})", real.display()))
+                    })?;
                 }
             }
         }
