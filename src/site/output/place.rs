@@ -14,7 +14,8 @@ use crate::site::cache;
 use crate::site::config::{Config, OutputFrom};
 
 /// The file every output holds, which says that a build wrote the folder and that the
-/// next build may replace it. A dot file, so a host publishes it without listing it.
+/// next build may replace it. A dot file, out of the way of the pages; a host that
+/// publishes it shows a sentence of text.
 pub const MARKER: &str = ".retrylab-output";
 
 /// What the marker says to whoever opens it.
