@@ -183,16 +183,18 @@ pub(crate) fn seconds_fixed(us: Micros, decimals: u32) -> String {
 
 /// The decimals needed to print multiples of `step` µs as seconds exactly (0 to 6).
 pub(crate) fn decimals_for(step: Micros) -> u32 {
-    (0..6).find(|&d| step % 10u64.pow(6 - d) == 0).unwrap_or(6)
+    (0..6)
+        .find(|&d| step.is_multiple_of(10u64.pow(6 - d)))
+        .unwrap_or(6)
 }
 
 /// A duration as a person writes it: `100 ms`, `1.5 s`, `2 min`, `250 µs`.
 pub(crate) fn duration(us: Micros) -> String {
-    if us >= 60 * SECOND && us % (60 * SECOND) == 0 {
+    if us >= 60 * SECOND && us.is_multiple_of(60 * SECOND) {
         format!("{} min", us / (60 * SECOND))
     } else if us >= SECOND {
         format!("{} s", seconds_fixed(us, decimals_for(us)))
-    } else if us >= 1_000 && us % 1_000 == 0 {
+    } else if us >= 1_000 && us.is_multiple_of(1_000) {
         format!("{} ms", us / 1_000)
     } else {
         format!("{us} µs")

@@ -725,7 +725,7 @@ impl Reader {
             );
             return;
         }
-        if s.horizon % s.server.tick != 0 {
+        if !s.horizon.is_multiple_of(s.server.tick) {
             let ticks = s.horizon / s.server.tick;
             self.error(
                 &at(horizon_node),

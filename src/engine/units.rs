@@ -113,7 +113,7 @@ pub fn format_duration(us: Micros) -> String {
         return "0s".to_string();
     }
     for (unit, scale) in [("h", 3_600 * SECOND), ("m", 60 * SECOND)] {
-        if us % scale == 0 {
+        if us.is_multiple_of(scale) {
             return format!("{}{unit}", us / scale);
         }
     }
@@ -121,7 +121,7 @@ pub fn format_duration(us: Micros) -> String {
         let secs = format!("{}.{:06}", us / SECOND, us % SECOND);
         return format!("{}s", secs.trim_end_matches('0').trim_end_matches('.'));
     }
-    if us % 1000 != 0 {
+    if !us.is_multiple_of(1000) {
         return format!("{us}us");
     }
     format!("{}ms", us / 1000)

@@ -19,7 +19,8 @@ pub const KEYS: &[(&str, &str)] = &[
     ("author", "who writes it"),
     (
         "output",
-        "the output folder, relative to the site (default public)",
+        "the output folder, relative to the site (default public); never the site itself, \
+         a folder inside content/, templates/ or static/, or a folder of other files",
     ),
 ];
 
@@ -38,9 +39,25 @@ pub struct Config {
     pub language: String,
     /// The author.
     pub author: String,
-    /// The output folder.
+    /// The output folder: `-o` as given (relative to the working folder), or the
+    /// `output` of `site.yaml` joined to the site's folder.
     #[serde(skip)]
     pub output: PathBuf,
+    /// Where the output folder was chosen, so that an error about it can say where to
+    /// change it.
+    #[serde(skip)]
+    pub output_from: OutputFrom,
+}
+
+/// Where the output folder was chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFrom {
+    /// `-o` on the command line, relative to the working folder.
+    Flag,
+    /// The `output` key of `site.yaml`, relative to the site.
+    SiteYaml,
+    /// Neither: `public` in the site.
+    Default,
 }
 
 /// Reads `site.yaml` in `root`. `base_url` and `output` override the file.
@@ -64,6 +81,7 @@ pub fn load(root: &Path, base_url: Option<&str>, output: Option<&Path>) -> Resul
         .map(str::to_string)
         .or_else(|| meta.text("base_url"))
         .unwrap_or_else(|| "/".to_string());
+    let output_key = meta.text("output");
     let config = Config {
         title: title.unwrap_or_default(),
         description: meta.text("description").unwrap_or_default(),
@@ -73,7 +91,12 @@ pub fn load(root: &Path, base_url: Option<&str>, output: Option<&Path>) -> Resul
         author: meta.text("author").unwrap_or_default(),
         output: match output {
             Some(o) => o.to_path_buf(),
-            None => root.join(meta.text("output").unwrap_or_else(|| "public".to_string())),
+            None => root.join(output_key.as_deref().unwrap_or("public")),
+        },
+        output_from: match (output, &output_key) {
+            (Some(_), _) => OutputFrom::Flag,
+            (None, Some(_)) => OutputFrom::SiteYaml,
+            (None, None) => OutputFrom::Default,
         },
     };
     if !meta.problems.is_empty() {

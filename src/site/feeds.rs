@@ -123,6 +123,7 @@ mod tests {
             language: "en".into(),
             author: String::new(),
             output: "public".into(),
+            output_from: crate::site::config::OutputFrom::Default,
         }
     }
 

@@ -35,7 +35,7 @@ use crate::format::thousands;
 use crate::suggest::closest;
 use cache::Cache;
 use config::Config;
-use output::Staging;
+use output::{Place, Staging};
 use page::Page;
 use render::Rendered;
 
@@ -192,11 +192,15 @@ struct PageParts {
 }
 
 /// Builds the site into its output folder. On any problem nothing is written and the
-/// last good output stays as it was.
+/// last good output stays as it was; an output folder that could hold files the build
+/// did not write is refused (see [`output::place`]).
 pub fn build(options: &Options) -> Result<Summary, Failure> {
     let started = Instant::now();
     let root = &options.root;
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
+    // Refused before any work; checked again once the build holds the output's lock.
+    let place = Place::check(root, &config)?;
+    output::recover_if_idle(&place)?;
     let pages = stop_on(page::load_all(root, options.drafts)?)?;
     let parts = stop_on(read_parts(&pages))?;
     let scenarios: Vec<&Scenario> = parts
@@ -235,7 +239,7 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         Some((&figures, &by_id)),
     ))?;
     let tera = templates::load(root)?;
-    let staging = Staging::new(&config.output)?;
+    let staging = Staging::new(&place)?;
     let cards: Vec<Option<String>> = pages
         .iter()
         .map(|page| {

@@ -18,6 +18,7 @@ use std::time::Duration;
 use notify::{EventKind, RecursiveMode, Watcher};
 use tiny_http::{Header, Request, Response, Server};
 
+use super::output::Place;
 use super::{Options, config};
 use crate::chart::table::escape;
 use crate::diag::Failure;
@@ -79,7 +80,10 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
     let mut site = options.site.clone();
     site.root = root.clone();
     site.base_url = Some(format!("http://{address}/"));
-    let output = config::load(&root, None, site.output.as_deref())?.output;
+    // Refused before serving, like `build` does; a refused output would otherwise leave
+    // the server running with nothing to serve.
+    let config = config::load(&root, None, site.output.as_deref())?;
+    let output = Place::check(&root, &config)?.path;
     let shared = Arc::new(Shared {
         output,
         status: Mutex::new(Status::default()),
@@ -117,7 +121,10 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
         let Ok(event) = event else { continue };
         // Reading files (the build itself does) is no change.
         if matches!(event.kind, EventKind::Access(_))
-            || !event.paths.iter().any(|p| relevant(p, &watched))
+            || !event
+                .paths
+                .iter()
+                .any(|p| relevant(p, &watched, &shared.output))
         {
             continue;
         }
@@ -138,8 +145,22 @@ fn watched_paths(root: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether a changed path is one of the site's inputs (not the output or the cache).
-fn relevant(path: &Path, watched: &[PathBuf]) -> bool {
-    watched.iter().any(|w| path.starts_with(w))
+/// A build's own writes never count, even where an output sits among the inputs
+/// (which a build refuses): reacting to them would rebuild in a loop.
+fn relevant(path: &Path, watched: &[PathBuf], output: &Path) -> bool {
+    let own = output
+        .parent()
+        .zip(output.file_name())
+        .is_some_and(|(parent, name)| {
+            let beside = format!(".{}.", name.to_string_lossy());
+            path.starts_with(output)
+                || path.strip_prefix(parent).is_ok_and(|rest| {
+                    rest.components().next().is_some_and(|first| {
+                        first.as_os_str().to_string_lossy().starts_with(&beside)
+                    })
+                })
+        });
+    !own && watched.iter().any(|w| path.starts_with(w))
 }
 
 /// A line on stdout, flushed at once for whoever reads it through a pipe. The server
@@ -417,6 +438,35 @@ mod tests {
         ] {
             assert_eq!(resolve(&out, bad), Target::Refused, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_builds_own_writes_trigger_no_rebuild() {
+        let root = Path::new("/site");
+        let watched = watched_paths(root);
+        let output = root.join("static/out");
+        assert!(relevant(&root.join("static/style.css"), &watched, &output));
+        assert!(relevant(&root.join("content/a.md"), &watched, &output));
+        assert!(relevant(&root.join("site.yaml"), &watched, &output));
+        for own in [
+            "static/out",
+            "static/out/index.html",
+            "static/.out.building-12/index.html",
+            "static/.out.old",
+            "static/.out.lock",
+        ] {
+            assert!(!relevant(&root.join(own), &watched, &output), "{own}");
+        }
+        assert!(!relevant(
+            &root.join("public/index.html"),
+            &watched,
+            &root.join("public")
+        ));
+        assert!(!relevant(
+            &root.join(".retrylab-cache/x.json"),
+            &watched,
+            &output
+        ));
     }
 
     #[test]

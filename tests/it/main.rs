@@ -5,6 +5,7 @@ mod content;
 mod engine_facts;
 mod errors;
 mod links;
+mod output_safety;
 mod properties;
 mod publish;
 mod scaffold;

@@ -40,6 +40,7 @@ fn builds_pages_figures_and_references() {
         names,
         [
             ".nojekyll",
+            ".retrylab-output",
             "404.html",
             "atom.xml",
             "extra.css",

@@ -375,14 +375,13 @@ impl Reader {
                     let s = self.choice(n, "layers[].strategy", "strategy", &strategies);
                     if s.is_none() {
                         // Name the strategies as the rest of the reader does.
-                        if let Some(last) = self.errors.last_mut() {
-                            if last
+                        if let Some(last) = self.errors.last_mut()
+                            && last
                                 .help
                                 .as_deref()
                                 .is_some_and(|h| h.starts_with("the choices"))
-                            {
-                                last.help = Some(all_strategies());
-                            }
+                        {
+                            last.help = Some(all_strategies());
                         }
                     }
                     s.map(Some)
