@@ -160,7 +160,7 @@ impl<'a> Meta<'a> {
         out
     }
 
-    /// A date written `YYYY-MM-DD`.
+    /// A date written `YYYY-MM-DD` that is a day of the calendar.
     pub fn date(&mut self, key: &str) -> Option<String> {
         let node = self.node(key)?;
         let text = node.as_scalar().unwrap_or("");
@@ -171,17 +171,116 @@ impl<'a> Meta<'a> {
             && b.iter()
                 .enumerate()
                 .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
-        let month = text.get(5..7).and_then(|m| m.parse::<u32>().ok());
-        let day = text.get(8..10).and_then(|d| d.parse::<u32>().ok());
-        if shape && matches!(month, Some(1..=12)) && matches!(day, Some(1..=31)) {
-            Some(text.to_string())
-        } else {
+        if !shape {
             let message = format!(
                 "`{key}` must be a date like 2026-11-29, found {}",
                 node.describe()
             );
             self.problem(&node, message, None);
-            None
+            return None;
         }
+        // The shape holds only digits where these are read, so they parse.
+        let number = |range: std::ops::Range<usize>| text[range].parse::<u32>().unwrap_or(0);
+        let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+        let Some(name) = MONTHS.get(month.wrapping_sub(1) as usize) else {
+            let message = format!("`{key}` has no month {month:02}: months go from 01 to 12");
+            self.problem(&node, message, None);
+            return None;
+        };
+        let days = days_in(year, month);
+        if !(1..=days).contains(&day) {
+            let year = &text[0..4];
+            let message =
+                format!("`{key}` is not a day of the calendar: {name} {year} has {days} days");
+            let help = format!("the last day of {name} {year} is {year}-{month:02}-{days}");
+            self.problem(&node, message, Some(help));
+            return None;
+        }
+        Some(text.to_string())
+    }
+}
+
+/// The months' names, January first.
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// How many days `month` (1 to 12) of `year` has, in the Gregorian calendar.
+fn days_in(year: u32, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The problems of a front matter holding `date: {value}`.
+    fn date_problems(value: &str) -> Vec<String> {
+        let source = format!("---\ndate: {value}\n---\n");
+        let yaml = format!("date: {value}\n");
+        let mut meta = Meta::parse("content/a.md", &source, &yaml, 2, &["date"], "front matter");
+        meta.date("date");
+        meta.problems.iter().map(ToString::to_string).collect()
+    }
+
+    #[test]
+    fn days_of_the_calendar_pass() {
+        for day in [
+            "2026-01-31",
+            "2024-02-29",
+            "2000-02-29",
+            "2026-12-31",
+            "2026-04-30",
+        ] {
+            assert_eq!(date_problems(day), Vec::<String>::new(), "{day}");
+        }
+    }
+
+    #[test]
+    fn impossible_days_are_refused_at_their_value() {
+        assert_eq!(
+            date_problems("2026-02-30"),
+            [
+                "error: `date` is not a day of the calendar: February 2026 has 28 days\n \
+              --> content/a.md:2:7\n  |\n2 | date: 2026-02-30\n  |       ^^^^^^^^^^\n  \
+              = help: the last day of February 2026 is 2026-02-28"
+            ]
+        );
+        assert_eq!(
+            date_problems("1900-02-29")[0].lines().next(),
+            Some("error: `date` is not a day of the calendar: February 1900 has 28 days")
+        );
+        assert_eq!(
+            date_problems("2026-04-31")[0].lines().next(),
+            Some("error: `date` is not a day of the calendar: April 2026 has 30 days")
+        );
+        assert_eq!(
+            date_problems("2026-01-00")[0].lines().next(),
+            Some("error: `date` is not a day of the calendar: January 2026 has 31 days")
+        );
+        assert_eq!(
+            date_problems("2026-13-01")[0].lines().next(),
+            Some("error: `date` has no month 13: months go from 01 to 12")
+        );
+        assert_eq!(
+            date_problems("2026-00-10")[0].lines().next(),
+            Some("error: `date` has no month 00: months go from 01 to 12")
+        );
     }
 }

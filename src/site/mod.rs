@@ -2,6 +2,7 @@
 //! handing its data to the next: load → read directives → check references → run the
 //! engine → Markdown → templates → write.
 
+pub mod address;
 pub mod cache;
 pub mod config;
 pub mod docs;
@@ -721,7 +722,7 @@ fn write_pages(
                 context_with(serde_json::to_value(view(page, r, config, neighbours(i))).ok());
             match tera.render(template, &context) {
                 Ok(html) => staging
-                    .write(&format!("{}index.html", page.url), html.as_bytes())
+                    .write(&format!("{}index.html", page.folder), html.as_bytes())
                     .map(|()| None),
                 Err(e) => Ok(Some(Diagnostic::in_file(
                     &page.file,

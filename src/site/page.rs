@@ -5,6 +5,7 @@ use std::path::Path;
 use serde::Serialize;
 use walkdir::WalkDir;
 
+use super::address;
 use super::meta::Meta;
 use crate::diag::{Diagnostic, Failure};
 
@@ -64,8 +65,12 @@ pub struct Page {
     pub body_start: usize,
     /// What the front matter says.
     pub front: FrontMatter,
-    /// The page's address below the site root: `crowd/`, or `` for the home page.
+    /// The page's address below the site root, percent-encoded as links carry it:
+    /// `crowd/`, `my%20notes/`, or `` for the home page.
     pub url: String,
+    /// The folder below the output that holds its `index.html`: the address decoded,
+    /// with the file's real name (`my notes/`).
+    pub folder: String,
 }
 
 impl Page {
@@ -81,7 +86,10 @@ impl Page {
 }
 
 /// Reads every `.md` file under `root/content`, in a stable order. Drafts are left out
-/// unless `drafts` is set. Pages with problems are left out and their problems returned.
+/// unless `drafts` is set. Pages with problems are left out and their problems returned;
+/// so is every address that two pages, or a page and another file of the output
+/// (`static/`, the built-in files), would share, but such pages stay, so that `check`
+/// still resolves the links to them.
 pub fn load_all(root: &Path, drafts: bool) -> Result<(Vec<Page>, Vec<Diagnostic>), Failure> {
     let content = root.join("content");
     if !content.is_dir() {
@@ -100,33 +108,50 @@ pub fn load_all(root: &Path, drafts: bool) -> Result<(Vec<Page>, Vec<Diagnostic>
         }
         let relative = path.strip_prefix(root).unwrap_or(path);
         let file = relative.to_string_lossy().replace('\\', "/");
+        let folder = match address::folder_of(&file, path.strip_prefix(&content).unwrap_or(path)) {
+            Ok(folder) => folder,
+            Err(mut problem) => {
+                problems.append(&mut problem);
+                continue;
+            }
+        };
         let source = std::fs::read_to_string(path)
             .map_err(|e| Failure::Other(format!("cannot read {file}: {e}")))?;
-        let url = url_of(path.strip_prefix(&content).unwrap_or(path));
-        match read_page(file, source, url) {
+        match read_page(file, source, address::encode(&folder)) {
             Ok(page) if page.front.draft && !drafts => {}
             Ok(page) => pages.push(page),
             Err(mut p) => problems.append(&mut p),
         }
     }
+    problems.extend(address::conflicts(&pages, &static_files(root)?));
     Ok((pages, problems))
 }
 
-/// `index.md` → ``, `crowd.md` → `crowd/`, `a/index.md` → `a/`, `a/b.md` → `a/b/`.
-fn url_of(relative: &Path) -> String {
-    let mut parts: Vec<String> = relative
-        .with_extension("")
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if parts.last().is_some_and(|p| p == "index") {
-        parts.pop();
+/// The files of `root/static`, by their path below it, as the build copies them.
+fn static_files(root: &Path) -> Result<Vec<String>, Failure> {
+    let from = root.join("static");
+    if !from.is_dir() {
+        return Ok(Vec::new());
     }
-    parts.iter().map(|p| format!("{p}/")).collect()
+    let mut out = Vec::new();
+    for entry in WalkDir::new(&from).sort_by_file_name() {
+        let entry = entry.map_err(|e| Failure::Other(format!("cannot read static/: {e}")))?;
+        if entry.file_type().is_file() {
+            let relative = entry.path().strip_prefix(&from).unwrap_or(entry.path());
+            out.push(relative.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    Ok(out)
 }
 
-/// Splits off and reads the front matter of one file.
+/// Splits off and reads the front matter of one file, whose address (percent-encoded)
+/// is `url`. A byte-order mark before the front matter is dropped: editors on Windows
+/// write one, and it is no part of the text.
 pub fn read_page(file: String, source: String, url: String) -> Result<Page, Vec<Diagnostic>> {
+    let source = match source.strip_prefix('\u{feff}') {
+        Some(text) => text.to_string(),
+        None => source,
+    };
     let Some(rest) = source
         .strip_prefix("---\n")
         .or_else(|| source.strip_prefix("---\r\n"))
@@ -186,12 +211,14 @@ pub fn read_page(file: String, source: String, url: String) -> Result<Page, Vec<
     if !meta.problems.is_empty() {
         return Err(meta.problems);
     }
+    let folder = address::decode(&url).map_or_else(|| url.clone(), |f| f.into_owned());
     Ok(Page {
         file,
         source,
         body_start,
         front,
         url,
+        folder,
     })
 }
 
@@ -230,10 +257,37 @@ mod tests {
     }
 
     #[test]
-    fn urls() {
-        assert_eq!(url_of(Path::new("index.md")), "");
-        assert_eq!(url_of(Path::new("crowd.md")), "crowd/");
-        assert_eq!(url_of(Path::new("a/index.md")), "a/");
-        assert_eq!(url_of(Path::new("a/b.md")), "a/b/");
+    fn addresses() {
+        let folder = |path: &str| address::folder_of("content/x.md", Path::new(path));
+        assert_eq!(folder("index.md").unwrap(), "");
+        assert_eq!(folder("crowd.md").unwrap(), "crowd/");
+        assert_eq!(folder("a/index.md").unwrap(), "a/");
+        assert_eq!(folder("a/b.md").unwrap(), "a/b/");
+        assert_eq!(folder("a b/c#d.md").unwrap(), "a b/c#d/");
+        assert_eq!(
+            address::encode("a b/c#d/100%/é?/"),
+            "a%20b/c%23d/100%25/%C3%A9%3F/"
+        );
+        for name in ["...md", "..md", "sub/...md", "sub/..md"] {
+            assert!(folder(name).is_err(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_places_stay_right() {
+        let p = page("\u{feff}---\ntitle: Hello\n---\n# Body\n").unwrap();
+        assert_eq!(p.front.title, "Hello");
+        assert_eq!(p.body(), "# Body\n");
+        let errors = page("\u{feff}---\ntitle: Hello\nwieght: 2\n---\n").unwrap_err();
+        assert_eq!(
+            errors[0].to_string(),
+            "error: unknown key `wieght` in front matter\n \
+             --> content/a.md:3:1\n  |\n3 | wieght: 2\n  | ^^^^^^\n  = help: did you mean `weight`?"
+        );
+        let errors = page("\u{feff}---\ntitle: x\nweight: many\n---\n").unwrap_err();
+        assert_eq!(errors[0].pos, Some(crate::yaml::Pos { line: 3, column: 9 }));
+        // Only one mark is the file's; a second is text, and no front matter starts there.
+        let errors = page("\u{feff}\u{feff}---\ntitle: x\n---\n").unwrap_err();
+        assert_eq!(errors[0].message, "a page must start with front matter");
     }
 }

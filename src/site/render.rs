@@ -7,6 +7,9 @@ use std::ops::Range;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
 use serde::Serialize;
 
+use unicode_normalization::UnicodeNormalization;
+
+use super::address;
 use crate::chart::table::escape;
 use crate::directive::{Kind, markdown_options};
 
@@ -53,7 +56,7 @@ pub struct Context<'a> {
     pub url: &'a str,
     /// The page's file below `content/` (`crowd.md`), to resolve relative `.md` links.
     pub content_path: &'a str,
-    /// Every page's file below `content/` → its address.
+    /// Every page's file below `content/` → its address (percent-encoded).
     pub pages: &'a BTreeMap<String, String>,
     /// The site's base path (`/` or `/repo/`).
     pub base_path: &'a str,
@@ -296,8 +299,9 @@ fn link(url: &str, range: &Range<usize>, cx: &Context, out: &mut Rendered) -> St
         return url.to_string();
     }
     if path.ends_with(".md") {
-        let target = resolve_relative(cx.content_path, path);
-        let Some(page) = cx.pages.get(&target) else {
+        // A link names a file as an address does, escaped: `my%20page.md`.
+        let target = address::decode(path).and_then(|p| resolve_relative(cx.content_path, &p));
+        let Some(page) = target.and_then(|t| page_of(cx.pages, &t)) else {
             out.broken.push((range.clone(), path.to_string()));
             return url.to_string();
         };
@@ -306,7 +310,8 @@ fn link(url: &str, range: &Range<usize>, cx: &Context, out: &mut Rendered) -> St
         return format!("{}{page}{suffix}", cx.base_path);
     }
     if let Some(rest) = path.strip_prefix('/') {
-        let page = rest.to_string();
+        // Written escaped or not, an address is checked in the form pages have.
+        let page = address::canonical(rest);
         if !page.contains('.') {
             record(if page.is_empty() || page.ends_with('/') {
                 page
@@ -318,20 +323,33 @@ fn link(url: &str, range: &Range<usize>, cx: &Context, out: &mut Rendered) -> St
     rooted(url, cx.base_path)
 }
 
-/// Resolves `../b.md` against `a/x.md` → `b.md`.
-fn resolve_relative(from: &str, target: &str) -> String {
+/// The address of the page whose file below `content/` is `target`. The file's name
+/// may be in another Unicode form than the link's (macOS once wrote names decomposed),
+/// which a reader cannot see: such names match too.
+fn page_of<'p>(pages: &'p BTreeMap<String, String>, target: &str) -> Option<&'p String> {
+    pages.get(target).or_else(|| {
+        pages
+            .iter()
+            .find(|(file, _)| file.nfc().eq(target.nfc()))
+            .map(|(_, address)| address)
+    })
+}
+
+/// Resolves `../b.md` against `a/x.md` → `b.md`; `None` when the link climbs above
+/// `content/`, where no page is.
+fn resolve_relative(from: &str, target: &str) -> Option<String> {
     let mut parts: Vec<&str> = from.split('/').collect();
     parts.pop();
     for part in target.split('/') {
         match part {
             "." | "" => {}
             ".." => {
-                parts.pop();
+                parts.pop()?;
             }
             p => parts.push(p),
         }
     }
-    parts.join("/")
+    Some(parts.join("/"))
 }
 
 #[cfg(test)]
@@ -406,6 +424,55 @@ mod tests {
         assert_eq!(r.links[0].page, "a/");
         assert_eq!(r.links[0].anchor.as_deref(), Some("x"));
         assert_eq!(r.broken.len(), 1);
+    }
+
+    #[test]
+    fn links_to_files_with_odd_names_resolve_to_escaped_addresses() {
+        let pages = BTreeMap::from([
+            ("my page.md".to_string(), "my%20page/".to_string()),
+            ("c#.md".to_string(), "c%23/".to_string()),
+            ("100%.md".to_string(), "100%25/".to_string()),
+            ("caf\u{e9}.md".to_string(), "caf%C3%A9/".to_string()),
+        ]);
+        let r = render(
+            "[a](my%20page.md#x) [b](<my page.md>) [c](c%23.md) [d](100%25.md) \
+             [e](100%.md) [f](caf%C3%A9.md) [g](cafe\u{301}.md) [h](</my page/>) \
+             [i](/caf%c3%a9/) [j](%FF.md) [k](../my%20page.md)",
+            &Context {
+                url: "",
+                content_path: "index.md",
+                pages: &pages,
+                base_path: "/",
+                figures: &[],
+                values: &[],
+            },
+        );
+        for href in [
+            "href=\"/my%20page/#x\"",
+            "href=\"/my%20page/\"",
+            "href=\"/c%23/\"",
+            "href=\"/100%25/\"",
+            "href=\"/caf%C3%A9/\"",
+        ] {
+            assert!(r.html.contains(href), "{href} in {}", r.html);
+        }
+        let targets: Vec<&str> = r.links.iter().map(|l| l.page.as_str()).collect();
+        assert_eq!(
+            targets,
+            [
+                "my%20page/",
+                "my%20page/",
+                "c%23/",
+                "100%25/",
+                "100%25/",
+                "caf%C3%A9/",
+                "caf%C3%A9/",
+                "my%20page/",
+                "caf%C3%A9/"
+            ]
+        );
+        let broken: Vec<&str> = r.broken.iter().map(|(_, target)| target.as_str()).collect();
+        assert_eq!(broken, ["%FF.md", "../my%20page.md"]);
     }
 
     #[test]

@@ -283,6 +283,19 @@ fn every_link_and_anchor_of_a_nested_fixture_resolves() {
 }
 
 #[test]
+fn every_link_of_a_site_with_odd_file_names_resolves() {
+    // Spaces, `#`, `%`, `?` and letters beyond ASCII in file names: the links carry
+    // them escaped, and decoded they lead to the files.
+    let site = crate::addresses::hostile("pages-names");
+    std::fs::write(
+        site.path().join("content/what?.md"),
+        "---\ntitle: What?\n---\n[Back](my%20page.md#top).\n",
+    )
+    .unwrap();
+    assert_links_resolve(site.path(), "/odd/");
+}
+
+#[test]
 fn a_broken_link_or_anchor_is_found() {
     let dir = tempfile::tempdir().unwrap();
     let write = |name: &str, text: &str| {

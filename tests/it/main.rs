@@ -1,5 +1,6 @@
 //! The integration suite: one binary, a module per area, a small harness in `util`.
 
+mod addresses;
 mod beyond;
 mod content;
 mod engine_facts;
