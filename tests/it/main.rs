@@ -7,6 +7,7 @@ mod errors;
 mod links;
 mod properties;
 mod publish;
+mod robust;
 mod scaffold;
 mod serve;
 mod sim_command;
