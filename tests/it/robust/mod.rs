@@ -1,6 +1,7 @@
 //! No input takes the tool down: odd bytes in directives, a lying or hanging cache, a
 //! hostile client of `serve`, a title or a symbolic link that `new` must not trust.
 
+mod cache;
 mod new;
 mod pages;
 
