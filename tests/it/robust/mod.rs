@@ -4,6 +4,7 @@
 mod cache;
 mod new;
 mod pages;
+mod serve;
 
 use std::path::Path;
 
