@@ -124,7 +124,15 @@ fn read_regular(path: &Path, limit: u64) -> Result<Option<Vec<u8>>, Discard> {
     // link could lead to `/dev/zero`, which never ends.
     let meta = match path.symlink_metadata() {
         Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // No entry, or no cache folder (a file in its place leaves the cache unused).
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
         Err(e) => return Err(Discard::Unreadable(e.to_string())),
     };
     if !meta.file_type().is_file() {
@@ -295,5 +303,6 @@ mod tests {
         assert_eq!(read_regular(&file, 4), Err(Discard::TooLarge(5)));
         assert_eq!(read_regular(&dir.path().join("none"), 5), Ok(None));
         assert_eq!(read_regular(dir.path(), 5), Err(Discard::NotAFile));
+        assert_eq!(read_regular(&file.join("below"), 5), Ok(None));
     }
 }

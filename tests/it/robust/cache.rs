@@ -162,3 +162,15 @@ fn an_entry_larger_than_any_result_is_not_read() {
         "it holds 1099511627776 bytes, more than any result (166048576 at most)",
     );
 }
+
+#[test]
+fn a_file_in_place_of_the_cache_folder_leaves_the_cache_unused() {
+    let site = fixture("good");
+    let (first, second) = (site.path().join("first"), site.path().join("second"));
+    std::fs::write(site.path().join(".retrylab-cache"), "not a folder").unwrap();
+    for out in [&first, &second] {
+        let (code, stderr) = build(site.path(), out);
+        assert_eq!((code, stderr.as_str()), (0, ""));
+    }
+    assert!(files(&first) == files(&second));
+}
