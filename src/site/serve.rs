@@ -220,9 +220,18 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
         }
         let shared = Arc::clone(shared);
         std::thread::spawn(move || {
+            let _slot = Slot(&shared.connections);
             connection(stream, &shared);
-            shared.connections.fetch_sub(1, Ordering::SeqCst);
         });
+    }
+}
+
+/// A connection counted as open until dropped, even by a panic on its thread.
+struct Slot<'a>(&'a AtomicUsize);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -4,12 +4,16 @@
 //! it is read (the server needs none), so that no header can make it allocate or wait.
 
 use std::io::{self, Read, Write};
+use std::time::{Duration, Instant};
 
 /// The most bytes a request's head (its request line and headers) may take.
 pub const MAX_HEAD: usize = 16 * 1024;
 
 /// The most headers a request may have.
 const MAX_HEADERS: usize = 64;
+
+/// How long a client may take to send a request's head, however it trickles it.
+const HEAD_TIME: Duration = Duration::from_secs(30);
 
 /// The statuses the server answers with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,12 +114,16 @@ fn refuse(status: Status, text: &str) -> Refusal {
     Refusal::Answer(Response::text(status, text))
 }
 
-/// Reads one request's head from `stream`, never more than [`MAX_HEAD`] bytes, and
-/// refuses what the server does not serve.
+/// Reads one request's head from `stream`, never more than [`MAX_HEAD`] bytes nor for
+/// longer than [`HEAD_TIME`], and refuses what the server does not serve.
 pub fn read_request(stream: &mut impl Read) -> Result<Request, Refusal> {
+    let started = Instant::now();
     let mut head = Vec::new();
     let mut chunk = [0; 2048];
     loop {
+        if started.elapsed() > HEAD_TIME {
+            return Err(Refusal::Gone);
+        }
         let room = (MAX_HEAD - head.len()).min(chunk.len());
         let n = match stream.read(&mut chunk[..room]) {
             Ok(0) | Err(_) => return Err(Refusal::Gone),
