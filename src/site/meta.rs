@@ -219,7 +219,9 @@ const MONTHS: [&str; 12] = [
 /// How many days `month` (1 to 12) of `year` has, in the Gregorian calendar.
 fn days_in(year: u32, month: u32) -> u32 {
     match month {
-        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,

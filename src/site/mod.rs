@@ -364,14 +364,17 @@ fn stop_on<T>((value, problems): (T, Vec<Diagnostic>)) -> Result<T, Failure> {
     }
 }
 
-/// A diagnostic at a byte range of a page's body.
+/// A diagnostic at a byte range of a page's body. A range that does not fall on
+/// characters of the page (past its end, or inside a character) still gives a
+/// diagnostic, with a caret of one.
 fn at(page: &Page, range: &Range<usize>, message: String, help: Option<String>) -> Diagnostic {
     let index = LineIndex::new(&page.source);
     let start = page.body_start + range.start;
     let pos = index.pos(&page.source, start);
-    let width = page.source[start..page.body_start + range.end]
-        .lines()
-        .next()
+    let width = page
+        .source
+        .get(start..page.body_start + range.end)
+        .and_then(|text| text.lines().next())
         .map_or(1, |l| l.chars().count());
     Diagnostic::new(&page.file, &page.source, pos, width, message).with_help(help)
 }
@@ -403,6 +406,22 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                     let name = found.body.trim();
                     match docs::table_named(name) {
                         Some(html) => Ok(Block::Table(html)),
+                        None if name.is_empty() => {
+                            problems.push(at(
+                                page,
+                                &found.block,
+                                "this `reference` block names no table".to_string(),
+                                Some(format!(
+                                    "write the name of a table inside it: {}",
+                                    docs::TABLES
+                                        .iter()
+                                        .map(|(n, _)| *n)
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                )),
+                            ));
+                            continue;
+                        }
                         None => {
                             let names = docs::TABLES.iter().map(|(n, _)| *n);
                             let help = match closest(name, names.clone()) {
@@ -414,7 +433,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                             };
                             problems.push(at(
                                 page,
-                                &(found.body_start..found.body_start + name.len().max(1)),
+                                &name_range(body, found, name),
                                 format!("there is no reference table `{name}`"),
                                 Some(help),
                             ));
@@ -490,6 +509,17 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
     }
     problems.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
     (parts, problems)
+}
+
+/// Where `name`, the trimmed body of the directive `found`, stands in the page's body
+/// `markdown`: after any blank lines and indentation that open the block. A body the
+/// Markdown split (a block indented in a list) falls back to the body's start.
+fn name_range(markdown: &str, found: &directive::Found, name: &str) -> Range<usize> {
+    let start = markdown
+        .get(found.body_start..found.block.end)
+        .and_then(|block| block.find(name))
+        .map_or(found.body_start, |at| found.body_start + at);
+    start..start + name.len()
 }
 
 /// A front matter `card:` that names no scenario, placed on its line.

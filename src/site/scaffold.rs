@@ -55,6 +55,52 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
+/// Why a title cannot be written as it is, if it cannot: it is empty, or holds a line
+/// break, a tab or another control character (front matter could not keep it on one
+/// line, and HTML forbids most of them).
+fn title_problem(title: &str) -> Option<String> {
+    if title.trim().is_empty() {
+        return Some("the title is empty".to_string());
+    }
+    let (at, c) = title.chars().enumerate().find(|(_, c)| c.is_control())?;
+    Some(format!(
+        "the title holds a control character (U+{:04X}, character {}); a title is one line \
+         of text without line breaks, tabs or control characters",
+        u32::from(c),
+        at + 1
+    ))
+}
+
+/// Writes a new file, never through an entry already at `path`: `create_new` fails on
+/// a file and on a symbolic link, even one that leads nowhere, where `write` would
+/// follow the link out of the site.
+fn write_new(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?
+        .write_all(text.as_bytes())
+}
+
+/// Why `relative` (under `root`) cannot be a new article, if something is there.
+fn taken(root: &Path, relative: &Path) -> Option<Failure> {
+    // `symlink_metadata` sees a link that leads nowhere, which `exists` does not.
+    let meta = root.join(relative).symlink_metadata().ok()?;
+    Some(Failure::Other(if meta.file_type().is_symlink() {
+        format!(
+            "{} is a symbolic link, and `new` never writes through one; choose another \
+             title or remove the link",
+            relative.display()
+        )
+    } else {
+        format!(
+            "{} already exists; choose another title or edit that file",
+            relative.display()
+        )
+    }))
+}
+
 /// A YAML double-quoted string.
 fn quoted(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
@@ -116,6 +162,9 @@ fn scenario_ids(root: &Path) -> HashSet<String> {
 /// Writes `content/<slug>.md` for `title`, with a scenario whose id no other page uses.
 /// Refuses to replace a file. Returns the file written, relative to `root`.
 pub fn new_article(root: &Path, title: &str) -> Result<PathBuf, Failure> {
+    if let Some(problem) = title_problem(title) {
+        return Err(Failure::Other(problem));
+    }
     if !root.join("site.yaml").is_file() {
         return Err(Failure::Other(format!(
             "there is no site.yaml in {} (is it a retrylab site? `retrylab init DIR` makes one)",
@@ -125,11 +174,8 @@ pub fn new_article(root: &Path, title: &str) -> Result<PathBuf, Failure> {
     let name = slug(title);
     let relative = PathBuf::from("content").join(format!("{name}.md"));
     let path = root.join(&relative);
-    if path.exists() {
-        return Err(Failure::Other(format!(
-            "{} already exists; choose another title or edit that file",
-            relative.display()
-        )));
+    if let Some(failure) = taken(root, &relative) {
+        return Err(failure);
     }
     let used = scenario_ids(root);
     let id = (1..)
@@ -144,12 +190,21 @@ pub fn new_article(root: &Path, title: &str) -> Result<PathBuf, Failure> {
         .unwrap_or(name);
     let dir = root.join("content");
     std::fs::create_dir_all(&dir).map_err(|e| io("create", &dir, e))?;
-    std::fs::write(&path, article(title, &id, &today())).map_err(|e| io("write", &path, e))?;
+    write_new(&path, &article(title, &id, &today())).map_err(|e| {
+        // Something appeared there since the check above.
+        taken(root, &relative).unwrap_or_else(|| io("write", &path, e))
+    })?;
     Ok(relative)
 }
 
 /// Creates a new site in `dir`, which must be empty or not exist yet.
 pub fn init(dir: &Path, title: &str) -> Result<(), Failure> {
+    if let Some(problem) = title_problem(title) {
+        // The title may come from the folder's name, which the user never typed as one.
+        return Err(Failure::Other(format!(
+            "{problem}; give the site a title with `--title`"
+        )));
+    }
     if dir.exists() {
         let mut entries = std::fs::read_dir(dir).map_err(|e| io("read", dir, e))?;
         if entries.next().is_some() {
@@ -188,7 +243,7 @@ pub fn init(dir: &Path, title: &str) -> Result<(), Failure> {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
         }
-        std::fs::write(&path, text).map_err(|e| io("write", &path, e))?;
+        write_new(&path, &text).map_err(|e| io("write", &path, e))?;
     }
     new_article(dir, "A first scenario")?;
     Ok(())

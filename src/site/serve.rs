@@ -6,17 +6,27 @@
 //! otherwise) with `base_url` set to the server's own address, so run `retrylab build`
 //! before publishing. The reload script is added to HTML responses as they are sent;
 //! the files on disk never contain it. A build that fails keeps the last good output
-//! in place, prints its diagnostics and shows them over the page until a good save.
+//! in place, prints its diagnostics and shows them over the page until a good save; a
+//! build that panics is shown the same way, and the server goes on.
+//!
+//! The HTTP is our own small server over `std::net` ([`http`]), not a general one: it
+//! answers GET and HEAD of files and one event stream, and refuses a request that
+//! announces a body before reading any of it.
+
+mod http;
 
 use std::io::Write;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
-use tiny_http::{Header, Request, Response, Server};
+
+use http::{Body, Refusal, Request, Response, Status};
 
 use super::output::Place;
 use super::{Options, config};
@@ -26,6 +36,14 @@ use crate::diag::Failure;
 /// The path under which the server answers its own requests (never a page's address:
 /// a content file cannot make a folder whose name starts with `__retrylab`).
 const OWN: &str = "/__retrylab/";
+
+/// Connections served at once; one more is answered at once that the server is busy
+/// (each open page holds one for its event stream).
+const MAX_CONNECTIONS: usize = 256;
+
+/// How long a connection may stay silent (while sending its request, or not reading
+/// what it is sent) before it is closed.
+const QUIET: Duration = Duration::from_secs(30);
 
 /// What `serve` is asked to do.
 #[derive(Clone, Debug)]
@@ -40,7 +58,7 @@ pub struct ServeOptions {
 
 /// The outcome of the latest build, shared by the builder and the request handlers.
 #[derive(Default)]
-struct Status {
+struct BuildStatus {
     /// Counts builds, good or bad: a page remembers the one it was served after.
     generation: u64,
     /// The latest build's diagnostics, when it failed.
@@ -49,8 +67,10 @@ struct Status {
 
 struct Shared {
     output: PathBuf,
-    status: Mutex<Status>,
+    status: Mutex<BuildStatus>,
     changed: Condvar,
+    /// Connections open now.
+    connections: AtomicUsize,
 }
 
 impl Shared {
@@ -68,15 +88,14 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
             Failure::Other(format!("cannot open {}: {e}", options.site.root.display()))
         })?;
     let listen = SocketAddr::new(options.interface, options.port);
-    let server = Server::http(listen).map_err(|e| {
+    let listener = TcpListener::bind(listen).map_err(|e| {
         Failure::Other(format!(
             "cannot listen on {listen}: {e} (choose another with --port)"
         ))
     })?;
-    let address = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| Failure::Other("the server has no IP address".to_string()))?;
+    let address = listener
+        .local_addr()
+        .map_err(|e| Failure::Other(format!("cannot listen on {listen}: {e}")))?;
     let mut site = options.site.clone();
     site.root = root.clone();
     site.base_url = Some(format!("http://{address}/"));
@@ -86,8 +105,9 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
     let output = Place::check(&root, &config)?.path;
     let shared = Arc::new(Shared {
         output,
-        status: Mutex::new(Status::default()),
+        status: Mutex::new(BuildStatus::default()),
         changed: Condvar::new(),
+        connections: AtomicUsize::new(0),
     });
 
     let (events, changes) = mpsc::channel();
@@ -110,12 +130,7 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
     ));
 
     let handler = Arc::clone(&shared);
-    std::thread::spawn(move || {
-        for request in server.incoming_requests() {
-            let shared = Arc::clone(&handler);
-            std::thread::spawn(move || respond(request, &shared));
-        }
-    });
+    std::thread::spawn(move || accept(&listener, &handler));
 
     while let Ok(event) = changes.recv() {
         let Ok(event) = event else { continue };
@@ -172,7 +187,27 @@ fn say(line: &str) {
 
 /// Builds once and publishes the outcome to the open pages.
 fn rebuild(site: &Options, shared: &Shared) {
-    let outcome = super::build(site);
+    publish(caught(|| super::build(site)), shared);
+}
+
+/// `work`'s outcome, with a panic turned into a failure that says so: no rebuild may
+/// take the server down.
+fn caught<T>(work: impl FnOnce() -> Result<T, Failure>) -> Result<T, Failure> {
+    // The build shares nothing with the server that a panic could leave half-changed.
+    catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        Err(Failure::Other(format!(
+            "the build stopped on an internal error, a bug in retrylab: {why}"
+        )))
+    })
+}
+
+/// Prints a build's outcome and shows it to the open pages.
+fn publish<T: std::fmt::Display>(outcome: Result<T, Failure>, shared: &Shared) {
     let problem = match outcome {
         Ok(summary) => {
             say(&summary.to_string());
@@ -190,49 +225,93 @@ fn rebuild(site: &Options, shared: &Shared) {
     shared.changed.notify_all();
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
+/// Takes connections until the listener fails, each on a thread of its own.
+fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else {
+            // Out of file descriptors, most likely: let some connections close.
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        if shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            shared.connections.fetch_sub(1, Ordering::SeqCst);
+            let busy = Response::text(Status::ServiceUnavailable, "too many connections\n");
+            let _ = http::write(&mut stream, busy, false);
+            continue;
+        }
+        let shared = Arc::clone(shared);
+        std::thread::spawn(move || {
+            let _slot = Slot(&shared.connections);
+            connection(stream, &shared);
+        });
+    }
 }
 
-fn text(status: u16, body: &str) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header("Content-Type", "text/plain; charset=utf-8"))
+/// A connection counted as open until dropped, even by a panic on its thread.
+struct Slot<'a>(&'a AtomicUsize);
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
-fn respond(request: Request, shared: &Shared) {
-    let url = request.url().to_string();
-    let path = url.split(['?', '#']).next().unwrap_or("/");
-    let result = match path.strip_prefix(OWN) {
-        Some("events") => return events(request, shared),
+/// Reads one request and answers it. A client that went away is not an error worth
+/// reporting.
+fn connection(mut stream: TcpStream, shared: &Shared) {
+    let _ = stream.set_read_timeout(Some(QUIET));
+    let _ = stream.set_write_timeout(Some(QUIET));
+    match http::read_request(&mut stream) {
+        Ok(request) => respond(&request, stream, shared),
+        Err(Refusal::Answer(response)) => {
+            if http::write(&mut stream, response, false).is_ok() {
+                linger(stream);
+            }
+        }
+        Err(Refusal::Gone) => {}
+    }
+}
+
+/// Closes a connection whose request was not read to its end: first our side, then
+/// after reading what the client still sends (a little, for a short while), so that
+/// the kernel does not reset the connection and lose the answer on its way.
+fn linger(mut stream: TcpStream) {
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let _ = std::io::copy(
+        &mut std::io::Read::take(&mut stream, 4 << 20),
+        &mut std::io::sink(),
+    );
+}
+
+fn respond(request: &Request, mut stream: TcpStream, shared: &Shared) {
+    let path = request.target.split(['?', '#']).next().unwrap_or("/");
+    let response = match path.strip_prefix(OWN) {
+        Some("events") => return events(stream, request.head_only, shared),
         Some("problem") => {
             let (_, problem) = shared.status();
-            request.respond(text(200, &problem.unwrap_or_default()))
+            Response::text(Status::Ok, &problem.unwrap_or_default())
         }
-        Some(_) => request.respond(text(404, "not found\n")),
+        Some(_) => Response::text(Status::NotFound, "not found\n"),
         None => match resolve(&shared.output, path) {
-            Target::File(file) => {
-                let response = file_response(&file, 200, shared);
-                request.respond(response)
-            }
-            Target::Redirect(to) => request.respond(
-                Response::empty(301)
-                    .with_header(header("Location", &to))
-                    .boxed(),
-            ),
+            Target::File(file) => file_response(&file, Status::Ok, shared),
+            Target::Redirect(to) => Response {
+                status: Status::MovedPermanently,
+                headers: vec![("Location", to)],
+                body: Body::Bytes(Vec::new()),
+            },
             Target::Missing => {
                 let page = shared.output.join("404.html");
                 if page.is_file() {
-                    request.respond(file_response(&page, 404, shared))
+                    file_response(&page, Status::NotFound, shared)
                 } else {
-                    request.respond(text(404, "not found\n").boxed())
+                    Response::text(Status::NotFound, "not found\n")
                 }
             }
-            Target::Refused => request.respond(text(403, "forbidden: outside the site\n").boxed()),
+            Target::Refused => Response::text(Status::Forbidden, "forbidden: outside the site\n"),
         },
     };
-    // A reader who closed the tab is not an error worth reporting.
-    let _ = result;
+    let _ = http::write(&mut stream, response, request.head_only);
 }
 
 /// What a request's path leads to.
@@ -261,7 +340,7 @@ fn resolve(output: &Path, path: &str) -> Target {
     }
     if file.is_dir() {
         if !decoded.ends_with('/') {
-            return Target::Redirect(format!("{path}/"));
+            return Target::Redirect(location(path));
         }
         file.push("index.html");
     }
@@ -273,6 +352,22 @@ fn resolve(output: &Path, path: &str) -> Target {
         (Ok(real), Ok(inside)) if real.starts_with(&inside) => Target::File(file),
         _ => Target::Refused,
     }
+}
+
+/// The address of the folder `path` names, for a redirect: always a path on this
+/// server, starting with a single `/` (`//host` would send the browser to another
+/// host), with any byte that has no place in a header percent-encoded.
+fn location(path: &str) -> String {
+    let mut to = String::from("/");
+    for byte in path.trim_start_matches('/').bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/%".contains(&byte) {
+            to.push(char::from(byte));
+        } else {
+            to += &format!("%{byte:02X}");
+        }
+    }
+    to.push('/');
+    to
 }
 
 /// `%2e%2E` → `..`; `None` for a malformed escape or a path that is not UTF-8.
@@ -314,26 +409,44 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-fn file_response(file: &Path, status: u16, shared: &Shared) -> tiny_http::ResponseBox {
-    let Ok(mut bytes) = std::fs::read(file) else {
-        // The output is being swapped by a rebuild; the reader's reload will find it.
-        return text(503, "the site is being rebuilt; reload in a moment\n").boxed();
-    };
+fn file_response(file: &Path, status: Status, shared: &Shared) -> Response {
     let kind = content_type(file);
-    if kind.starts_with("text/html") {
-        let (generation, problem) = shared.status();
-        bytes = inject(
-            &String::from_utf8_lossy(&bytes),
-            generation,
-            problem.as_deref(),
+    // The output is being swapped by a rebuild when a file cannot be read; the reader's
+    // reload will find it.
+    let busy = || {
+        Response::text(
+            Status::ServiceUnavailable,
+            "the site is being rebuilt; reload in a moment\n",
         )
-        .into();
+    };
+    let body = if kind.starts_with("text/html") {
+        let Ok(bytes) = std::fs::read(file) else {
+            return busy();
+        };
+        let (generation, problem) = shared.status();
+        Body::Bytes(
+            inject(
+                &String::from_utf8_lossy(&bytes),
+                generation,
+                problem.as_deref(),
+            )
+            .into(),
+        )
+    } else {
+        let opened = std::fs::File::open(file).and_then(|f| Ok((f.metadata()?.len(), f)));
+        let Ok((length, file)) = opened else {
+            return busy();
+        };
+        Body::File(file, length)
+    };
+    Response {
+        status,
+        headers: vec![
+            ("Content-Type", kind.to_string()),
+            ("Cache-Control", "no-store".to_string()),
+        ],
+        body,
     }
-    Response::from_data(bytes)
-        .with_status_code(status)
-        .with_header(header("Content-Type", kind))
-        .with_header(header("Cache-Control", "no-store"))
-        .boxed()
 }
 
 /// The overlay that shows a failed build's diagnostics over the last good page.
@@ -373,11 +486,10 @@ fn inject(html: &str, generation: u64, problem: Option<&str>) -> String {
 
 /// The Server-Sent Events stream: on connecting and after every build, a `build` event
 /// with the build's number, or a `problem` event with the overlay's HTML.
-fn events(request: Request, shared: &Shared) {
-    let mut writer = request.into_writer();
+fn events(mut writer: TcpStream, head_only: bool, shared: &Shared) {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
                 Cache-Control: no-store\r\nConnection: close\r\n\r\n";
-    if writer.write_all(head.as_bytes()).is_err() {
+    if writer.write_all(head.as_bytes()).is_err() || head_only {
         return;
     }
     let mut sent = None;
@@ -467,6 +579,60 @@ mod tests {
             &watched,
             &output
         ));
+    }
+
+    #[test]
+    fn a_redirect_is_always_to_a_path_on_this_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        std::fs::create_dir_all(out.join("name")).unwrap();
+        std::fs::create_dir_all(out.join("é x")).unwrap();
+        for (path, to) in [
+            ("/name", "/name/"),
+            ("//name", "/name/"),
+            ("///name", "/name/"),
+            ("/./name", "/./name/"),
+            ("/%C3%A9%20x", "/%C3%A9%20x/"),
+            ("/é x", "/%C3%A9%20x/"),
+        ] {
+            assert_eq!(resolve(&out, path), Target::Redirect(to.into()), "{path}");
+        }
+    }
+
+    fn shared() -> Shared {
+        Shared {
+            output: PathBuf::new(),
+            status: Mutex::new(BuildStatus::default()),
+            changed: Condvar::new(),
+            connections: AtomicUsize::new(0),
+        }
+    }
+
+    #[test]
+    fn a_build_that_panics_is_shown_as_a_problem_and_the_next_good_one_clears_it() {
+        let shared = shared();
+        let outcome = caught::<String>(|| panic!("no result for `{}`", "storm"));
+        let Err(Failure::Other(message)) = &outcome else {
+            panic!("the panic is a failure: {outcome:?}");
+        };
+        assert_eq!(
+            message,
+            "the build stopped on an internal error, a bug in retrylab: no result for `storm`"
+        );
+        publish(outcome, &shared);
+        let (generation, problem) = shared.status();
+        assert_eq!(generation, 1);
+        assert_eq!(
+            problem.as_deref(),
+            Some(
+                "error: the build stopped on an internal error, a bug in retrylab: \
+                 no result for `storm`"
+            )
+        );
+        let plain = caught::<String>(|| panic!("plain"));
+        assert!(matches!(plain, Err(Failure::Other(m)) if m.ends_with(": plain")));
+        publish(caught(|| Ok("built")), &shared);
+        assert_eq!(shared.status(), (2, None));
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod links;
 mod output_safety;
 mod properties;
 mod publish;
+mod robust;
 mod scaffold;
 mod serve;
 mod sim_command;
