@@ -132,7 +132,7 @@ fn results_table_shows_spreads_and_partial_finishes() {
 #[test]
 fn tick_table_lists_only_busy_ticks_in_the_window() {
     let (scenario, result) = crowd();
-    let html = table::tick_table(&scenario, &result, 3 * SECOND);
+    let html = table::tick_table(&scenario, &result, 3 * SECOND, 1);
     let rows = html.matches("<tr><th scope=\"row\"").count();
     assert!(rows > 0 && rows <= 30, "{rows}");
     assert!(html.contains("<th scope=\"row\" class=\"num\">0.0</th>"));
