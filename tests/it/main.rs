@@ -6,6 +6,7 @@ mod engine_facts;
 mod errors;
 mod links;
 mod properties;
+mod proportionate;
 mod publish;
 mod scaffold;
 mod serve;
