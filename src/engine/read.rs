@@ -768,8 +768,10 @@ impl Reader {
         self.relations_beyond(s, top);
         let work = s.work();
         if work > MAX_WORK {
+            // At the crowd, or at the open-loop load of a scenario without one.
+            let load = top.get("clients").or_else(|| top.get("arrivals"));
             self.error(
-                &at(top.get("clients").cloned()),
+                &at(load.cloned()),
                 format!(
                     "this scenario could need up to {} steps of simulation (each tick and \
                      each call a client can make, in every run of every strategy); the \

@@ -255,3 +255,15 @@ fn a_cached_result_without_a_quoted_strategy_never_panics() {
         );
     }
 }
+
+#[test]
+fn open_loop_load_past_the_limit_is_refused_at_its_arrivals() {
+    assert_eq!(
+        errors("id: a\narrivals: {rate: 2000}\nhorizon: 1h\nruns: 3\n"),
+        "error: this scenario could need up to 6,283,702,080,000 steps of simulation \
+         (each tick and each call a client can make, in every run of every strategy); the \
+         limit is 500,000,000\n --> s.yaml:2:12\n  |\n2 | arrivals: {rate: 2000}\n  | \
+         \x20          ^\n  = help: use fewer clients, runs or strategies, a shorter \
+         horizon or a longer tick, or a `retry.max_attempts`"
+    );
+}
