@@ -17,7 +17,8 @@ pub const MAX_TIME: Micros = 3_600 * SECOND;
 /// One core simulates about 100 million steps a second of the plain loop (`cargo bench
 /// --bench engine`) and 40 million of the loop with arrivals, budgets, breakers or
 /// layers, whose steps count twice; so a scenario at the limit, whose every client is
-/// turned away to the end, takes about five seconds on one core, and less on several.
+/// turned away to the end, takes four to seven seconds on one core (measured), and less
+/// on several.
 /// The largest directive of this repository's own site, a sweep, needs 400,000,000.
 pub const MAX_WORK: u128 = 500_000_000;
 /// The largest capacity, in calls per tick.
