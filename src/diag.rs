@@ -40,6 +40,26 @@ impl Diagnostic {
         }
     }
 
+    /// Like [`Diagnostic::new`], finding the line through an index of `source`: many
+    /// diagnostics in one long file then cost no more than the file.
+    pub fn indexed(
+        file: &str,
+        source: &str,
+        index: &LineIndex,
+        pos: Pos,
+        width: usize,
+        message: String,
+    ) -> Diagnostic {
+        Diagnostic {
+            file: file.to_string(),
+            pos: Some(pos),
+            width: width.max(1),
+            message,
+            help: None,
+            line_text: index.line(source, pos.line).to_string(),
+        }
+    }
+
     /// A problem with a whole file, or with no place in it.
     pub fn in_file(file: &str, message: String) -> Diagnostic {
         Diagnostic {
@@ -149,6 +169,20 @@ impl LineIndex {
         LineIndex { starts }
     }
 
+    /// Line `line` (from 1) of `text`, as `text.lines()` gives it; empty past the end.
+    pub fn line<'t>(&self, text: &'t str, line: usize) -> &'t str {
+        let Some(&start) = line.checked_sub(1).and_then(|i| self.starts.get(i)) else {
+            return "";
+        };
+        match self.starts.get(line) {
+            Some(&next) => {
+                let line = &text[start.min(next - 1)..next - 1];
+                line.strip_suffix('\r').unwrap_or(line)
+            }
+            None => text.get(start..).unwrap_or(""),
+        }
+    }
+
     /// The line and column (in characters) of byte `offset` of `text`.
     pub fn pos(&self, text: &str, offset: usize) -> Pos {
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
@@ -175,6 +209,18 @@ mod tests {
         assert_eq!(index.pos(text, 3), Pos { line: 2, column: 1 });
         assert_eq!(index.pos(text, 5), Pos { line: 2, column: 2 });
         assert_eq!(index.pos(text, 7), Pos { line: 3, column: 1 });
+    }
+
+    #[test]
+    fn indexed_lines_are_the_lines_of_the_text() {
+        for text in ["", "a", "a\n", "a\r\nb\n\nc", "x\ny\r", "\n\n"] {
+            let index = LineIndex::new(text);
+            for line in 1..6 {
+                let expected = text.lines().nth(line - 1).unwrap_or("");
+                assert_eq!(index.line(text, line), expected, "{text:?} {line}");
+            }
+            assert_eq!(index.line(text, 0), "");
+        }
     }
 
     #[test]

@@ -11,8 +11,8 @@ use retrylab::diag::Failure;
 use retrylab::directive::{self, Kind, sweep};
 use retrylab::site::{self, Options};
 
-/// Simulated calls (worst case) above which a page is only checked, not built, so
-/// that each input takes milliseconds.
+/// Steps of simulation (as the work limit counts them) above which a page is only
+/// checked, not built, so that each input takes milliseconds.
 const TINY: u128 = 20_000;
 
 /// A site folder for this process, with its `site.yaml`.
@@ -30,16 +30,16 @@ fn site() -> &'static tempfile::TempDir {
     })
 }
 
-/// The worst-case simulated calls of a page's directives.
+/// The work (steps of simulation, as the limit counts them) of a page's directives.
 fn work(text: &str) -> u128 {
     directive::scan(text)
         .directives
         .iter()
         .map(|found| match found.kind {
             Kind::Sim => directive::read_sim(&found.body)
-                .map_or(0, |sim| sim.scenario.worst_case_calls()),
+                .map_or(0, |sim| sim.scenario.work()),
             Kind::Sweep => sweep::read_sweep(&found.body).map_or(0, |sweep| {
-                sweep.points.iter().map(|p| p.2.worst_case_calls()).sum()
+                sweep.points.iter().map(|p| p.2.work()).sum()
             }),
             Kind::Schedule | Kind::Reference => 0,
         })

@@ -13,6 +13,12 @@
 //! With a circuit breaker, calls that failed fast at the client (and never reached the
 //! server) are a third kind, stacked on top: a pale grey fill with a dotted grey outline,
 //! with their own legend entry. Charts of scenarios without a breaker are unchanged.
+//!
+//! A chart draws at most as many columns as its plot is units wide. When the window
+//! holds more ticks than that, ticks are put together in bins of a tidy number of ticks
+//! (1, 2 or 5 × a power of ten) and each bar is the mean calls per tick of its bin, so
+//! that a horizon of a million ticks still makes a chart of a few hundred bars; the
+//! caption and the description say so. A window that fits is drawn tick by tick.
 
 use svg::node::element::{Definitions, Group, Path, Pattern};
 
@@ -43,6 +49,26 @@ const TINT: &str = "#ffebe9";
 const DOWN: &str = "#e6e9ed";
 const FAST: &str = "#59636e";
 const FAST_TINT: &str = "#eaeef2";
+
+/// How many ticks each column of the chart of `window` puts together: 1, unless the
+/// window holds more ticks than the chart has columns.
+pub(crate) fn ticks_per_column(
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    window: Micros,
+) -> usize {
+    Layout::new(scenario, result, window).bin
+}
+
+/// The sentence that tells a reader a chart is binned.
+pub(crate) fn binned_note(scenario: &Scenario, bin: usize) -> String {
+    format!(
+        "The window has more ticks than the chart has columns: each bar is the mean of \
+         {} ticks ({}).",
+        thousands(bin as u64),
+        duration(bin as u64 * scenario.server.tick)
+    )
+}
 
 /// The number of ticks a window of `window` µs shows: at least one, at most the horizon.
 pub(crate) fn ticks_shown(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> usize {
@@ -88,6 +114,10 @@ fn all_calls_at(strategy: &StrategyResult, k: usize) -> u64 {
 struct Layout {
     /// Ticks shown.
     shown: usize,
+    /// Ticks per column: 1, unless the ticks outnumber the plot's columns.
+    bin: usize,
+    /// Columns drawn: the shown ticks, or their bins.
+    columns: usize,
     /// The end of the last tick shown, µs.
     end: Micros,
     /// Left edge of the plots (room for the height labels).
@@ -101,19 +131,83 @@ struct Layout {
 impl Layout {
     fn new(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> Layout {
         let shown = ticks_shown(scenario, result, window);
-        let peak = (0..shown)
-            .flat_map(|k| result.strategies.iter().map(move |s| all_calls_at(s, k)))
-            .max()
-            .unwrap_or(0);
+        let layout = Layout::binned(scenario, result, shown, 1);
+        // Binned only when the ticks outnumber the plot's columns; the means are at
+        // most the peaks, so the height labels and the plot only get room.
+        let room = layout.plot().floor().max(1.0) as usize;
+        if shown <= room {
+            return layout;
+        }
+        Layout::binned(
+            scenario,
+            result,
+            shown,
+            tidy_step(shown.div_ceil(room) as u64) as usize,
+        )
+    }
+
+    /// The layout of `shown` ticks in columns of `bin` ticks each.
+    fn binned(scenario: &Scenario, result: &ScenarioResult, shown: usize, bin: usize) -> Layout {
+        let columns = shown.div_ceil(bin);
+        let peak = if bin == 1 {
+            (0..shown)
+                .flat_map(|k| result.strategies.iter().map(move |s| all_calls_at(s, k)))
+                .max()
+                .unwrap_or(0)
+        } else {
+            let span = |c: usize| (c * bin, ((c + 1) * bin).min(shown));
+            (0..columns)
+                .flat_map(|c| {
+                    result.strategies.iter().map(move |s| {
+                        let (from, to) = span(c);
+                        let sum: u64 = (from..to).map(|k| all_calls_at(s, k)).sum();
+                        sum.div_ceil((to - from) as u64)
+                    })
+                })
+                .max()
+                .unwrap_or(0)
+        };
         let capacity_milli = scenario.server.capacity_milli;
         let top = tidy_ceiling(peak.max(capacity_milli.div_ceil(1000)));
         Layout {
             shown,
+            bin,
+            columns,
             end: shown as u64 * scenario.server.tick.max(1),
             left: (34.0 + CHAR * thousands(top).len() as f64).max(48.0),
             top,
             capacity: capacity_milli as f64 / 1000.0,
         }
+    }
+
+    /// Served, turned-away and failed-fast calls per tick of column `c` of a lane: a
+    /// tick's own counts, or the means over the ticks of its bin.
+    fn column(&self, strategy: &StrategyResult, c: usize) -> (f64, f64, f64) {
+        if self.bin == 1 {
+            let (s, r) = calls_at(strategy, c);
+            return (
+                f64::from(s),
+                f64::from(r),
+                f64::from(failed_fast_at(strategy, c)),
+            );
+        }
+        let (from, to) = (c * self.bin, ((c + 1) * self.bin).min(self.shown));
+        let (mut s, mut r, mut f) = (0u64, 0u64, 0u64);
+        for k in from..to {
+            let (served, rejected) = calls_at(strategy, k);
+            s += u64::from(served);
+            r += u64::from(rejected);
+            f += u64::from(failed_fast_at(strategy, k));
+        }
+        let n = to.saturating_sub(from).max(1) as f64;
+        (s as f64 / n, r as f64 / n, f as f64 / n)
+    }
+
+    /// The left edge of column `c` (the right edge of column `c - 1`).
+    fn x_col(&self, c: usize) -> f64 {
+        let x = self.left + c as f64 * self.per_tick();
+        // The last bin may hold fewer ticks than the others: it ends with the plot.
+        if self.bin == 1 { x } else { x.min(RIGHT) }
     }
 
     /// Width of the plots.
@@ -126,9 +220,22 @@ impl Layout {
         LANE / self.top as f64
     }
 
-    /// Width of one tick.
+    /// The width of a bar at `x`: the last bin may hold fewer ticks and end early.
+    fn clipped(&self, bar: f64, x: f64) -> f64 {
+        if self.bin == 1 {
+            bar
+        } else {
+            bar.min(RIGHT - x)
+        }
+    }
+
+    /// Width of one column: one tick, or one bin.
     fn per_tick(&self) -> f64 {
-        self.plot() / self.shown as f64
+        if self.bin == 1 {
+            self.plot() / self.shown as f64
+        } else {
+            self.plot() * self.bin as f64 / self.shown as f64
+        }
     }
 
     /// A time's x.
@@ -172,7 +279,7 @@ pub fn lane_chart(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
         "sim-lanes",
         (WIDTH, height),
         format!("{id}: calls per tick, by strategy"),
-        description(scenario, result, layout.end),
+        description(scenario, result, &layout),
     )
     .add(hatch(id))
     .add(legend(
@@ -281,15 +388,16 @@ fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f64) -> Grou
     // bars, and the tick it started at.
     let mut run: Vec<(f64, f64)> = Vec::new();
     let mut run_start = 0;
-    for k in 0..=layout.shown {
-        let (s, r) = if k < layout.shown {
-            calls_at(strategy, k)
+    for k in 0..=layout.columns {
+        let (s, r, _) = if k < layout.columns {
+            layout.column(strategy, k)
         } else {
-            (0, 0)
+            (0.0, 0.0, 0.0)
         };
-        let s_top = base - f64::from(s) * layout.per_call();
-        let r_top = s_top - f64::from(r) * layout.per_call();
-        let x = layout.left + k as f64 * per_tick + (per_tick - bar) / 2.0;
+        let s_top = base - s * layout.per_call();
+        let r_top = s_top - r * layout.per_call();
+        let x = layout.x_col(k) + (per_tick - bar) / 2.0;
+        let bar = layout.clipped(bar, x);
         // A bar too short to survive rounding would print as height 0: skipped.
         if base - s_top >= 0.005 {
             served = served.add(rect(x, s_top, bar, base - s_top));
@@ -334,19 +442,18 @@ fn failed_fast(
         .set("stroke", FAST)
         .set("stroke-width", if wide { "0.75" } else { "0.5" })
         .set("stroke-dasharray", "1.5 1.5");
-    for k in 0..layout.shown {
-        let f = failed_fast_at(strategy, k);
-        if f == 0 {
+    for k in 0..layout.columns {
+        let (s, r, f) = layout.column(strategy, k);
+        if f == 0.0 {
             continue;
         }
-        let (s, r) = calls_at(strategy, k);
-        let bottom = base - f64::from(s + r) * layout.per_call();
-        let top = bottom - f64::from(f) * layout.per_call();
+        let bottom = base - (s + r) * layout.per_call();
+        let top = bottom - f * layout.per_call();
         if bottom - top < 0.005 {
             continue;
         }
-        let x = layout.left + k as f64 * per_tick + (per_tick - bar) / 2.0;
-        group = group.add(rect(x, top, bar, bottom - top));
+        let x = layout.x_col(k) + (per_tick - bar) / 2.0;
+        group = group.add(rect(x, top, layout.clipped(bar, x), bottom - top));
     }
     Some(group)
 }
@@ -354,7 +461,7 @@ fn failed_fast(
 /// The outline of a run of neighbouring turned-away bars from tick `start`: along
 /// their tops, down the last, back along the tops of the served bars beneath, and up.
 fn run_outline(layout: &Layout, start: usize, run: &[(f64, f64)]) -> Path {
-    let x = |k: usize| coord(layout.left + k as f64 * layout.per_tick());
+    let x = |k: usize| coord(layout.x_col(k));
     let mut y = coord(run[0].0);
     let mut d = format!("M{} {y}", x(start));
     let tops = run
@@ -418,10 +525,13 @@ fn capacity_label(layout: &Layout, result: &ScenarioResult, capacity: &str) -> L
     };
     let per_tick = layout.per_tick();
     let first = (((x - width - layout.left) / per_tick).floor().max(0.0)) as usize;
-    let last = (((x - layout.left) / per_tick).ceil() as usize).min(layout.shown);
+    let last = (((x - layout.left) / per_tick).ceil() as usize).min(layout.columns);
     let reach = |s: &StrategyResult| {
         (first..last)
-            .map(|k| all_calls_at(s, k) as f64 * layout.per_call())
+            .map(|k| {
+                let (served, rejected, fast) = layout.column(s, k);
+                (served + rejected + fast) * layout.per_call()
+            })
             .fold(0.0, f64::max)
     };
     let clear = -bottom;
@@ -563,7 +673,8 @@ fn lane_summary(strategy: &StrategyResult) -> String {
 
 /// The chart in words, for the SVG's `<desc>`: what the lanes show, and per strategy
 /// its calls and when it was done or that it never was.
-fn description(scenario: &Scenario, result: &ScenarioResult, end: Micros) -> String {
+fn description(scenario: &Scenario, result: &ScenarioResult, layout: &Layout) -> String {
+    let end = layout.end;
     let mut out = format!(
         "Calls per {} tick over the first {}, one lane per strategy: calls served, and \
          calls turned away above them; the server's capacity is {} calls per tick.",
@@ -571,6 +682,10 @@ fn description(scenario: &Scenario, result: &ScenarioResult, end: Micros) -> Str
         duration(end),
         capacity_text(scenario.server.capacity_milli)
     );
+    if layout.bin > 1 {
+        out.push(' ');
+        out.push_str(&binned_note(scenario, layout.bin));
+    }
     if scenario.retry.breaker.is_some() {
         out.push_str(
             " Calls that failed fast at the clients' circuit breaker, never reaching the \

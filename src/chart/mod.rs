@@ -45,16 +45,24 @@ pub struct FigureOptions {
 /// The whole HTML block for one scenario directive: a `<figure class="sim" id="sim-{id}">`
 /// holding the lane-chart SVG and a `<figcaption>`, then the results table, then a
 /// `<details>` with the per-tick data of the window as a table (the chart's data for
-/// readers who cannot see it).
+/// readers who cannot see it). A window with more ticks than the chart has columns is
+/// drawn and tabulated in bins of ticks (see [`lanes`]), so that neither grows with the
+/// horizon.
 pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> String {
     let window = options
         .window
         .unwrap_or_else(|| auto_window(scenario, result));
     let id = escape(&result.id);
-    let caption = match &options.caption {
+    let mut caption = match &options.caption {
         Some(text) => escape(text),
         None => escape(&generated_caption(scenario, result, window)),
     };
+    // A binned chart says so, under the author's caption too.
+    let bin = lanes::ticks_per_column(scenario, result, window);
+    if bin > 1 {
+        caption.push(' ');
+        caption.push_str(&escape(&lanes::binned_note(scenario, bin)));
+    }
     let mut out = String::new();
     out.push_str(&format!("<figure class=\"sim\" id=\"sim-{id}\">\n"));
     // The chart scrolls sideways on a narrow screen rather than shrink its text; a
@@ -74,7 +82,7 @@ pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOpti
     );
     out.push_str(&scroll(
         &format!("{id}-ticks"),
-        &table::tick_table(scenario, result, window),
+        &table::tick_table(scenario, result, window, bin),
     ));
     out.push_str("</details>\n");
     out

@@ -178,18 +178,39 @@ pub fn results_table(result: &ScenarioResult) -> String {
 
 /// The chart's data as an HTML `<table>`: one row per tick of the window in which any
 /// strategy saw a call, with served and turned-away calls per strategy. Its caption's
-/// id is `{id}-ticks-caption`.
-pub fn tick_table(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> String {
+/// id is `{id}-ticks-caption`. With `bin` ticks per column of the chart (more than 1
+/// when the window has more ticks than the chart has columns), a row is a bin and holds
+/// the calls of all its ticks, so the table has no more rows than the chart has bars.
+pub fn tick_table(
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    window: Micros,
+    bin: usize,
+) -> String {
     let id = escape(&result.id);
     let tick = scenario.server.tick.max(1);
     let shown = super::lanes::ticks_shown(scenario, result, window);
-    let decimals = decimals_for(tick).max(1);
-    let mut out = format!(
-        "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">Calls per tick \
-         in the first {}, one run per strategy as in the chart; ticks in which no \
-         strategy saw a call are left out</caption>\n<thead>\n",
-        duration(shown as u64 * tick)
-    );
+    let bin = bin.max(1);
+    let step = bin as u64 * tick;
+    let decimals = decimals_for(step).max(1);
+    let mut out = if bin == 1 {
+        format!(
+            "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">Calls per tick \
+             in the first {}, one run per strategy as in the chart; ticks in which no \
+             strategy saw a call are left out</caption>\n<thead>\n",
+            duration(shown as u64 * tick)
+        )
+    } else {
+        format!(
+            "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">Calls per {} \
+             ({} ticks, each a bar of the chart, which shows their mean per tick) in the \
+             first {}, one run per strategy as in the chart; stretches in which no \
+             strategy saw a call are left out</caption>\n<thead>\n",
+            duration(step),
+            thousands(bin as u64),
+            duration(shown as u64 * tick)
+        )
+    };
     let fast = result.features.breaker;
     out.push_str("<tr><th scope=\"col\" rowspan=\"2\" class=\"num\">time (s)</th>");
     for s in &result.strategies {
@@ -208,18 +229,23 @@ pub fn tick_table(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
         }
     }
     out.push_str("</tr>\n</thead>\n<tbody>\n");
-    let at = |lane: Option<&Vec<u32>>, k: usize| lane.and_then(|l| l.get(k)).copied().unwrap_or(0);
-    for k in 0..shown {
-        let row: Vec<(u32, u32, u32)> = result
+    let at = |lane: Option<&Vec<u32>>, k: usize| {
+        u64::from(lane.and_then(|l| l.get(k)).copied().unwrap_or(0))
+    };
+    for row_start in (0..shown).step_by(bin) {
+        let ticks = row_start..(row_start + bin).min(shown);
+        let row: Vec<(u64, u64, u64)> = result
             .strategies
             .iter()
             .map(|s| {
                 let lanes = s.typical.lanes.as_ref();
-                (
-                    at(lanes.map(|l| &l.served), k),
-                    at(lanes.map(|l| &l.rejected), k),
-                    at(lanes.map(|l| &l.failed_fast), k),
-                )
+                ticks.clone().fold((0, 0, 0), |(a, b, c), k| {
+                    (
+                        a + at(lanes.map(|l| &l.served), k),
+                        b + at(lanes.map(|l| &l.rejected), k),
+                        c + at(lanes.map(|l| &l.failed_fast), k),
+                    )
+                })
             })
             .collect();
         if row.iter().all(|&(s, r, f)| s == 0 && r == 0 && f == 0) {
@@ -227,7 +253,7 @@ pub fn tick_table(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
         }
         out.push_str(&format!(
             "<tr><th scope=\"row\" class=\"num\">{}</th>",
-            seconds_fixed(k as u64 * tick, decimals)
+            seconds_fixed(row_start as u64 * tick, decimals)
         ));
         for (served, rejected, failed_fast) in row {
             out.push_str(&format!(

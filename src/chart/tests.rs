@@ -132,7 +132,7 @@ fn results_table_shows_spreads_and_partial_finishes() {
 #[test]
 fn tick_table_lists_only_busy_ticks_in_the_window() {
     let (scenario, result) = crowd();
-    let html = table::tick_table(&scenario, &result, 3 * SECOND);
+    let html = table::tick_table(&scenario, &result, 3 * SECOND, 1);
     let rows = html.matches("<tr><th scope=\"row\"").count();
     assert!(rows > 0 && rows <= 30, "{rows}");
     assert!(html.contains("<th scope=\"row\" class=\"num\">0.0</th>"));
@@ -379,4 +379,36 @@ fn a_sweep_of_zeros_has_a_readable_axis() {
     let html = sweep_figure(&sweep_of(&points, "gave_up"));
     assert!(!html.contains("0.0000"), "{html}");
     assert!(html.contains(">1.0</text>"), "{html}");
+}
+
+#[test]
+fn ticks_are_binned_only_when_they_outnumber_the_columns() {
+    let mut scenario = Scenario::with_clients("storm", 100);
+    scenario.server.capacity_milli = 5_000;
+    scenario.strategies = vec![Strategy::Fixed];
+    let result = run_scenario(&scenario);
+    let tick = scenario.server.tick;
+    let bins: Vec<usize> = (1..=1200)
+        .map(|ticks| lanes::ticks_per_column(&scenario, &result, ticks * tick))
+        .collect();
+    // Tick by tick up to the plot's width (at most 576 units), then in tidy bins.
+    let first_binned = bins.iter().position(|&b| b > 1).unwrap() + 1;
+    assert!((500..=577).contains(&first_binned), "{first_binned}");
+    assert!(bins[..first_binned - 1].iter().all(|&b| b == 1));
+    assert_eq!(bins[first_binned - 1], 2);
+    assert_eq!(bins[1199], 5);
+    let html = figure(
+        &scenario,
+        &result,
+        &FigureOptions {
+            window: Some(1200 * tick),
+            caption: None,
+        },
+    );
+    assert!(html.contains("each bar is the mean of 5 ticks (500 ms).</figcaption>"));
+    // 240 bins, each a row of the data table.
+    assert_eq!(
+        html.matches("<tr><th scope=\"row\" class=\"num\">").count(),
+        240
+    );
 }

@@ -137,10 +137,18 @@ pub struct Reference {
 pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, ReferenceError>> {
     let mut out = Vec::new();
     let mut from = 0;
+    // The code ranges come in order of their starts and so do the `{{`: one pass over
+    // both, keeping the furthest end of the ranges begun so far (a page with many code
+    // spans and many braces stays linear).
+    let (mut next_code, mut code_end) = (0, 0);
     while let Some(found) = text[from..].find("{{") {
         let start = from + found;
         from = start + 2;
-        if code.iter().any(|r| r.contains(&start)) || text[..start].ends_with('\\') {
+        while let Some(r) = code.get(next_code).filter(|r| r.start <= start) {
+            code_end = code_end.max(r.end);
+            next_code += 1;
+        }
+        if start < code_end || text[..start].ends_with('\\') {
             continue;
         }
         let Some(len) = text[start..].find("}}") else {
@@ -335,20 +343,37 @@ pub fn check(
     })
 }
 
-/// Writes the value a checked reference quotes.
-pub fn render(reference: &Reference, scenario: &Scenario, result: &ScenarioResult) -> String {
+/// Writes the value a checked reference quotes. A reference is checked against the
+/// scenario, but its value comes from the results, which may have been read from a
+/// cache that does not match the scenario: results without the lane it names are an
+/// error at the reference, never a panic.
+pub fn render(
+    reference: &Reference,
+    scenario: &Scenario,
+    result: &ScenarioResult,
+) -> Result<String, ReferenceError> {
     match &reference.target {
-        Target::Setting(name) => setting(scenario, name, reference.format),
+        Target::Setting(name) => Ok(setting(scenario, name, reference.format)),
         Target::Total {
             strategy,
             field,
             stat,
-        } => {
-            let lane = result
-                .strategy(*strategy)
-                .expect("a checked reference names a strategy of its scenario");
-            total(lane, result, field, *stat, reference.format)
-        }
+        } => match result.strategy(*strategy) {
+            Some(lane) => Ok(total(lane, result, field, *stat, reference.format)),
+            None => Err(ReferenceError {
+                range: reference.range.clone(),
+                message: format!(
+                    "the results of scenario `{}` have no strategy `{}`",
+                    reference.id,
+                    strategy.name()
+                ),
+                help: Some(
+                    "the results do not match the scenario: delete the site's simulation \
+                     cache and build again"
+                        .to_string(),
+                ),
+            }),
+        },
     }
 }
 
@@ -482,7 +507,7 @@ mod tests {
         let raw = find(text, &[]).remove(0).map_err(|e| e.message)?;
         let r = check(&raw, &scenarios)
             .map_err(|e| format!("{} ({})", e.message, e.help.unwrap_or_default()))?;
-        Ok(render(&r, &scenarios["crowd"], &result))
+        render(&r, &scenarios["crowd"], &result).map_err(|e| e.message)
     }
 
     #[test]
@@ -542,7 +567,7 @@ mod tests {
         let quote = |text: &str| {
             let raw = find(text, &[]).remove(0).unwrap();
             let r = check(&raw, &scenarios).map_err(|e| e.message)?;
-            Ok::<_, String>(render(&r, &scenarios["m"], &result))
+            render(&r, &scenarios["m"], &result).map_err(|e| e.message)
         };
         assert_eq!(quote("{{ m.fixed.denied }}").unwrap(), "160");
         assert_eq!(quote("{{ m.fixed.denied | percent }}").unwrap(), "2%");
@@ -556,6 +581,24 @@ mod tests {
             quote("{{ m.fixed.goodput | seconds }}").unwrap_err(),
             "the format `seconds` does not fit `m.fixed.goodput`"
         );
+    }
+
+    #[test]
+    fn results_without_the_lane_are_an_error_not_a_panic() {
+        let (scenarios, mut result) = site();
+        // As a cache entry that is valid JSON but lost a strategy would read.
+        result.strategies.retain(|s| s.strategy != Strategy::Fixed);
+        let raw = find("{{ crowd.fixed.calls }}", &[]).remove(0).unwrap();
+        let r = check(&raw, &scenarios).unwrap();
+        let e = render(&r, &scenarios["crowd"], &result).unwrap_err();
+        assert_eq!(
+            e.message,
+            "the results of scenario `crowd` have no strategy `fixed`"
+        );
+        assert_eq!(e.range, 0..23);
+        let raw = find("{{ crowd.clients }}", &[]).remove(0).unwrap();
+        let r = check(&raw, &scenarios).unwrap();
+        assert_eq!(render(&r, &scenarios["crowd"], &result).unwrap(), "100");
     }
 
     #[test]

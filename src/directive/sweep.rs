@@ -263,7 +263,7 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     for node in &values {
         match apply(&base, parameter, node) {
             Ok((label, x, scenario)) => {
-                work += scenario.worst_case_calls();
+                work += scenario.work();
                 points.push((label, x, scenario));
             }
             Err(e) => errors.push(e),
@@ -273,7 +273,7 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
         errors.push(error(
             sweep,
             format!(
-                "this sweep could need up to {} simulated calls over all its values; the limit is {}",
+                "this sweep could need up to {} steps of simulation over all its values; the limit is {}",
                 crate::format::thousands(work),
                 crate::format::thousands(MAX_WORK)
             ),

@@ -47,10 +47,10 @@
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
-use super::policy::{RetryPolicy, Strategy};
+use super::policy::{Policies, RetryPolicy, Strategy};
 use super::protect::{BreakerState, BudgetState};
 use super::run::{Lanes, Run, Totals, choose_served};
-use super::scenario::{MAX_LAYERS, Retry, Scenario};
+use super::scenario::{MAX_LAYERS, Scenario};
 use super::server::ServerState;
 use super::units::{Micros, SECOND};
 
@@ -70,40 +70,30 @@ struct Client {
 }
 
 /// The retry layers of one lane: a single one without `layers`.
-struct Chain {
-    policies: Vec<RetryPolicy>,
+struct Chain<'a> {
+    policies: &'a [RetryPolicy],
     max: Vec<u32>,
     bases: [u32; MAX_LAYERS],
 }
 
-impl Chain {
-    fn new(scenario: &Scenario, strategy: Strategy) -> Chain {
-        let ticks = scenario.ticks();
+impl Chain<'_> {
+    fn new<'a>(scenario: &Scenario, policies: &'a Policies) -> Chain<'a> {
         let mut bases = [0; MAX_LAYERS];
         if scenario.layers.is_empty() {
             bases[0] = scenario.retry.base as u32;
             return Chain {
-                policies: vec![RetryPolicy::new(strategy, &scenario.retry, ticks)],
+                policies: &policies.layers,
                 max: vec![scenario.retry.max_attempts.unwrap_or(u32::MAX)],
                 bases,
             };
         }
-        let mut policies = Vec::new();
         let mut max = Vec::new();
         for (i, layer) in scenario.layers.iter().enumerate() {
-            let retry = Retry {
-                base: layer.base,
-                cap: layer.cap,
-                multiplier: layer.multiplier,
-                ..scenario.retry.clone()
-            };
-            let strategy = layer.strategy.unwrap_or(strategy);
-            policies.push(RetryPolicy::new(strategy, &retry, ticks));
             max.push(layer.attempts);
             bases[i] = layer.base as u32;
         }
         Chain {
-            policies,
+            policies: &policies.layers,
             max,
             bases,
         }
@@ -141,10 +131,21 @@ impl Chain {
 /// Runs one strategy of a scenario that uses any feature beyond the closed crowd and a
 /// single policy. Same contract as [`super::run::simulate`].
 pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: bool) -> Run {
+    simulate_with(
+        scenario,
+        &Policies::new(scenario, strategy),
+        seed,
+        with_lanes,
+    )
+}
+
+/// [`simulate`] with the strategy's policies built beforehand (see
+/// [`super::run::simulate_with`]).
+pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes: bool) -> Run {
     let mut rng = Pcg64::seed_from_u64(seed);
     let tick = scenario.server.tick;
     let ticks = scenario.ticks() as usize;
-    let chain = Chain::new(scenario, strategy);
+    let chain = Chain::new(scenario, policies);
     let deadline = scenario.retry.deadline;
 
     let mut buckets: Vec<Vec<Client>> = vec![Vec::new(); ticks];
@@ -176,7 +177,7 @@ pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: 
         .retry
         .budget
         .as_ref()
-        .map(|b| BudgetState::new(b, tick));
+        .map(|b| BudgetState::new(b, tick, ticks as u64));
     let mut breaker = scenario.retry.breaker.map(BreakerState::new);
     let retry_fast = scenario.retry.breaker.is_none_or(|b| b.retry_when_open);
     let hint = scenario

@@ -1,15 +1,18 @@
 //! Retry strategies: how long a client waits after its `a`-th failure.
 //!
 //! `d(a) = min(cap, base * multiplier^a)`, with `a = 0` after the first rejection. The
-//! ceilings are computed once per run by repeated multiplication in `f64` (exact for a
-//! multiplier of 2, and the same on every machine), then every wait is rounded to the
-//! nearest microsecond.
+//! ceilings are computed by repeated multiplication in `f64` (exact for a multiplier of
+//! 2, and the same on every machine), then every wait is rounded to the nearest
+//! microsecond. A scenario builds its table of ceilings once per strategy
+//! ([`Policies`]) and every run shares it: a multiplier just above 1 makes the table as
+//! long as the horizon has ticks, and building it again for each of thousands of runs
+//! cost more than the runs.
 
 use rand::RngExt;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
-use super::scenario::Retry;
+use super::scenario::{Retry, Scenario};
 use super::units::Micros;
 
 /// A retry strategy, by the name scenarios use.
@@ -76,8 +79,7 @@ impl RetryPolicy {
         let mut d = retry.base as f64;
         while d < cap && (ceilings.len() as u64) <= max_failures {
             ceilings.push(d);
-            // A ceiling of zero, or a multiplier of one, never grows.
-            if retry.multiplier == 1.0 || d == 0.0 {
+            if !grows(d, retry.multiplier) {
                 break;
             }
             d *= retry.multiplier;
@@ -128,6 +130,72 @@ impl RetryPolicy {
                 w
             }
         }
+    }
+}
+
+/// Whether a ceiling `d` grows when multiplied: a ceiling of zero, or a multiplier of one,
+/// never does.
+fn grows(d: f64, multiplier: f64) -> bool {
+    multiplier != 1.0 && d != 0.0
+}
+
+/// The shortest wait `strategy` can draw after each failure `a = 0, 1, …`, without a
+/// table: the ceilings by the same repeated multiplication as [`RetryPolicy::new`], so
+/// the same values. Used to bound the calls a client can make (see
+/// [`Scenario::calls_per_client`]). The iterator ends once the wait cannot change
+/// any more; every later wait is its last item.
+pub fn least_waits(strategy: Strategy, retry: &Retry) -> impl Iterator<Item = Micros> {
+    let cap = retry.cap as f64;
+    let multiplier = retry.multiplier;
+    let mut next = Some(retry.base as f64);
+    std::iter::from_fn(move || {
+        let d = next?;
+        let ceiling = d.min(cap);
+        next = (d < cap && grows(d, multiplier)).then_some(d * multiplier);
+        Some(match strategy {
+            Strategy::Fixed => retry.base,
+            Strategy::Exponential => round(ceiling),
+            Strategy::FullJitter => 0,
+            Strategy::EqualJitter => round(ceiling / 2.0),
+            // `min(cap, base + r · (3 · prev − base))` with `prev >= base`: at least base.
+            Strategy::DecorrelatedJitter => retry.base.min(retry.cap),
+        })
+    })
+}
+
+/// The policies of one strategy of a scenario, built once and shared by all its runs:
+/// the lane's policy, or one per layer of a chain, top first.
+#[derive(Clone, Debug)]
+pub struct Policies {
+    /// The strategy of the lane.
+    pub strategy: Strategy,
+    /// One policy, or one per layer.
+    pub layers: Vec<RetryPolicy>,
+}
+
+impl Policies {
+    /// The policies of `strategy` in `scenario`, with ceilings for as many failures as
+    /// the horizon has ticks.
+    pub fn new(scenario: &Scenario, strategy: Strategy) -> Policies {
+        let ticks = scenario.ticks();
+        let layers = if scenario.layers.is_empty() {
+            vec![RetryPolicy::new(strategy, &scenario.retry, ticks)]
+        } else {
+            scenario
+                .layers
+                .iter()
+                .map(|layer| {
+                    let retry = Retry {
+                        base: layer.base,
+                        cap: layer.cap,
+                        multiplier: layer.multiplier,
+                        ..scenario.retry.clone()
+                    };
+                    RetryPolicy::new(layer.strategy.unwrap_or(strategy), &retry, ticks)
+                })
+                .collect()
+        };
+        Policies { strategy, layers }
     }
 }
 

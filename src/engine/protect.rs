@@ -81,8 +81,8 @@ pub enum BudgetState {
 }
 
 impl BudgetState {
-    /// A full budget, for ticks of `tick` µs.
-    pub fn new(budget: &Budget, tick: Micros) -> BudgetState {
+    /// A full budget, for ticks of `tick` µs over a horizon of `horizon_ticks`.
+    pub fn new(budget: &Budget, tick: Micros, horizon_ticks: u64) -> BudgetState {
         match *budget {
             Budget::Grpc {
                 max_tokens,
@@ -105,7 +105,10 @@ impl BudgetState {
                     None => (0, 1),
                 };
                 let reserve = min_retries_per_sec as i64 * (ttl / SECOND) as i64 * withdrawal;
-                let ticks = ttl.div_ceil(tick.max(1)).max(1) as usize;
+                // A window longer than the horizon never wraps, and neither does one of
+                // exactly the horizon's ticks: the same sums with no more slots than
+                // ticks (a one-minute window of 1 µs ticks would be 60,000,000 slots).
+                let ticks = ttl.div_ceil(tick.max(1)).min(horizon_ticks).max(1) as usize;
                 BudgetState::Finagle {
                     deposit,
                     withdrawal,
@@ -380,7 +383,7 @@ mod tests {
     use super::*;
 
     fn named(name: &str) -> BudgetState {
-        BudgetState::new(&Budget::named(name).unwrap(), 100_000)
+        BudgetState::new(&Budget::named(name).unwrap(), 100_000, 1_200)
     }
 
     #[test]

@@ -766,18 +766,22 @@ impl Reader {
             );
         }
         self.relations_beyond(s, top);
-        let work = s.worst_case_calls();
+        let work = s.work();
         if work > MAX_WORK {
+            // At the crowd, or at the open-loop load of a scenario without one.
+            let load = top.get("clients").or_else(|| top.get("arrivals"));
             self.error(
-                &at(top.get("clients").cloned()),
+                &at(load.cloned()),
                 format!(
-                    "this scenario could need up to {} simulated calls (clients × ticks × runs × \
-                     strategies); the limit is {}",
+                    "this scenario could need up to {} steps of simulation (each tick and \
+                     each call a client can make, in every run of every strategy); the \
+                     limit is {}",
                     thousands(work),
                     thousands(MAX_WORK)
                 ),
                 Some(
-                    "use fewer clients or runs, a longer tick, or a `retry.max_attempts`"
+                    "use fewer clients, runs or strategies, a shorter horizon or a longer \
+                     tick, or a `retry.max_attempts`"
                         .to_string(),
                 ),
             );

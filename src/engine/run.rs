@@ -27,7 +27,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
-use super::policy::{RetryPolicy, Strategy};
+use super::policy::{Policies, Strategy};
 use super::scenario::Scenario;
 use super::server::ServerState;
 use super::units::Micros;
@@ -99,13 +99,24 @@ struct Call {
 /// Runs one strategy of a scenario with one seed. `with_lanes` records the per-tick
 /// lanes; without it the run takes no memory per tick beyond its buckets.
 pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: bool) -> Run {
+    simulate_with(
+        scenario,
+        &Policies::new(scenario, strategy),
+        seed,
+        with_lanes,
+    )
+}
+
+/// [`simulate`] with the strategy's policies built beforehand, so that many runs of one
+/// scenario share their tables of ceilings. `policies` must be those of `scenario`.
+pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes: bool) -> Run {
     if scenario.is_extended() {
-        return super::extended::simulate(scenario, strategy, seed, with_lanes);
+        return super::extended::simulate_with(scenario, policies, seed, with_lanes);
     }
     let mut rng = Pcg64::seed_from_u64(seed);
     let tick = scenario.server.tick;
     let ticks = scenario.ticks() as usize;
-    let policy = RetryPolicy::new(strategy, &scenario.retry, scenario.ticks());
+    let policy = &policies.layers[0];
     let max_attempts = scenario.retry.max_attempts.unwrap_or(u32::MAX);
     let deadline = scenario.retry.deadline;
     let base = scenario.retry.base as u32;

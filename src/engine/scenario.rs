@@ -1,6 +1,6 @@
 //! A scenario: the typed, validated setup of one simulation, and its limits.
 
-use super::policy::Strategy;
+use super::policy::{Strategy, least_waits};
 use super::units::{Micros, SECOND};
 
 /// The most clients one scenario may have.
@@ -11,8 +11,16 @@ pub const MAX_TICKS: u64 = 1_000_000;
 pub const MAX_RUNS: u64 = 10_000;
 /// The longest horizon, cap and spread: times are kept in 32 bits of microseconds.
 pub const MAX_TIME: Micros = 3_600 * SECOND;
-/// The most calls a scenario could need (clients × ticks or attempts × runs × strategies).
-pub const MAX_WORK: u128 = 10_000_000_000;
+/// The most work a scenario (or a sweep, over all its values) may need, in steps (see
+/// [`Scenario::work`]): one tick of one run, or one call of one client in one run.
+///
+/// One core simulates about 100 million steps a second of the plain loop (`cargo bench
+/// --bench engine`) and 40 million of the loop with arrivals, budgets, breakers or
+/// layers, whose steps count twice; so a scenario at the limit, whose every client is
+/// turned away to the end, takes four to seven seconds on one core (measured), and less
+/// on several.
+/// The largest directive of this repository's own site, a sweep, needs 400,000,000.
+pub const MAX_WORK: u128 = 500_000_000;
 /// The largest capacity, in calls per tick.
 pub const MAX_CAPACITY: u64 = 1_000_000_000;
 /// The most layers of retries in a chain.
@@ -393,9 +401,13 @@ impl Scenario {
         self.server.outages.iter().map(|o| o.to).max()
     }
 
-    /// The most calls this scenario could need, for the work limit.
-    pub fn worst_case_calls(&self) -> u128 {
-        let limit = if self.layers.is_empty() {
+    /// The most calls one client can make in a run of `strategy`, counting the first:
+    /// each call is in a tick of its own, no more than the attempt limit (or the product
+    /// of the layers' attempts), and the waits between them, each at least the shortest
+    /// the policy can draw, add up to less than the horizon and at most the deadline.
+    pub fn calls_per_client(&self, strategy: Strategy) -> u64 {
+        let mut most = self.ticks();
+        let attempts = if self.layers.is_empty() {
             self.retry.max_attempts.map(u64::from)
         } else {
             Some(
@@ -404,13 +416,69 @@ impl Scenario {
                     .fold(1u64, |p, l| p.saturating_mul(u64::from(l.attempts))),
             )
         };
-        let per_client = match limit {
-            Some(m) => m.min(self.ticks()),
-            None => self.ticks(),
-        };
-        (u128::from(self.clients) + u128::from(self.arrivals_total()))
-            * u128::from(per_client)
-            * u128::from(self.runs)
-            * self.strategies.len() as u128
+        if let Some(attempts) = attempts {
+            most = most.min(attempts);
+        }
+        let span = self.horizon.saturating_sub(1);
+        let span = self.retry.deadline.map_or(span, |d| d.min(span));
+        if !self.layers.is_empty() {
+            // Each layer's waits start over when a layer above retries: any wait is at
+            // least the shortest first wait of any layer.
+            let least = self
+                .layers
+                .iter()
+                .map(|l| {
+                    let retry = Retry {
+                        base: l.base,
+                        cap: l.cap,
+                        multiplier: l.multiplier,
+                        ..self.retry.clone()
+                    };
+                    least_waits(l.strategy.unwrap_or(strategy), &retry)
+                        .next()
+                        .unwrap_or(0)
+                })
+                .min()
+                .unwrap_or(0);
+            return match span.checked_div(least) {
+                Some(more) => most.min(more.saturating_add(1)),
+                None => most,
+            };
+        }
+        let (mut calls, mut spent, mut last) = (1u64, 0u64, 0);
+        for wait in least_waits(strategy, &self.retry) {
+            if calls >= most {
+                return most;
+            }
+            if spent + wait > span {
+                return calls;
+            }
+            spent += wait;
+            calls += 1;
+            last = wait;
+        }
+        // Every later wait is the last one.
+        match (span - spent).checked_div(last) {
+            Some(more) => most.min(calls.saturating_add(more)),
+            None => most,
+        }
+    }
+
+    /// The work this scenario needs at most, in steps, for [`MAX_WORK`]: every run of
+    /// every strategy (and the typical run, simulated again for its lanes) steps through
+    /// each tick, looking at each outage and window of arrivals, and through each call
+    /// its clients can make (see [`Scenario::calls_per_client`]). The loop with
+    /// arrivals, Retry-After, a budget, a breaker or layers does about twice as much per
+    /// step (measured), so its steps count twice.
+    pub fn work(&self) -> u128 {
+        let per_tick = 1 + self.server.outages.len() as u128 + self.arrivals.len() as u128;
+        let ticks = u128::from(self.ticks()) * per_tick;
+        let requests = u128::from(self.clients) + u128::from(self.arrivals_total());
+        let runs = u128::from(self.runs) + 1;
+        let weight = if self.is_extended() { 2 } else { 1 };
+        self.strategies
+            .iter()
+            .map(|&s| weight * runs * (ticks + requests * u128::from(self.calls_per_client(s))))
+            .sum()
     }
 }

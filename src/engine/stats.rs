@@ -11,8 +11,8 @@ use rayon::prelude::*;
 use sequential::*;
 use serde::{Deserialize, Serialize};
 
-use super::policy::Strategy;
-use super::run::{Run, Totals, simulate};
+use super::policy::{Policies, Strategy};
+use super::run::{Run, Totals, simulate_with};
 use super::scenario::Scenario;
 use super::units::Micros;
 
@@ -153,21 +153,25 @@ impl ScenarioResult {
 pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
     let runs = scenario.runs as usize;
     let seed_of = |run: usize| scenario.seed.wrapping_add(run as u64);
-    let jobs: Vec<(Strategy, usize)> = scenario
+    // Built once per strategy: every run of the strategy shares its table of ceilings.
+    let policies: Vec<Policies> = scenario
         .strategies
         .iter()
-        .flat_map(|&s| (0..runs).map(move |r| (s, r)))
+        .map(|&s| Policies::new(scenario, s))
+        .collect();
+    let jobs: Vec<(&Policies, usize)> = policies
+        .iter()
+        .flat_map(|p| (0..runs).map(move |r| (p, r)))
         .collect();
     let totals: Vec<Totals> = jobs
         .par_iter()
-        .map(|&(strategy, run)| simulate(scenario, strategy, seed_of(run), false).totals)
+        .map(|&(policies, run)| simulate_with(scenario, policies, seed_of(run), false).totals)
         .collect();
 
-    let strategies = scenario
-        .strategies
+    let strategies = policies
         .par_iter()
         .zip(totals.par_chunks(runs))
-        .map(|(&strategy, totals)| summarise(scenario, strategy, totals, seed_of))
+        .map(|(policies, totals)| summarise(scenario, policies, totals, seed_of))
         .collect();
 
     ScenarioResult {
@@ -185,7 +189,7 @@ pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
 
 fn summarise(
     scenario: &Scenario,
-    strategy: Strategy,
+    policies: &Policies,
     totals: &[Totals],
     seed_of: impl Fn(usize) -> u64,
 ) -> StrategyResult {
@@ -200,7 +204,7 @@ fn summarise(
     let done: Vec<u64> = totals.iter().filter_map(|t| t.done_at).collect();
     let recovered: Vec<u64> = totals.iter().filter_map(|t| t.recovery).collect();
     StrategyResult {
-        strategy,
+        strategy: policies.strategy,
         calls,
         served: spread(|t| t.served),
         gave_up: spread(|t| t.gave_up),
@@ -212,7 +216,7 @@ fn summarise(
         goodput_milli: spread(|t| t.goodput_milli),
         recovered_runs: recovered.len() as u32,
         recovery: Spread::of(recovered),
-        typical: simulate(scenario, strategy, seed_of(typical), true),
+        typical: simulate_with(scenario, policies, seed_of(typical), true),
     }
 }
 

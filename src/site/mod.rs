@@ -173,10 +173,11 @@ impl std::fmt::Display for Summary {
         };
         write!(
             f,
-            "built {} with {} ({} runs simulated{cached}) in {:.2} s into {}",
+            "built {} with {} ({} run{} simulated{cached}) in {:.2} s into {}",
             plural(self.pages, "page"),
             plural(self.scenarios, "scenario"),
             thousands(self.runs),
+            if self.runs == 1 { "" } else { "s" },
             self.elapsed.as_secs_f64(),
             self.output
                 .strip_prefix(".")
@@ -270,23 +271,39 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     })
 }
 
-/// A line on stderr while scenarios are simulated, erased when done.
-struct Progress(bool);
+/// A line on stderr while scenarios are simulated, erased when done. It names what is
+/// simulated at once and, from the first second on, counts the seconds, so that a long
+/// simulation never looks like a hung build.
+struct Progress(Option<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>);
 
 impl Progress {
     fn start(enabled: bool, scenarios: usize) -> Progress {
-        let shown = enabled && scenarios > 0;
-        if shown {
-            let s = if scenarios == 1 { "" } else { "s" };
-            eprint!("simulating {scenarios} scenario{s}…\r");
+        if !enabled || scenarios == 0 {
+            return Progress(None);
         }
-        Progress(shown)
+        let s = if scenarios == 1 { "" } else { "s" };
+        let line = format!("simulating {scenarios} scenario{s}…");
+        eprint!("{line}\r");
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let ticker = std::thread::spawn(move || {
+            let started = Instant::now();
+            // Until the sender is dropped (or sends): a line a second meanwhile.
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(Duration::from_secs(1))
+            {
+                eprint!("\r\x1b[2K{line} {} s\r", started.elapsed().as_secs());
+            }
+        });
+        Progress(Some((stop, ticker)))
     }
 }
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        if self.0 {
+        if let Some((stop, ticker)) = self.0.take() {
+            drop(stop);
+            // The ticker only prints; if it panicked there is nothing left to clear up.
+            let _ = ticker.join();
             // Clears the line, so that the summary prints on a clean one.
             eprint!("\r\x1b[2K");
         }
@@ -333,6 +350,7 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
         .map(|(p, r)| (p.url.as_str(), &r.ids))
         .collect();
     for (page, r) in pages.iter().zip(&rendered) {
+        let index = LineIndex::new(&page.source);
         for link in &r.links {
             let target = ids.get(link.page.as_str());
             let problem = match (target, &link.anchor) {
@@ -344,7 +362,7 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
                 _ => None,
             };
             if let Some(message) = problem {
-                problems.push(at(page, &link.range, message, None));
+                problems.push(at(page, &index, &link.range, message, None));
             }
         }
     }
@@ -366,9 +384,15 @@ fn stop_on<T>((value, problems): (T, Vec<Diagnostic>)) -> Result<T, Failure> {
 
 /// A diagnostic at a byte range of a page's body. A range that does not fall on
 /// characters of the page (past its end, or inside a character) still gives a
-/// diagnostic, with a caret of one.
-fn at(page: &Page, range: &Range<usize>, message: String, help: Option<String>) -> Diagnostic {
-    let index = LineIndex::new(&page.source);
+/// diagnostic, with a caret of one. `index` is the page source's, built once per page:
+/// a page with thousands of problems stays linear.
+fn at(
+    page: &Page,
+    index: &LineIndex,
+    range: &Range<usize>,
+    message: String,
+    help: Option<String>,
+) -> Diagnostic {
     let start = page.body_start + range.start;
     let pos = index.pos(&page.source, start);
     let width = page
@@ -376,7 +400,7 @@ fn at(page: &Page, range: &Range<usize>, message: String, help: Option<String>) 
         .get(start..page.body_start + range.end)
         .and_then(|text| text.lines().next())
         .map_or(1, |l| l.chars().count());
-    Diagnostic::new(&page.file, &page.source, pos, width, message).with_help(help)
+    Diagnostic::indexed(&page.file, &page.source, index, pos, width, message).with_help(help)
 }
 
 /// Reads every page's directives, then checks every reference against all scenarios.
@@ -409,6 +433,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                         None if name.is_empty() => {
                             problems.push(at(
                                 page,
+                                &index,
                                 &found.block,
                                 "this `reference` block names no table".to_string(),
                                 Some(format!(
@@ -433,6 +458,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                             };
                             problems.push(at(
                                 page,
+                                &index,
                                 &name_range(body, found, name),
                                 format!("there is no reference table `{name}`"),
                                 Some(help),
@@ -454,6 +480,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                         if let Some(first) = defined_at.get(&id) {
                             problems.push(at(
                                 page,
+                                &index,
                                 &(found.body_start..found.body_start + 1),
                                 format!("the id `{id}` is used twice"),
                                 Some(format!(
@@ -487,6 +514,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
     let mut parts = Vec::new();
     for ((page, scan), blocks) in pages.iter().zip(&scans).zip(blocks_of_pages) {
         let mut references = Vec::new();
+        let index = LineIndex::new(&page.source);
         for found in reference::find(page.body(), &scan.code) {
             if let Ok(raw) = &found
                 && broken.contains(&raw.path[0])
@@ -495,7 +523,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
             }
             match found.and_then(|raw| reference::check(&raw, &scenarios)) {
                 Ok(r) => references.push(r),
-                Err(e) => problems.push(at(page, &e.range, e.message, e.help)),
+                Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
             }
         }
         parts.push(PageParts { blocks, references });
@@ -570,14 +598,21 @@ fn render_pages(
     let mut problems = Vec::new();
     let mut out = Vec::new();
     for (i, (page, part)) in pages.iter().zip(parts).enumerate() {
+        let index = LineIndex::new(&page.source);
         let (figures, values): (&[String], Vec<(Range<usize>, String)>) = match results {
             Some((figures, by_id)) => (
                 &figures[i],
                 part.references
                     .iter()
-                    .map(|r| {
+                    .filter_map(|r| {
                         let (scenario, result) = by_id[r.id.as_str()];
-                        (r.range.clone(), reference::render(r, scenario, result))
+                        match reference::render(r, scenario, result) {
+                            Ok(value) => Some((r.range.clone(), value)),
+                            Err(e) => {
+                                problems.push(at(page, &index, &e.range, e.message, e.help));
+                                None
+                            }
+                        }
                     })
                     .collect(),
             ),
@@ -598,6 +633,7 @@ fn render_pages(
         for (range, target) in &rendered.broken {
             problems.push(at(
                 page,
+                &index,
                 range,
                 format!("the link to `{target}` does not lead to a page"),
                 Some("a link to a `.md` file must name a file under content/".to_string()),

@@ -8,6 +8,7 @@ mod errors;
 mod links;
 mod output_safety;
 mod properties;
+mod proportionate;
 mod publish;
 mod robust;
 mod scaffold;
