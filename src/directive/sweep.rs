@@ -355,7 +355,11 @@ fn range(node: &Node, parameter: &str) -> Result<Vec<Node>, ScenarioError> {
                 format_milli(v)
             };
             Node {
-                value: Value::Scalar { text, plain: true },
+                value: Value::Scalar {
+                    text,
+                    plain: true,
+                    quoted: false,
+                },
                 pos: node.pos,
                 width: node.width,
             }
@@ -490,6 +494,7 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
                 value: Value::Scalar {
                     text: "clients".into(),
                     plain: true,
+                    quoted: false,
                 },
                 pos: root.pos,
                 width: 1,
@@ -498,6 +503,7 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
                 value: Value::Scalar {
                     text: "1".into(),
                     plain: true,
+                    quoted: false,
                 },
                 pos: root.pos,
                 width: 1,

@@ -100,10 +100,10 @@ pub fn load_all(root: &Path, drafts: bool) -> Result<(Vec<Page>, Vec<Diagnostic>
         }
         let relative = path.strip_prefix(root).unwrap_or(path);
         let file = relative.to_string_lossy().replace('\\', "/");
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| Failure::Other(format!("cannot read {file}: {e}")))?;
+        let source =
+            std::fs::read(path).map_err(|e| Failure::Other(format!("cannot read {file}: {e}")))?;
         let url = url_of(path.strip_prefix(&content).unwrap_or(path));
-        match read_page(file, source, url) {
+        match crate::diag::utf8_or_located(&file, source).and_then(|s| read_page(file, s, url)) {
             Ok(page) if page.front.draft && !drafts => {}
             Ok(page) => pages.push(page),
             Err(mut p) => problems.append(&mut p),

@@ -5,6 +5,7 @@ mod content;
 mod engine_facts;
 mod errors;
 mod links;
+mod located_errors;
 mod properties;
 mod publish;
 mod scaffold;
