@@ -89,6 +89,19 @@ pub struct Scan {
     pub directives: Vec<Found>,
     /// Byte ranges of code (blocks and spans), where references are not expanded.
     pub code: Vec<Range<usize>>,
+    /// Directive blocks that could not be read as blocks: a fence never closed.
+    pub problems: Vec<FenceError>,
+}
+
+/// A directive block whose fence is never closed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FenceError {
+    /// Byte range of the opening fence and its info string.
+    pub range: Range<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub help: Option<String>,
 }
 
 /// Finds the directives and the code of a Markdown text.
@@ -103,12 +116,18 @@ pub fn scan(markdown: &str) -> Scan {
                     CodeBlockKind::Indented => None,
                 };
                 if let Some(kind) = kind {
-                    open = Some(Found {
-                        kind,
-                        body: String::new(),
-                        body_start: range.end,
-                        block: range.clone(),
-                    });
+                    match unclosed(markdown, &range) {
+                        // Its body would be prose: report the fence, read nothing.
+                        Some(problem) => scan.problems.push(problem),
+                        None => {
+                            open = Some(Found {
+                                kind,
+                                body: String::new(),
+                                body_start: range.end,
+                                block: range.clone(),
+                            })
+                        }
+                    }
                 }
                 scan.code.push(range);
             }
@@ -130,6 +149,50 @@ pub fn scan(markdown: &str) -> Scan {
         }
     }
     scan
+}
+
+/// The error for a directive block at `block` of `markdown` whose fence is never closed.
+///
+/// CommonMark lets an unclosed fence run to the end of its container, the page itself
+/// at the top level, so the prose after it would be read as YAML and be reported where
+/// no one made a mistake. Two signs give it away: the block does not end with a closing
+/// fence, or another block's opening fence stands among its lines (a fence with an info
+/// string never closes one, so the next block's closing fence closes this one).
+fn unclosed(markdown: &str, block: &Range<usize>) -> Option<FenceError> {
+    let text = &markdown[block.clone()];
+    let first = text.lines().next().unwrap_or_default();
+    let mark = first.chars().next()?;
+    let fence = &first[..first.len() - first.trim_start_matches(mark).len()];
+    let name = first[fence.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap_or_default();
+    let opened = format!("{fence}{name}");
+    let next = text.lines().skip(1).find_map(|line| {
+        let line = line.trim_start_matches([' ', '\t', '>']);
+        let marks = line.len() - line.trim_start_matches(['`', '~']).len();
+        let word = line[marks..].split_whitespace().next()?;
+        (marks >= 3).then(|| format!("{}{word}", &line[..marks]))
+    });
+    let last = text.rsplit_once('\n').map(|(_, last)| last);
+    let closes = last.is_some_and(|line| {
+        let line = line.trim_start_matches([' ', '\t', '>']).trim_end();
+        line.len() >= fence.len() && line.chars().all(|c| c == mark)
+    });
+    let message = match next {
+        Some(inner) => format!(
+            "this {opened} block is never closed, so the {inner} block after it is read as part of it"
+        ),
+        None if !closes => format!("this {opened} block is never closed"),
+        None => return None,
+    };
+    Some(FenceError {
+        range: block.start..block.start + first.trim_end().len(),
+        message,
+        help: Some(format!(
+            "end it with a line of {fence} after its YAML; without one, what follows is read as YAML"
+        )),
+    })
 }
 
 /// How a figure is drawn: the directive's `figure:` keys.
@@ -265,6 +328,43 @@ mod tests {
         assert_eq!(&md[d.body_start..d.body_start + 5], "id: a");
         assert_eq!(&md[d.block.clone()], "```sim\nid: a\nclients: 1\n```");
         assert_eq!(scan.code.len(), 3);
+    }
+
+    #[test]
+    fn an_unclosed_fence_is_reported_at_its_opening_and_not_read() {
+        let closed = [
+            "```sim\nid: a\n```",
+            "```sim\nid: a\n```\n\nText.\n",
+            "  ~~~~ sim\n  id: a\n  ~~~~~  \n",
+            "> ```sim\n> id: a\n> ```\n",
+            "```sim\n```\n",
+        ];
+        for md in closed {
+            let scan = scan(md);
+            assert!(scan.problems.is_empty(), "{md:?}");
+            assert_eq!(scan.directives.len(), 1, "{md:?}");
+        }
+        let unclosed = [
+            ("Text.\n\n```sim\nid: a\n\nMore text.\n", 7..13),
+            ("```sim\nid: a", 0..6),
+            ("```sim", 0..6),
+            ("````sim\nid: a\n```\n", 0..7),
+            ("- item\n\n  ```sweep  \n  id: a\n\nafter\n", 10..18),
+            ("> ```sim\n> id: a\n\nafter\n", 2..8),
+        ];
+        for (md, range) in unclosed {
+            let scan = scan(md);
+            assert!(scan.directives.is_empty(), "{md:?}");
+            assert_eq!(scan.problems.len(), 1, "{md:?}");
+            assert_eq!(scan.problems[0].range, range, "{md:?}");
+        }
+        let md = "```sim\nid: a\n\nText.\n\n```schedule   x\nid: b\n```\n";
+        let problem = &scan(md).problems[0];
+        assert_eq!(
+            problem.message,
+            "this ```sim block is never closed, so the ```schedule block after it is read as part of it"
+        );
+        assert_eq!(problem.range, 0..6);
     }
 
     #[test]

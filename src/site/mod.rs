@@ -384,6 +384,9 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
     for page in pages {
         let body = page.body();
         let scan = directive::scan(body);
+        for p in &scan.problems {
+            problems.push(at(page, &p.range, p.message.clone(), p.help.clone()));
+        }
         let index = LineIndex::new(&page.source);
         let mut blocks = Vec::new();
         for found in &scan.directives {

@@ -1,5 +1,5 @@
-//! Mistakes a person can only fix if told where they are: bytes that are not UTF-8, a
-//! line of megabytes, a byte-order mark. Each with the exact text printed.
+//! Mistakes a person can only fix if told where they are: a fence left open, bytes that
+//! are not UTF-8, a line of megabytes, a byte-order mark. Each with the exact text printed.
 
 use std::path::Path;
 use std::process::Command;
@@ -280,6 +280,58 @@ error: `id` may hold only letters, digits, `-` and `_`, found `a b`
   |      ^^^
 
 error: 1 problem found
+",
+    );
+}
+
+#[test]
+fn an_unclosed_fence_is_reported_where_it_opens() {
+    let page = format!(
+        "{FRONT}Some prose.\n\n```sim\nid: crowd\nclients: 10\n\nThe crowd made {{{{crowd.full-jitter.calls}}}} calls.\n"
+    );
+    let dir = site(&[("content/a.md", page.as_bytes())]);
+    fails_with(
+        dir.path(),
+        &["check"],
+        r"
+error: this ```sim block is never closed
+ --> content/a.md:7:1
+  |
+7 | ```sim
+  | ^^^^^^
+  = help: end it with a line of ``` after its YAML; without one, what follows is read as YAML
+
+error: 1 problem found
+",
+    );
+}
+
+#[test]
+fn a_fence_left_open_before_the_next_block_is_named() {
+    let page = format!(
+        "{FRONT}- A list:\n\n  ~~~~sweep\n  id: s\n\nProse.\n\n```schedule\nid: w\n```\n\n\
+         ```sim\nid: a\nclients: 1\n\nProse.\n\n```yaml\nk: v\n```\n"
+    );
+    let dir = site(&[("content/a.md", page.as_bytes())]);
+    fails_with(
+        dir.path(),
+        &["check"],
+        r"
+error: this ~~~~sweep block is never closed
+ --> content/a.md:7:3
+  |
+7 |   ~~~~sweep
+  |   ^^^^^^^^^
+  = help: end it with a line of ~~~~ after its YAML; without one, what follows is read as YAML
+
+error: this ```sim block is never closed, so the ```yaml block after it is read as part of it
+  --> content/a.md:16:1
+   |
+16 | ```sim
+   | ^^^^^^
+   = help: end it with a line of ``` after its YAML; without one, what follows is read as YAML
+
+error: 2 problems found
 ",
     );
 }
