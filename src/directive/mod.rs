@@ -219,14 +219,35 @@ pub fn read_sim(body: &str) -> Result<SimDirective, Vec<ScenarioError>> {
     let root = parse_yaml(body)?;
     let figure = figure_spec(&root);
     let scenario = scenario_from_node(&root, None);
-    match (scenario, figure) {
-        (Ok(scenario), Ok(figure)) => Ok(SimDirective { scenario, figure }),
-        (scenario, figure) => {
+    // The scenario format knows `sweep` for sweep blocks; here it would be ignored.
+    let stray = key_node(&root, "sweep").map(|key| ScenarioError {
+        pos: key.pos,
+        width: key.width,
+        message: "a ```sim block has no `sweep`".to_string(),
+        help: Some(
+            "to chart a total against a varied parameter, open the block with ```sweep".to_string(),
+        ),
+    });
+    match (scenario, figure, stray) {
+        (Ok(scenario), Ok(figure), None) => Ok(SimDirective { scenario, figure }),
+        (scenario, figure, stray) => {
             let mut errors = scenario.err().unwrap_or_default();
             errors.extend(figure.err().unwrap_or_default());
+            errors.extend(stray);
             errors.sort_by_key(|e| e.pos);
             Err(errors)
         }
+    }
+}
+
+/// The key `name` of `map` as written, if the map has it.
+pub(crate) fn key_node<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
+    match &map.value {
+        Value::Map(pairs) => pairs
+            .iter()
+            .find(|(k, _)| k.as_scalar() == Some(name))
+            .map(|(k, _)| k),
+        Value::Seq(_) | Value::Scalar { .. } => None,
     }
 }
 
@@ -243,7 +264,8 @@ pub fn id_of(body: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>> {
+/// The `figure:` keys of a directive, each checked.
+pub(crate) fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>> {
     let Value::Map(pairs) = &root.value else {
         return Ok(FigureSpec::default());
     };
@@ -274,7 +296,15 @@ fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>> {
     };
     let known: Vec<&str> =
         crate::engine::schema::names(crate::engine::schema::Section::Figure).collect();
+    let mut seen = Vec::new();
     for (key, value) in pairs {
+        if let Some(name) = key.as_scalar().filter(|n| known.contains(n)) {
+            if seen.contains(&name) {
+                error(key, format!("`figure.{name}` is given twice"), None);
+                continue;
+            }
+            seen.push(name);
+        }
         match (key.as_scalar(), value.as_scalar()) {
             (Some("window"), Some("auto")) => spec.window = None,
             (Some("window"), Some(text)) => match units::parse_duration(text) {
@@ -385,5 +415,10 @@ mod tests {
         assert_eq!(err[0].help.as_deref(), Some("did you mean `window`?"));
         let err = read_sim("clients: 1\n").unwrap_err();
         assert_eq!(err[0].message, "missing key `id`");
+        let err = read_sim("id: a\nclients: 1\nfigure: {caption: A, caption: B}\n").unwrap_err();
+        assert_eq!(err[0].message, "`figure.caption` is given twice");
+        let err = read_sim("id: a\nclients: 1\nsweep: {vary: clients, values: [1]}\n").unwrap_err();
+        assert_eq!(err[0].message, "a ```sim block has no `sweep`");
+        assert_eq!((err[0].pos.line, err[0].pos.column), (3, 1));
     }
 }

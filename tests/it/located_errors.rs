@@ -1,5 +1,6 @@
 //! Mistakes a person can only fix if told where they are: a fence left open, bytes that
-//! are not UTF-8, a line of megabytes, a byte-order mark. Each with the exact text printed.
+//! are not UTF-8, a line of megabytes, a byte-order mark, keys a directive would drop.
+//! Each with the exact text printed.
 
 use std::path::Path;
 use std::process::Command;
@@ -47,6 +48,58 @@ fn fails_with(dir: &Path, args: &[&str], expected: &str) {
 }
 
 const FRONT: &str = "---\ntitle: A\n---\n\n";
+
+#[test]
+fn an_unclosed_fence_is_reported_where_it_opens() {
+    let page = format!(
+        "{FRONT}Some prose.\n\n```sim\nid: crowd\nclients: 10\n\nThe crowd made {{{{crowd.full-jitter.calls}}}} calls.\n"
+    );
+    let dir = site(&[("content/a.md", page.as_bytes())]);
+    fails_with(
+        dir.path(),
+        &["check"],
+        r"
+error: this ```sim block is never closed
+ --> content/a.md:7:1
+  |
+7 | ```sim
+  | ^^^^^^
+  = help: end it with a line of ``` after its YAML; without one, what follows is read as YAML
+
+error: 1 problem found
+",
+    );
+}
+
+#[test]
+fn a_fence_left_open_before_the_next_block_is_named() {
+    let page = format!(
+        "{FRONT}- A list:\n\n  ~~~~sweep\n  id: s\n\nProse.\n\n```schedule\nid: w\n```\n\n\
+         ```sim\nid: a\nclients: 1\n\nProse.\n\n```yaml\nk: v\n```\n"
+    );
+    let dir = site(&[("content/a.md", page.as_bytes())]);
+    fails_with(
+        dir.path(),
+        &["check"],
+        r"
+error: this ~~~~sweep block is never closed
+ --> content/a.md:7:3
+  |
+7 |   ~~~~sweep
+  |   ^^^^^^^^^
+  = help: end it with a line of ~~~~ after its YAML; without one, what follows is read as YAML
+
+error: this ```sim block is never closed, so the ```yaml block after it is read as part of it
+  --> content/a.md:16:1
+   |
+16 | ```sim
+   | ^^^^^^
+   = help: end it with a line of ``` after its YAML; without one, what follows is read as YAML
+
+error: 2 problems found
+",
+    );
+}
 
 #[test]
 fn a_page_that_is_not_utf8_names_the_first_bad_byte() {
@@ -285,51 +338,45 @@ error: 1 problem found
 }
 
 #[test]
-fn an_unclosed_fence_is_reported_where_it_opens() {
+fn a_sweep_shows_its_figure_caption() {
     let page = format!(
-        "{FRONT}Some prose.\n\n```sim\nid: crowd\nclients: 10\n\nThe crowd made {{{{crowd.full-jitter.calls}}}} calls.\n"
+        "{FRONT}```sweep\nid: s\nclients: 10\nstrategies: [fixed]\n\
+         sweep: {{vary: clients, values: [5, 10]}}\nfigure: {{caption: Calls & the crowd}}\n```\n"
     );
-    let dir = site(&[("content/a.md", page.as_bytes())]);
-    fails_with(
-        dir.path(),
-        &["check"],
-        r"
-error: this ```sim block is never closed
- --> content/a.md:7:1
-  |
-7 | ```sim
-  | ^^^^^^
-  = help: end it with a line of ``` after its YAML; without one, what follows is read as YAML
-
-error: 1 problem found
-",
+    let dir = site(&[("content/index.md", page.as_bytes())]);
+    let (code, _, stderr) = run_in(dir.path(), &["build", "-o", "out"]);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(dir.path().join("out/index.html")).unwrap();
+    assert!(
+        html.contains("<figcaption>Calls &amp; the crowd</figcaption>"),
+        "{html}"
     );
 }
 
 #[test]
-fn a_fence_left_open_before_the_next_block_is_named() {
+fn keys_a_directive_would_ignore_are_refused() {
     let page = format!(
-        "{FRONT}- A list:\n\n  ~~~~sweep\n  id: s\n\nProse.\n\n```schedule\nid: w\n```\n\n\
-         ```sim\nid: a\nclients: 1\n\nProse.\n\n```yaml\nk: v\n```\n"
+        "{FRONT}```sweep\nid: s\nclients: 10\nsweep: {{vary: clients, values: [5, 10]}}\n\
+         figure: {{window: 5s}}\n```\n\n```sim\nid: a\nclients: 1\nsweep: {{vary: clients}}\n```\n"
     );
-    let dir = site(&[("content/a.md", page.as_bytes())]);
+    let dir = site(&[("content/index.md", page.as_bytes())]);
     fails_with(
         dir.path(),
         &["check"],
         r"
-error: this ~~~~sweep block is never closed
- --> content/a.md:7:3
+error: a sweep's chart has no time axis, so `figure.window` does not apply
+ --> content/index.md:9:10
   |
-7 |   ~~~~sweep
-  |   ^^^^^^^^^
-  = help: end it with a line of ~~~~ after its YAML; without one, what follows is read as YAML
+9 | figure: {window: 5s}
+  |          ^^^^^^
+  = help: remove `figure.window`; the chart spans the values swept
 
-error: this ```sim block is never closed, so the ```yaml block after it is read as part of it
-  --> content/a.md:16:1
+error: a ```sim block has no `sweep`
+  --> content/index.md:15:1
    |
-16 | ```sim
-   | ^^^^^^
-   = help: end it with a line of ``` after its YAML; without one, what follows is read as YAML
+15 | sweep: {vary: clients}
+   | ^^^^^
+   = help: to chart a total against a varied parameter, open the block with ```sweep
 
 error: 2 problems found
 ",
