@@ -228,18 +228,17 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
         }
     };
     let mut caption = single(sweep, "caption", "sweep.caption", &mut errors);
+    let keys = key(&root, "figure");
+    // A sweep's axis is the varied parameter: there is no time window to set.
+    if let Some(window) = keys.and_then(|f| key_node(f, "window")) {
+        errors.push(error(
+            window,
+            "a sweep's chart has no time axis, so `figure.window` does not apply".to_string(),
+            Some("remove `figure.window`; the chart spans the values swept".to_string()),
+        ));
+    }
     match figure_spec(&root) {
         Ok(figure) => {
-            let keys = key(&root, "figure");
-            // A sweep's axis is the varied parameter: there is no time window to set.
-            if let Some(window) = keys.and_then(|f| key_node(f, "window")) {
-                errors.push(error(
-                    window,
-                    "a sweep's chart has no time axis, so `figure.window` does not apply"
-                        .to_string(),
-                    Some("remove `figure.window`; the chart spans the values swept".to_string()),
-                ));
-            }
             match (
                 &caption,
                 figure.caption,
