@@ -156,8 +156,8 @@ pub fn scan(markdown: &str) -> Scan {
 /// CommonMark lets an unclosed fence run to the end of its container, the page itself
 /// at the top level, so the prose after it would be read as YAML and be reported where
 /// no one made a mistake. Two signs give it away: the block does not end with a closing
-/// fence, or another block's opening fence stands among its lines (a fence with an info
-/// string never closes one, so the next block's closing fence closes this one).
+/// fence, or an opening fence that could have closed it stands among its lines (a fence
+/// with an info string never closes one, so the next block's closing fence does).
 fn unclosed(markdown: &str, block: &Range<usize>) -> Option<FenceError> {
     let text = &markdown[block.clone()];
     let first = text.lines().next().unwrap_or_default();
@@ -170,9 +170,10 @@ fn unclosed(markdown: &str, block: &Range<usize>) -> Option<FenceError> {
     let opened = format!("{fence}{name}");
     let next = text.lines().skip(1).find_map(|line| {
         let line = line.trim_start_matches([' ', '\t', '>']);
-        let marks = line.len() - line.trim_start_matches(['`', '~']).len();
+        let marks = line.len() - line.trim_start_matches(mark).len();
         let word = line[marks..].split_whitespace().next()?;
-        (marks >= 3).then(|| format!("{}{word}", &line[..marks]))
+        // Only a fence that could close this one has closed it early.
+        (marks >= fence.len()).then(|| format!("{}{word}", &line[..marks]))
     });
     let last = text.rsplit_once('\n').map(|(_, last)| last);
     let closes = last.is_some_and(|line| {
@@ -368,6 +369,8 @@ mod tests {
             "  ~~~~ sim\n  id: a\n  ~~~~~  \n",
             "> ```sim\n> id: a\n> ```\n",
             "```sim\n```\n",
+            "~~~sim\n```yaml\n~~~\n",
+            "````sim\n```yaml\n````\n",
         ];
         for md in closed {
             let scan = scan(md);
