@@ -551,8 +551,18 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
     // The engine reads the shared keys, so that retry and strategies mean the same.
     let mut shared = root.clone();
     if let Value::Map(pairs) = &mut shared.value {
-        pairs
-            .retain(|(k, _)| matches!(k.as_scalar(), Some("id" | "strategies" | "retry" | "seed")));
+        // A key given twice is reported above, once.
+        let mut seen = Vec::new();
+        pairs.retain(|(k, _)| {
+            let name = k.as_scalar().map(str::to_string);
+            let shared = matches!(
+                name.as_deref(),
+                Some("id" | "strategies" | "retry" | "seed")
+            );
+            let first = !seen.contains(&name);
+            seen.push(name);
+            shared && first
+        });
         pairs.push((
             Node {
                 value: Value::Scalar {
@@ -731,6 +741,9 @@ mod tests {
             ),
             "`figure.caption` is given twice"
         );
+        let errors = read_schedule("id: w\nid: v\n").unwrap_err();
+        let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(messages, ["`schedule.id` is given twice"]);
         let errors = read_schedule("id: w\nwaits: 6\nwaits: 7\ncaption: {a: 1}\n").unwrap_err();
         let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
         assert_eq!(
