@@ -192,8 +192,9 @@ fn check(args: &SiteArgs) -> Result<String, Failure> {
 
 fn sim(args: &SimArgs) -> Result<String, Failure> {
     let name = args.file.display().to_string();
-    let source = std::fs::read_to_string(&args.file)
+    let bytes = std::fs::read(&args.file)
         .map_err(|e| Failure::Other(format!("cannot read {name}: {e}")))?;
+    let source = crate::diag::utf8_or_located(&name, bytes)?;
     let stem = args.file.file_stem().and_then(|s| s.to_str()).filter(|s| {
         s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')

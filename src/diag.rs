@@ -1,10 +1,14 @@
 //! Diagnostics a person can act on: file, line and column, the line itself with a caret
 //! under the fault, what was expected, and a hint.
 
+mod snippet;
+
 use std::fmt;
 
 use crate::engine::ScenarioError;
 use crate::yaml::Pos;
+
+use snippet::{BOM, Snippet, bounded, shown};
 
 /// One problem in one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,24 +23,40 @@ pub struct Diagnostic {
     pub message: String,
     /// What to do, if anything can be said.
     pub help: Option<String>,
-    /// The text of the offending line.
+    /// The text of the offending line, or of the part of a long line around the fault.
     pub line_text: String,
+    /// How many characters of the line come before `line_text`.
+    pub line_skipped: usize,
+    /// Whether the line goes on after `line_text`.
+    pub line_cut: bool,
 }
 
 impl Diagnostic {
-    /// A diagnostic at `pos` of `source`, the whole text of `file`.
+    /// A diagnostic at `pos` of `source`, the whole text of `file`. A byte-order mark
+    /// that starts `source` is not a column, as in editors.
     pub fn new(file: &str, source: &str, pos: Pos, width: usize, message: String) -> Diagnostic {
+        let start = line_start(source, pos.line);
+        let rest = &source[start..];
+        let rest = if start == 0 {
+            rest.strip_prefix(BOM).unwrap_or(rest)
+        } else {
+            rest
+        };
+        Diagnostic::on_line(file, rest, pos, width, message)
+    }
+
+    /// A diagnostic at `pos`, whose line starts `rest`.
+    fn on_line(file: &str, rest: &str, pos: Pos, width: usize, message: String) -> Diagnostic {
+        let snippet = Snippet::of(rest, pos.column.saturating_sub(1));
         Diagnostic {
             file: file.to_string(),
             pos: Some(pos),
             width: width.max(1),
-            message,
+            message: bounded(message),
             help: None,
-            line_text: source
-                .lines()
-                .nth(pos.line.saturating_sub(1))
-                .unwrap_or("")
-                .to_string(),
+            line_text: snippet.text,
+            line_skipped: snippet.skipped,
+            line_cut: snippet.cut,
         }
     }
 
@@ -50,14 +70,13 @@ impl Diagnostic {
         width: usize,
         message: String,
     ) -> Diagnostic {
-        Diagnostic {
-            file: file.to_string(),
-            pos: Some(pos),
-            width: width.max(1),
-            message,
-            help: None,
-            line_text: index.line(source, pos.line).to_string(),
-        }
+        let line = index.line(source, pos.line);
+        let line = if pos.line == 1 {
+            line.strip_prefix(BOM).unwrap_or(line)
+        } else {
+            line
+        };
+        Diagnostic::on_line(file, line, pos, width, message)
     }
 
     /// A problem with a whole file, or with no place in it.
@@ -66,27 +85,92 @@ impl Diagnostic {
             file: file.to_string(),
             pos: None,
             width: 1,
-            message,
+            message: bounded(message),
             help: None,
             line_text: String::new(),
+            line_skipped: 0,
+            line_cut: false,
         }
     }
 
     /// Adds a hint.
     pub fn with_help(mut self, help: Option<String>) -> Diagnostic {
-        self.help = help;
+        self.help = help.map(bounded);
         self
     }
 
     /// A scenario error placed in its file: `origin` is where the scenario's own line 1,
     /// column 1 stands in the file (its column is the indentation of every line).
     pub fn from_scenario(file: &str, source: &str, origin: Pos, err: ScenarioError) -> Diagnostic {
-        let pos = Pos {
+        let mut pos = Pos {
             line: origin.line + err.pos.line - 1,
             column: origin.column + err.pos.column - 1,
         };
+        // The reader skips a byte-order mark that starts a scenario; inside a page the
+        // mark is a column of its line, so the scenario's first line starts after it.
+        if err.pos.line == 1 && origin != Pos::START && char_at(source, origin) == Some(BOM) {
+            pos.column += 1;
+        }
         Diagnostic::new(file, source, pos, err.width, err.message).with_help(err.help)
     }
+}
+
+/// The byte offset where line `line` (from 1) of `source` starts; the end for a line
+/// past the last.
+fn line_start(source: &str, line: usize) -> usize {
+    match line {
+        0 | 1 => 0,
+        n => source
+            .match_indices('\n')
+            .nth(n - 2)
+            .map_or(source.len(), |(i, _)| i + 1),
+    }
+}
+
+/// The character at `pos` of `source`, if its line has one there.
+fn char_at(source: &str, pos: Pos) -> Option<char> {
+    source[line_start(source, pos.line)..]
+        .chars()
+        .take_while(|&c| c != '\n')
+        .nth(pos.column.checked_sub(1)?)
+}
+
+/// The text of a file, or the diagnostic at its first byte that is not UTF-8: its line,
+/// and its column in characters of the valid text before it.
+pub fn utf8_or_located(file: &str, bytes: Vec<u8>) -> Result<String, Vec<Diagnostic>> {
+    let err = match String::from_utf8(bytes) {
+        Ok(text) => return Ok(text),
+        Err(err) => err,
+    };
+    let bytes = err.as_bytes();
+    let at = err.utf8_error().valid_up_to();
+    let valid = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let start = valid.rfind('\n').map_or(0, |i| i + 1);
+    let before = &valid[start..];
+    let before = if start == 0 {
+        before.strip_prefix(BOM).unwrap_or(before)
+    } else {
+        before
+    };
+    let pos = Pos {
+        line: bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1,
+        column: before.chars().count() + 1,
+    };
+    // The line as far as a snippet can show it, the bad bytes as U+FFFD.
+    let tail = &bytes[at..bytes.len().min(at + 4 * snippet::WINDOW)];
+    let tail = tail.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = format!("{before}{}", String::from_utf8_lossy(tail));
+    let message = match err.utf8_error().error_len() {
+        Some(_) => format!(
+            "this file is not valid UTF-8: byte 0x{:02X} is not part of a UTF-8 character",
+            bytes[at]
+        ),
+        None => "this file is not valid UTF-8: it ends in the middle of a character".to_string(),
+    };
+    let help = "retrylab reads text as UTF-8; save the file in that encoding";
+    Err(vec![
+        Diagnostic::on_line(file, &line, pos, 1, message).with_help(Some(help.to_string())),
+    ])
 }
 
 impl fmt::Display for Diagnostic {
@@ -103,14 +187,20 @@ impl fmt::Display for Diagnostic {
         let gutter = " ".repeat(number.len());
         writeln!(f, "{gutter}--> {}:{}:{}", self.file, pos.line, pos.column)?;
         writeln!(f, "{gutter} |")?;
-        let line = self.line_text.replace('\t', " ");
-        writeln!(f, "{}", format!("{number} | {line}").trim_end())?;
-        let available = line.chars().count().saturating_sub(pos.column - 1);
+        let text: String = self.line_text.chars().map(shown).collect();
+        let lead = if self.line_skipped > 0 { "…" } else { "" };
+        let tail = if self.line_cut { "…" } else { "" };
+        writeln!(f, "{}", format!("{number} | {lead}{text}{tail}").trim_end())?;
+        let into = pos
+            .column
+            .saturating_sub(1)
+            .saturating_sub(self.line_skipped);
+        let available = text.chars().count().saturating_sub(into);
         let width = self.width.min(available).max(1);
         write!(
             f,
             "{gutter} | {}{}",
-            " ".repeat(pos.column - 1),
+            " ".repeat(into + lead.chars().count()),
             "^".repeat(width)
         )?;
         if let Some(help) = &self.help {
@@ -183,10 +273,14 @@ impl LineIndex {
         }
     }
 
-    /// The line and column (in characters) of byte `offset` of `text`.
+    /// The line and column (in characters) of byte `offset` of `text`. A byte-order
+    /// mark that starts `text` is not a column, as in editors.
     pub fn pos(&self, text: &str, offset: usize) -> Pos {
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
+        let mut start = self.starts[line];
+        if start == 0 && text.starts_with(BOM) && offset >= BOM.len_utf8() {
+            start = BOM.len_utf8();
+        }
         let column = text
             .get(start..offset.min(text.len()))
             .map_or(0, |s| s.chars().count());

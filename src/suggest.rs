@@ -4,10 +4,15 @@
 /// plausible typo (about a third of the word's letters off, and at least one).
 pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let input = input.to_lowercase();
-    let limit = (input.chars().count().div_ceil(3)).max(1);
+    let length = input.chars().count();
+    let limit = length.div_ceil(3).max(1);
     candidates
         .into_iter()
-        .map(|c| (edit_distance(&input, &c.to_lowercase()), c))
+        .map(|c| (c, c.to_lowercase()))
+        // The distance is at least the difference in length: a long input (a pasted
+        // line, a value of megabytes) is far from every name without comparing a letter.
+        .filter(|(_, lower)| lower.chars().count().abs_diff(length) <= limit)
+        .map(|(c, lower)| (edit_distance(&input, &lower), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)

@@ -41,8 +41,10 @@ pub enum Value {
     Scalar {
         /// The text of the scalar, quotes removed.
         text: String,
-        /// Whether it was written without quotes.
+        /// Whether it was written without quotes or a block indicator (`|`, `>`).
         plain: bool,
+        /// Whether it was written in quotes (`'…'` or `"…"`).
+        quoted: bool,
     },
     /// A sequence (`[a, b]` or `- a`).
     Seq(Vec<Node>),
@@ -72,7 +74,7 @@ impl Node {
 
     /// True for an absent value: an empty plain scalar, `~` or `null`.
     pub fn is_null(&self) -> bool {
-        matches!(&self.value, Value::Scalar { text, plain: true }
+        matches!(&self.value, Value::Scalar { text, plain: true, .. }
             if text.is_empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
     }
 
@@ -82,6 +84,10 @@ impl Node {
             Value::Seq(_) => "a list".to_string(),
             Value::Map(_) => "a map of keys".to_string(),
             Value::Scalar { .. } if self.is_null() => "nothing".to_string(),
+            // Quotes make a value text, which is why `"10"` is no number: say so.
+            Value::Scalar {
+                text, quoted: true, ..
+            } => format!("the quoted string {text:?}"),
             Value::Scalar { text, .. } => format!("`{text}`"),
         }
     }
@@ -106,8 +112,10 @@ impl fmt::Display for YamlError {
     }
 }
 
-/// Parses one YAML document into a tree. An empty text gives a null node.
+/// Parses one YAML document into a tree. An empty text gives a null node. A byte-order
+/// mark that starts the text is skipped: positions count from after it.
 pub fn parse(src: &str) -> Result<Node, YamlError> {
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     let mut builder = Builder::default();
     let mut parser = Parser::new_from_str(src);
     let loaded = parser.load(&mut builder, true);
@@ -131,6 +139,7 @@ pub fn parse(src: &str) -> Result<Node, YamlError> {
         value: Value::Scalar {
             text: String::new(),
             plain: true,
+            quoted: false,
         },
         pos: Pos::START,
         width: 1,
@@ -251,7 +260,11 @@ impl MarkedEventReceiver for Builder {
                 );
                 let width = text.chars().count().max(1) + if quoted { 2 } else { 0 };
                 self.push_node(Node {
-                    value: Value::Scalar { text, plain },
+                    value: Value::Scalar {
+                        text,
+                        plain,
+                        quoted,
+                    },
                     pos,
                     width,
                 });

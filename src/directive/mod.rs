@@ -89,6 +89,19 @@ pub struct Scan {
     pub directives: Vec<Found>,
     /// Byte ranges of code (blocks and spans), where references are not expanded.
     pub code: Vec<Range<usize>>,
+    /// Directive blocks that could not be read as blocks: a fence never closed.
+    pub problems: Vec<FenceError>,
+}
+
+/// A directive block whose fence is never closed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FenceError {
+    /// Byte range of the opening fence and its info string.
+    pub range: Range<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub help: Option<String>,
 }
 
 /// Finds the directives and the code of a Markdown text.
@@ -103,12 +116,18 @@ pub fn scan(markdown: &str) -> Scan {
                     CodeBlockKind::Indented => None,
                 };
                 if let Some(kind) = kind {
-                    open = Some(Found {
-                        kind,
-                        body: String::new(),
-                        body_start: range.end,
-                        block: range.clone(),
-                    });
+                    match unclosed(markdown, &range) {
+                        // Its body would be prose: report the fence, read nothing.
+                        Some(problem) => scan.problems.push(problem),
+                        None => {
+                            open = Some(Found {
+                                kind,
+                                body: String::new(),
+                                body_start: range.end,
+                                block: range.clone(),
+                            })
+                        }
+                    }
                 }
                 scan.code.push(range);
             }
@@ -130,6 +149,51 @@ pub fn scan(markdown: &str) -> Scan {
         }
     }
     scan
+}
+
+/// The error for a directive block at `block` of `markdown` whose fence is never closed.
+///
+/// CommonMark lets an unclosed fence run to the end of its container, the page itself
+/// at the top level, so the prose after it would be read as YAML and be reported where
+/// no one made a mistake. Two signs give it away: the block does not end with a closing
+/// fence, or an opening fence that could have closed it stands among its lines (a fence
+/// with an info string never closes one, so the next block's closing fence does).
+fn unclosed(markdown: &str, block: &Range<usize>) -> Option<FenceError> {
+    let text = &markdown[block.clone()];
+    let first = text.lines().next().unwrap_or_default();
+    let mark = first.chars().next()?;
+    let fence = &first[..first.len() - first.trim_start_matches(mark).len()];
+    let name = first[fence.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap_or_default();
+    let opened = format!("{fence}{name}");
+    let next = text.lines().skip(1).find_map(|line| {
+        let line = line.trim_start_matches([' ', '\t', '>']);
+        let marks = line.len() - line.trim_start_matches(mark).len();
+        let word = line[marks..].split_whitespace().next()?;
+        // Only a fence that could close this one has closed it early.
+        (marks >= fence.len()).then(|| format!("{}{word}", &line[..marks]))
+    });
+    let last = text.rsplit_once('\n').map(|(_, last)| last);
+    let closes = last.is_some_and(|line| {
+        let line = line.trim_start_matches([' ', '\t', '>']).trim_end();
+        line.len() >= fence.len() && line.chars().all(|c| c == mark)
+    });
+    let message = match next {
+        Some(inner) => format!(
+            "this {opened} block is never closed, so the {inner} block after it is read as part of it"
+        ),
+        None if !closes => format!("this {opened} block is never closed"),
+        None => return None,
+    };
+    Some(FenceError {
+        range: block.start..block.start + first.trim_end().len(),
+        message,
+        help: Some(format!(
+            "end it with a line of {fence} after its YAML; without one, what follows is read as YAML"
+        )),
+    })
 }
 
 /// How a figure is drawn: the directive's `figure:` keys.
@@ -156,14 +220,35 @@ pub fn read_sim(body: &str) -> Result<SimDirective, Vec<ScenarioError>> {
     let root = parse_yaml(body)?;
     let figure = figure_spec(&root);
     let scenario = scenario_from_node(&root, None);
-    match (scenario, figure) {
-        (Ok(scenario), Ok(figure)) => Ok(SimDirective { scenario, figure }),
-        (scenario, figure) => {
+    // The scenario format knows `sweep` for sweep blocks; here it would be ignored.
+    let stray = key_node(&root, "sweep").map(|key| ScenarioError {
+        pos: key.pos,
+        width: key.width,
+        message: "a ```sim block has no `sweep`".to_string(),
+        help: Some(
+            "to chart a total against a varied parameter, open the block with ```sweep".to_string(),
+        ),
+    });
+    match (scenario, figure, stray) {
+        (Ok(scenario), Ok(figure), None) => Ok(SimDirective { scenario, figure }),
+        (scenario, figure, stray) => {
             let mut errors = scenario.err().unwrap_or_default();
             errors.extend(figure.err().unwrap_or_default());
+            errors.extend(stray);
             errors.sort_by_key(|e| e.pos);
             Err(errors)
         }
+    }
+}
+
+/// The key `name` of `map` as written, if the map has it.
+pub(crate) fn key_node<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
+    match &map.value {
+        Value::Map(pairs) => pairs
+            .iter()
+            .find(|(k, _)| k.as_scalar() == Some(name))
+            .map(|(k, _)| k),
+        Value::Seq(_) | Value::Scalar { .. } => None,
     }
 }
 
@@ -180,7 +265,8 @@ pub fn id_of(body: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>> {
+/// The `figure:` keys of a directive, each checked.
+pub(crate) fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>> {
     let Value::Map(pairs) = &root.value else {
         return Ok(FigureSpec::default());
     };
@@ -211,7 +297,15 @@ fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>> {
     };
     let known: Vec<&str> =
         crate::engine::schema::names(crate::engine::schema::Section::Figure).collect();
+    let mut seen = Vec::new();
     for (key, value) in pairs {
+        if let Some(name) = key.as_scalar().filter(|n| known.contains(n)) {
+            if seen.contains(&name) {
+                error(key, format!("`figure.{name}` is given twice"), None);
+                continue;
+            }
+            seen.push(name);
+        }
         match (key.as_scalar(), value.as_scalar()) {
             (Some("window"), Some("auto")) => spec.window = None,
             (Some("window"), Some(text)) => match units::parse_duration(text) {
@@ -268,6 +362,45 @@ mod tests {
     }
 
     #[test]
+    fn an_unclosed_fence_is_reported_at_its_opening_and_not_read() {
+        let closed = [
+            "```sim\nid: a\n```",
+            "```sim\nid: a\n```\n\nText.\n",
+            "  ~~~~ sim\n  id: a\n  ~~~~~  \n",
+            "> ```sim\n> id: a\n> ```\n",
+            "```sim\n```\n",
+            "~~~sim\n```yaml\n~~~\n",
+            "````sim\n```yaml\n````\n",
+        ];
+        for md in closed {
+            let scan = scan(md);
+            assert!(scan.problems.is_empty(), "{md:?}");
+            assert_eq!(scan.directives.len(), 1, "{md:?}");
+        }
+        let unclosed = [
+            ("Text.\n\n```sim\nid: a\n\nMore text.\n", 7..13),
+            ("```sim\nid: a", 0..6),
+            ("```sim", 0..6),
+            ("````sim\nid: a\n```\n", 0..7),
+            ("- item\n\n  ```sweep  \n  id: a\n\nafter\n", 10..18),
+            ("> ```sim\n> id: a\n\nafter\n", 2..8),
+        ];
+        for (md, range) in unclosed {
+            let scan = scan(md);
+            assert!(scan.directives.is_empty(), "{md:?}");
+            assert_eq!(scan.problems.len(), 1, "{md:?}");
+            assert_eq!(scan.problems[0].range, range, "{md:?}");
+        }
+        let md = "```sim\nid: a\n\nText.\n\n```schedule   x\nid: b\n```\n";
+        let problem = &scan(md).problems[0];
+        assert_eq!(
+            problem.message,
+            "this ```sim block is never closed, so the ```schedule block after it is read as part of it"
+        );
+        assert_eq!(problem.range, 0..6);
+    }
+
+    #[test]
     fn an_indented_block_in_a_list_loses_its_indentation() {
         let md = "- item\n\n  ```sim\n  id: a\n  clients: 1\n  ```\n";
         let d = &scan(md).directives[0];
@@ -285,5 +418,10 @@ mod tests {
         assert_eq!(err[0].help.as_deref(), Some("did you mean `window`?"));
         let err = read_sim("clients: 1\n").unwrap_err();
         assert_eq!(err[0].message, "missing key `id`");
+        let err = read_sim("id: a\nclients: 1\nfigure: {caption: A, caption: B}\n").unwrap_err();
+        assert_eq!(err[0].message, "`figure.caption` is given twice");
+        let err = read_sim("id: a\nclients: 1\nsweep: {vary: clients, values: [1]}\n").unwrap_err();
+        assert_eq!(err[0].message, "a ```sim block has no `sweep`");
+        assert_eq!((err[0].pos.line, err[0].pos.column), (3, 1));
     }
 }

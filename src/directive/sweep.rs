@@ -22,6 +22,7 @@ use crate::suggest::closest;
 use crate::yaml::{Node, Value};
 
 use super::reference::prose_duration;
+use super::{figure_spec, key_node};
 
 /// The most values one sweep may have.
 const MAX_VALUES: usize = 40;
@@ -129,6 +130,7 @@ fn key<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
     }
 }
 
+/// Checks a map's keys: each known, none twice; the readers below take the first.
 fn check_keys(map: &Node, known: &[&str], prefix: &str, errors: &mut Vec<ScenarioError>) {
     let Value::Map(pairs) = &map.value else {
         errors.push(error(
@@ -138,8 +140,13 @@ fn check_keys(map: &Node, known: &[&str], prefix: &str, errors: &mut Vec<Scenari
         ));
         return;
     };
+    let mut seen = Vec::new();
     for (k, _) in pairs {
         let name = k.as_scalar().unwrap_or("");
+        if known.contains(&name) && seen.contains(&name) {
+            errors.push(error(k, format!("`{prefix}.{name}` is given twice"), None));
+        }
+        seen.push(name);
         if !known.contains(&name) {
             let help = match closest(name, known.iter().copied()) {
                 Some(near) => format!("did you mean `{near}`?"),
@@ -220,9 +227,35 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
             }
         }
     };
-    let caption = key(sweep, "caption")
-        .and_then(|n| n.as_scalar())
-        .map(str::to_string);
+    let mut caption = single(sweep, "caption", "sweep.caption", &mut errors);
+    let keys = key(&root, "figure");
+    // A sweep's axis is the varied parameter: there is no time window to set.
+    if let Some(window) = keys.and_then(|f| key_node(f, "window")) {
+        errors.push(error(
+            window,
+            "a sweep's chart has no time axis, so `figure.window` does not apply".to_string(),
+            Some("remove `figure.window`; the chart spans the values swept".to_string()),
+        ));
+    }
+    match figure_spec(&root) {
+        Ok(figure) => {
+            match (
+                &caption,
+                figure.caption,
+                keys.and_then(|f| key_node(f, "caption")),
+            ) {
+                (Some(_), Some(_), Some(second)) => errors.push(error(
+                    second,
+                    "the caption is given twice, as `sweep.caption` and as `figure.caption`"
+                        .to_string(),
+                    Some("keep one of them".to_string()),
+                )),
+                (_, Some(text), _) => caption = Some(text),
+                (_, None, _) => {}
+            }
+        }
+        Err(e) => errors.extend(e),
+    }
     let values: Vec<Node> = match key(sweep, "values") {
         Some(Node {
             value: Value::Seq(items),
@@ -233,14 +266,17 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
                 value: Value::Map(_),
                 ..
             },
-        ) => match parameter.map(|p| range(node, p)) {
-            Some(Ok(values)) => values,
-            Some(Err(e)) => {
-                errors.push(e);
-                Vec::new()
+        ) => {
+            check_keys(node, &["from", "to", "step"], "sweep.values", &mut errors);
+            match parameter.map(|p| range(node, p)) {
+                Some(Ok(values)) => values,
+                Some(Err(e)) => {
+                    errors.push(e);
+                    Vec::new()
+                }
+                None => Vec::new(),
             }
-            None => Vec::new(),
-        },
+        }
         Some(node) => {
             errors.push(error(
                 node,
@@ -291,6 +327,25 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
         points,
         caption,
     })
+}
+
+/// The text of the key `name` of `map`, if written; a list or map there is an error.
+fn single(map: &Node, name: &str, label: &str, errors: &mut Vec<ScenarioError>) -> Option<String> {
+    let node = key(map, name)?;
+    match node.as_scalar() {
+        Some(text) => Some(text.to_string()),
+        None => {
+            errors.push(error(
+                node,
+                format!(
+                    "`{label}` must be a single value, found {}",
+                    node.describe()
+                ),
+                None,
+            ));
+            None
+        }
+    }
 }
 
 fn parameter_list() -> String {
@@ -355,7 +410,11 @@ fn range(node: &Node, parameter: &str) -> Result<Vec<Node>, ScenarioError> {
                 format_milli(v)
             };
             Node {
-                value: Value::Scalar { text, plain: true },
+                value: Value::Scalar {
+                    text,
+                    plain: true,
+                    quoted: false,
+                },
                 pos: node.pos,
                 width: node.width,
             }
@@ -370,7 +429,16 @@ fn apply(
     parameter: &str,
     node: &Node,
 ) -> Result<(String, f64, Scenario), ScenarioError> {
-    let text = node.as_scalar().unwrap_or("");
+    let Some(text) = node.as_scalar() else {
+        return Err(error(
+            node,
+            format!(
+                "each of `sweep.values` must be a single value, found {}",
+                node.describe()
+            ),
+            None,
+        ));
+    };
     let mut s = base.clone();
     let bad = |what: &str| {
         error(
@@ -483,13 +551,24 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
     // The engine reads the shared keys, so that retry and strategies mean the same.
     let mut shared = root.clone();
     if let Value::Map(pairs) = &mut shared.value {
-        pairs
-            .retain(|(k, _)| matches!(k.as_scalar(), Some("id" | "strategies" | "retry" | "seed")));
+        // A key given twice is reported above, once.
+        let mut seen = Vec::new();
+        pairs.retain(|(k, _)| {
+            let name = k.as_scalar().map(str::to_string);
+            let shared = matches!(
+                name.as_deref(),
+                Some("id" | "strategies" | "retry" | "seed")
+            );
+            let first = !seen.contains(&name);
+            seen.push(name);
+            shared && first
+        });
         pairs.push((
             Node {
                 value: Value::Scalar {
                     text: "clients".into(),
                     plain: true,
+                    quoted: false,
                 },
                 pos: root.pos,
                 width: 1,
@@ -498,6 +577,7 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
                 value: Value::Scalar {
                     text: "1".into(),
                     plain: true,
+                    quoted: false,
                 },
                 pos: root.pos,
                 width: 1,
@@ -524,9 +604,7 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
             }
         },
     };
-    let caption = key(&root, "caption")
-        .and_then(|n| n.as_scalar())
-        .map(str::to_string);
+    let caption = single(&root, "caption", "caption", &mut errors);
     match (scenario, waits) {
         (Some(s), Some(waits)) if errors.is_empty() => Ok(ScheduleDirective {
             id: s.id,
@@ -605,6 +683,76 @@ mod tests {
             "`cap` must be from the base (100ms) to 1h, found 10ms"
         );
         assert_eq!(errors[0].pos.column, 33);
+    }
+
+    #[test]
+    fn a_sweep_takes_its_caption_from_figure_and_refuses_a_window() {
+        let base = "id: s\nclients: 10\nsweep: {vary: clients, values: [1, 2]}\n";
+        let s = read_sweep(&format!(
+            "{base}figure: {{caption: Calls as the crowd grows}}\n"
+        ))
+        .unwrap();
+        assert_eq!(s.caption.as_deref(), Some("Calls as the crowd grows"));
+        let errors = read_sweep(&format!("{base}figure: {{window: 5s}}\n")).unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "a sweep's chart has no time axis, so `figure.window` does not apply"
+        );
+        assert_eq!((errors[0].pos.line, errors[0].pos.column), (4, 10));
+        let errors = read_sweep(&format!("{base}figure: {{captoin: Hi}}\n")).unwrap_err();
+        assert_eq!(errors[0].message, "unknown key `figure.captoin`");
+        assert_eq!(errors[0].help.as_deref(), Some("did you mean `caption`?"));
+        let errors = read_sweep(
+            "id: s\nclients: 10\nsweep: {vary: clients, values: [1], caption: A}\n\
+             figure: {caption: B}\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "the caption is given twice, as `sweep.caption` and as `figure.caption`"
+        );
+        assert_eq!(errors[0].pos.line, 4);
+    }
+
+    #[test]
+    fn no_key_of_a_sweep_or_schedule_is_ignored() {
+        let first = |body: &str| read_sweep(body).unwrap_err().remove(0).message;
+        assert_eq!(
+            first("id: s\nclients: 10\nsweep: {vary: clients, vary: base, values: [1]}\n"),
+            "`sweep.vary` is given twice"
+        );
+        assert_eq!(
+            first(
+                "id: s\nclients: 10\nsweep: {vary: clients, values: {from: 1, to: 5, step: 1, by: 2}}\n"
+            ),
+            "unknown key `sweep.values.by`"
+        );
+        assert_eq!(
+            first("id: s\nclients: 10\nsweep: {vary: clients, values: [1], caption: [a]}\n"),
+            "`sweep.caption` must be a single value, found a list"
+        );
+        assert_eq!(
+            first("id: s\nclients: 10\nsweep: {vary: clients, values: [1, {a: 2}]}\n"),
+            "each of `sweep.values` must be a single value, found a map of keys"
+        );
+        assert_eq!(
+            first(
+                "id: s\nclients: 10\nfigure: {caption: A, caption: B}\nsweep: {vary: clients, values: [1]}\n"
+            ),
+            "`figure.caption` is given twice"
+        );
+        let errors = read_schedule("id: w\nid: v\n").unwrap_err();
+        let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(messages, ["`schedule.id` is given twice"]);
+        let errors = read_schedule("id: w\nwaits: 6\nwaits: 7\ncaption: {a: 1}\n").unwrap_err();
+        let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "`schedule.waits` is given twice",
+                "`caption` must be a single value, found a map of keys"
+            ]
+        );
     }
 
     #[test]

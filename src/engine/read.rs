@@ -59,9 +59,34 @@ pub fn scenario_from_node(
         _ => {
             let mut errors = reader.errors;
             errors.sort_by_key(|e| e.pos);
-            Err(errors)
+            Err(at_most(errors))
         }
     }
+}
+
+/// The most mistakes reported for one scenario: a list of a million bad names is one
+/// mistake made a million times, and printing each would bury the first.
+pub const MAX_ERRORS: usize = 50;
+
+/// The first [`MAX_ERRORS`] of `errors`, in source order, and a note where the rest begin.
+fn at_most(mut errors: Vec<ScenarioError>) -> Vec<ScenarioError> {
+    if errors.len() <= MAX_ERRORS {
+        return errors;
+    }
+    let rest = errors.len() - MAX_ERRORS;
+    errors.truncate(MAX_ERRORS + 1);
+    let first_unshown = errors.pop().map_or(Pos::START, |e| e.pos);
+    errors.push(ScenarioError {
+        pos: first_unshown,
+        width: 1,
+        message: format!(
+            "{} more mistake{} in this scenario, from here on, not shown",
+            thousands(rest as u64),
+            if rest == 1 { "" } else { "s" }
+        ),
+        help: Some("fix the ones above, then check again".to_string()),
+    });
+    errors
 }
 
 /// The keys of one map, checked against the schema.
@@ -276,10 +301,11 @@ impl Reader {
             } else {
                 node.describe()
             };
+            let help = (digits && !plain).then(|| unquote(text));
             self.error(
                 node,
                 format!("`{key}` must be a whole number, found {found}"),
-                None,
+                help,
             );
             return None;
         };
@@ -397,10 +423,11 @@ impl Reader {
                 None
             }
             Err(_) => {
+                let help = (!plain && units::parse_milli(text).is_ok()).then(|| unquote(text));
                 self.error(
                     node,
                     format!("`{key}` must be a number, found {}", node.describe()),
-                    None,
+                    help,
                 );
                 None
             }
@@ -787,6 +814,11 @@ impl Reader {
             );
         }
     }
+}
+
+/// The hint for a number written in quotes, which YAML reads as text.
+fn unquote(text: &str) -> String {
+    format!("remove the quotes: in quotes, `{text}` is text, not a number")
 }
 
 fn all_strategies() -> String {

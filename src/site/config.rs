@@ -64,13 +64,14 @@ pub enum OutputFrom {
 pub fn load(root: &Path, base_url: Option<&str>, output: Option<&Path>) -> Result<Config, Failure> {
     let path = root.join("site.yaml");
     let name = "site.yaml";
-    let source = std::fs::read_to_string(&path).map_err(|e| {
+    let source = std::fs::read(&path).map_err(|e| {
         Failure::Other(format!(
             "cannot read {}: {e} (is {} a retrylab site?)",
             path.display(),
             root.display()
         ))
     })?;
+    let source = crate::diag::utf8_or_located(name, source)?;
     let known: Vec<&str> = KEYS.iter().map(|(k, _)| *k).collect();
     let mut meta = Meta::parse(name, &source, &source, 1, &known, "site.yaml");
     let title = meta.text("title");

@@ -417,6 +417,15 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
         let body = page.body();
         let scan = directive::scan(body);
         let index = LineIndex::new(&page.source);
+        for p in &scan.problems {
+            problems.push(at(
+                page,
+                &index,
+                &p.range,
+                p.message.clone(),
+                p.help.clone(),
+            ));
+        }
         let mut blocks = Vec::new();
         for found in &scan.directives {
             let origin = index.pos(&page.source, page.body_start + found.body_start);

@@ -115,9 +115,10 @@ pub fn load_all(root: &Path, drafts: bool) -> Result<(Vec<Page>, Vec<Diagnostic>
                 continue;
             }
         };
-        let source = std::fs::read_to_string(path)
-            .map_err(|e| Failure::Other(format!("cannot read {file}: {e}")))?;
-        match read_page(file, source, address::encode(&folder)) {
+        let source =
+            std::fs::read(path).map_err(|e| Failure::Other(format!("cannot read {file}: {e}")))?;
+        let url = address::encode(&folder);
+        match crate::diag::utf8_or_located(&file, source).and_then(|s| read_page(file, s, url)) {
             Ok(page) if page.front.draft && !drafts => {}
             Ok(page) => pages.push(page),
             Err(mut p) => problems.append(&mut p),

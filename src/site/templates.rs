@@ -50,8 +50,9 @@ pub fn load(root: &Path) -> Result<Tera, Failure> {
                 .unwrap_or(path)
                 .to_string_lossy()
                 .replace('\\', "/");
-            let text = std::fs::read_to_string(path)
+            let text = std::fs::read(path)
                 .map_err(|e| Failure::Other(format!("cannot read templates/{name}: {e}")))?;
+            let text = crate::diag::utf8_or_located(&format!("templates/{name}"), text)?;
             templates.retain(|(n, _)| *n != name);
             templates.push((name, text));
         }

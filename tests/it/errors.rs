@@ -424,3 +424,70 @@ error: unknown strategy `linear`
 ",
     );
 }
+
+#[test]
+fn a_quoted_number_is_called_a_quoted_string() {
+    check(
+        "id: a\nclients: \"10\"\nserver: {capacity: '2.5'}\n",
+        r#"
+error: `clients` must be a whole number, found the quoted string "10"
+ --> s.yaml:2:10
+  |
+2 | clients: "10"
+  |          ^^^^
+  = help: remove the quotes: in quotes, `10` is text, not a number
+
+error: `server.capacity` must be a number, found the quoted string "2.5"
+ --> s.yaml:3:20
+  |
+3 | server: {capacity: '2.5'}
+  |                    ^^^^^
+  = help: remove the quotes: in quotes, `2.5` is text, not a number
+"#,
+    );
+    check(
+        "id: a\nclients: \"ten\"\n",
+        r#"
+error: `clients` must be a whole number, found the quoted string "ten"
+ --> s.yaml:2:10
+  |
+2 | clients: "ten"
+  |          ^^^^^
+"#,
+    );
+}
+
+#[test]
+fn a_byte_order_mark_before_a_scenario_is_skipped() {
+    check(
+        "\u{feff}id: a b\nclients: 1\n",
+        r"
+error: `id` may hold only letters, digits, `-` and `_`, found `a b`
+ --> s.yaml:1:5
+  |
+1 | id: a b
+  |     ^^^
+",
+    );
+    crate::util::scenario("\u{feff}clients: 1\n");
+}
+
+#[test]
+fn a_mistake_repeated_many_times_is_reported_fifty_times() {
+    let names = vec!["linear"; 1_000].join(", ");
+    let actual = errors(&format!("id: a\nclients: 1\nstrategies: [{names}]\n"));
+    assert_eq!(
+        actual.matches("error: unknown strategy `linear`").count(),
+        50
+    );
+    let last = actual.rsplit("\n\n").next().unwrap();
+    assert_eq!(
+        last,
+        "error: 950 more mistakes in this scenario, from here on, not shown
+ --> s.yaml:3:414
+  |
+3 | …linear, linear, linear, linear, linear, linear, linear, linear, linear, linear, linear, linear, line…
+  |                                          ^
+  = help: fix the ones above, then check again"
+    );
+}

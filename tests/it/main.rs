@@ -6,6 +6,7 @@ mod content;
 mod engine_facts;
 mod errors;
 mod links;
+mod located_errors;
 mod output_safety;
 mod properties;
 mod proportionate;

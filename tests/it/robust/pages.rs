@@ -71,12 +71,27 @@ error: 1 problem found
 "
     );
     for page in [
-        "---\ntitle: T\n---\n\nText.\n\n```reference",
-        "---\ntitle: T\n---\n\nText.\n\n```reference\n",
         "---\ntitle: T\n---\n\nText.\n\n```reference\n```",
         "---\ntitle: T\n---\n\nText.\n\n```reference\n   \n```",
     ] {
         refused(page, &expected);
+    }
+    // Without its closing fence, the block is first of all never closed.
+    let unclosed = r"
+error: this ```reference block is never closed
+ --> content/a.md:7:1
+  |
+7 | ```reference
+  | ^^^^^^^^^^^^
+  = help: end it with a line of ``` after its YAML; without one, what follows is read as YAML
+
+error: 1 problem found
+";
+    for page in [
+        "---\ntitle: T\n---\n\nText.\n\n```reference",
+        "---\ntitle: T\n---\n\nText.\n\n```reference\n",
+    ] {
+        refused(page, unclosed);
     }
 }
 
