@@ -185,13 +185,11 @@ impl Policies {
                 .layers
                 .iter()
                 .map(|layer| {
-                    let retry = Retry {
-                        base: layer.base,
-                        cap: layer.cap,
-                        multiplier: layer.multiplier,
-                        ..scenario.retry.clone()
-                    };
-                    RetryPolicy::new(layer.strategy.unwrap_or(strategy), &retry, ticks)
+                    RetryPolicy::new(
+                        layer.strategy.unwrap_or(strategy),
+                        &layer.retry(&scenario.retry),
+                        ticks,
+                    )
                 })
                 .collect()
         };

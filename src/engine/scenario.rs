@@ -284,6 +284,18 @@ pub struct Layer {
     pub multiplier: f64,
 }
 
+impl Layer {
+    /// The retry parameters of this layer: its own waits, the rest as `shared` says.
+    pub fn retry(&self, shared: &Retry) -> Retry {
+        Retry {
+            base: self.base,
+            cap: self.cap,
+            multiplier: self.multiplier,
+            ..shared.clone()
+        }
+    }
+}
+
 /// The retry parameters that every strategy shares.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Retry {
@@ -428,13 +440,7 @@ impl Scenario {
                 .layers
                 .iter()
                 .map(|l| {
-                    let retry = Retry {
-                        base: l.base,
-                        cap: l.cap,
-                        multiplier: l.multiplier,
-                        ..self.retry.clone()
-                    };
-                    least_waits(l.strategy.unwrap_or(strategy), &retry)
+                    least_waits(l.strategy.unwrap_or(strategy), &l.retry(&self.retry))
                         .next()
                         .unwrap_or(0)
                 })
