@@ -244,7 +244,8 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
             Some(chart::thumbnail(scenario, result))
         })
         .collect();
-    let has_module = root.join("static").join(playground::MODULE).is_file();
+    // The binary carries the playground's engine and writes it whenever a site has one.
+    let has_module = playground.is_some();
     write_pages(
         &staging, &tera, &config, &pages, &rendered, &cards, has_module,
     )?;
@@ -252,7 +253,7 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     staging.copy_tree(&root.join("static"))?;
     write_defaults(&staging)?;
     if playground.is_some() {
-        playground::write_scripts(&staging)?;
+        playground::write_files(&staging, root)?;
     }
     staging.commit()?;
     Ok(Summary {

@@ -1,10 +1,14 @@
 //! The playground: a page whose template is `playground.html` runs the engine in the
 //! reader's browser. When a site has one, every scenario figure links to it with its
-//! scenario, and its scripts are written beside the pages. The engine module itself,
-//! `retrylab.wasm`, comes from `static/` (`scripts/build-wasm.sh` puts it there).
+//! scenario, and its scripts and the engine module, `retrylab.wasm`, are written beside
+//! the pages. The binary carries the module (`scripts/build-wasm.sh` builds it into
+//! `defaults/`, with a manifest of its sources that `cargo test` checks), so every site
+//! gets the engine of the very binary that computed its articles.
+
+use std::path::Path;
 
 use crate::chart::table::escape;
-use crate::diag::Failure;
+use crate::diag::{Diagnostic, Failure};
 
 use super::config::Config;
 use super::output::Staging;
@@ -23,8 +27,15 @@ pub const SCRIPTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The engine compiled to WebAssembly, as `static/` holds it and the site publishes it.
+/// The name of the engine compiled to WebAssembly in the site's output.
 pub const MODULE: &str = "retrylab.wasm";
+
+/// The engine compiled to WebAssembly, built from this binary's engine sources.
+pub const MODULE_BYTES: &[u8] = include_bytes!("defaults/retrylab.wasm");
+
+/// What [`MODULE_BYTES`] was built from: its hash and size, the compiler, each workspace
+/// source with the SHA-256 of its text, each registry crate with its version.
+pub const MANIFEST: &str = include_str!("defaults/retrylab.wasm.manifest");
 
 /// The address of the site's playground page, if it has one.
 pub fn address(pages: &[Page], config: &Config) -> Option<String> {
@@ -44,14 +55,31 @@ pub fn try_it(address: &str, source: &str) -> String {
     )
 }
 
-/// Writes the playground's scripts, unless `static/` brought its own.
-pub fn write_scripts(staging: &Staging) -> Result<(), Failure> {
+/// Writes the playground's scripts, unless `static/` brought its own, and the engine
+/// module. A different module in `static/` is refused: the playground promises the
+/// articles' numbers, which only the engine that computed them can keep (and a copy
+/// left there by an earlier, separate build step would silently go stale).
+pub fn write_files(staging: &Staging, root: &Path) -> Result<(), Failure> {
     for (name, text) in SCRIPTS {
         if !staging.has(name) {
             staging.write(name, text.as_bytes())?;
         }
     }
-    Ok(())
+    let own = root.join("static").join(MODULE);
+    if own.is_file() {
+        let bytes = std::fs::read(&own)
+            .map_err(|e| Failure::Other(format!("cannot read {}: {e}", own.display())))?;
+        if bytes != MODULE_BYTES {
+            return Err(Failure::Input(vec![Diagnostic::in_file(
+                &format!("static/{MODULE}"),
+                "this file would replace the playground's engine, which retrylab carries and writes into every site".to_string(),
+            )
+            .with_help(Some(
+                format!("delete static/{MODULE}: the playground must run the engine that computed the articles (earlier versions of scripts/build-wasm.sh put a copy there)"),
+            ))]));
+        }
+    }
+    staging.write(MODULE, MODULE_BYTES)
 }
 
 /// Base64 with the URL-safe alphabet and no padding (RFC 4648, section 5).

@@ -5,6 +5,7 @@ mod content;
 mod engine_facts;
 mod errors;
 mod links;
+mod playground_module;
 mod properties;
 mod publish;
 mod scaffold;

@@ -1,6 +1,6 @@
 // The playground in headless Chromium: serves the built site, opens the playground, runs
 // a scenario, jumps to the end and checks the table, follows a "try it" link from an
-// article, and requires no console errors. Measures the budgets on the way: the crowd
+// article, and requires no console errors; then the page without its engine. Measures the budgets on the way: the crowd
 // (100 clients, five strategies, 200 runs) computed in the page, and the time until Run
 // works on a phone-class CPU (4x slower) with a phone's screen.
 //
@@ -119,7 +119,24 @@ try {
   if (!loaded) fail("the try-it link did not fill the form");
   await desktop.close();
 
-  // 3. A phone: 4x slower CPU, a phone's screen; time from navigation until Run works.
+  // 3. Without the engine (a host that lost the file, a browser without WebAssembly): the
+  // page says so, keeps the scenario readable, and leaves no control that does nothing.
+  const bare = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const lost = await bare.newPage();
+  lost.on("pageerror", (e) => fail(`page error without the engine: ${e.message}`));
+  await lost.route("**/retrylab.wasm", (route) => route.fulfill({ status: 404, body: "not found" }));
+  await lost.goto(`${origin}/playground/`);
+  await lost.waitForSelector("#pg-unavailable");
+  const said = (await lost.textContent("#pg-unavailable")).trim();
+  if (!/could not be loaded \(404/.test(said)) fail(`without the engine the page says: "${said}"`);
+  if (await lost.isVisible("#pg-form")) fail("without the engine the form is still shown");
+  const usable = await lost.locator("#playground :is(button, input, select):visible").count();
+  if (usable > 0) fail(`without the engine ${usable} form controls are still shown`);
+  if (!(await lost.isVisible("#pg-yaml"))) fail("without the engine the scenario's YAML is not shown");
+  console.log(`without the engine: "${said}"`);
+  await bare.close();
+
+  // 4. A phone: 4x slower CPU, a phone's screen; time from navigation until Run works.
   // Three fresh loads; the best counts, since a busy machine only ever adds time.
   const readies = [];
   for (let i = 0; i < 3; i++) {
@@ -138,7 +155,7 @@ try {
   console.log(`interactive on a phone-class CPU (4x slower, 390x844): Run works after ${ready.toFixed(0)} ms, best of ${readies.map((r) => r.toFixed(0)).join(", ")} ms (budget ${BUDGET_READY_MS} ms)`);
   if (!(ready <= BUDGET_READY_MS)) fail(`Run worked only after ${ready?.toFixed(0)} ms`);
 
-  // 4. Screenshots, light and dark, phone and desktop, when asked for.
+  // 5. Screenshots, light and dark, phone and desktop, when asked for.
   if (shots) {
     await mkdir(shots, { recursive: true });
     for (const scheme of ["light", "dark"]) {

@@ -331,6 +331,19 @@ form.addEventListener("submit", (event) => {
 });
 endButton.addEventListener("click", () => animation?.finish());
 
+// Without the engine nothing can run: the form goes, so no control is left that does
+// nothing, and the scenario stays readable as YAML for a `sim` block or `retrylab sim`.
+function unavailable(error) {
+  form.hidden = true;
+  const p = document.createElement("p");
+  p.id = "pg-unavailable";
+  p.textContent = `The playground's engine could not be loaded (${error.message}), so ` +
+    "nothing can run here. The scenario is below as YAML: it runs in a sim block of an " +
+    "article, or with retrylab sim FILE.";
+  errorsBox.replaceChildren(p);
+  yamlBox.closest("details").open = true;
+}
+
 async function start() {
   const shared = new URLSearchParams(location.search).get("s");
   let yaml = START;
@@ -351,8 +364,7 @@ async function start() {
     engine = await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
     performance.mark("playground-engine");
   } catch (error) {
-    status.textContent = `The engine could not be loaded (${error.message}). ` +
-      "If you built this site yourself, run scripts/build-wasm.sh, then build it again.";
+    unavailable(error);
     return;
   }
   const settings = JSON.parse(engine.settings(yaml));
