@@ -18,14 +18,33 @@ use super::page::Page;
 pub const TEMPLATE: &str = "playground.html";
 
 /// The scripts the playground page loads, by their name in the output: the loader of
-/// the WebAssembly module, and the page.
+/// the WebAssembly module, the reader that fills the form before it has loaded, and the
+/// page.
 pub const SCRIPTS: &[(&str, &str)] = &[
     ("playground.js", include_str!("defaults/playground.js")),
+    (
+        "playground-yaml.js",
+        include_str!("defaults/playground-yaml.js"),
+    ),
     (
         "playground-page.js",
         include_str!("defaults/playground-page.js"),
     ),
 ];
+
+/// The script that gives the page the engine's defaults, for the keys a scenario leaves
+/// out, before the engine has loaded.
+pub const DEFAULTS_SCRIPT: &str = "playground-defaults.js";
+
+/// `export const DEFAULTS = …;`: the settings of a scenario that says nothing but its
+/// required `clients`, as the engine fills them in (the same JSON as the module's
+/// `settings`), so the page never keeps its own copy of a default.
+pub fn defaults_script() -> String {
+    let settings = crate::playground::settings("clients: 1\n");
+    format!(
+        "// The engine's defaults, written by the site's build.\nexport const DEFAULTS = {settings};\n"
+    )
+}
 
 /// The name of the engine compiled to WebAssembly in the site's output.
 pub const MODULE: &str = "retrylab.wasm";
@@ -65,6 +84,7 @@ pub fn write_files(staging: &Staging, root: &Path) -> Result<(), Failure> {
             staging.write(name, text.as_bytes())?;
         }
     }
+    staging.write(DEFAULTS_SCRIPT, defaults_script().as_bytes())?;
     let own = root.join("static").join(MODULE);
     if own.is_file() {
         let bytes = std::fs::read(&own)
@@ -118,6 +138,21 @@ mod tests {
             assert_eq!(base64url(text.as_bytes()), encoded);
         }
         assert_eq!(base64url(&[0xfb, 0xff]), "-_8");
+    }
+
+    #[test]
+    fn the_defaults_are_the_engines() {
+        let script = defaults_script();
+        let json = script
+            .strip_prefix(
+                "// The engine's defaults, written by the site's build.\nexport const DEFAULTS = ",
+            )
+            .and_then(|s| s.strip_suffix(";\n"))
+            .expect("one exported constant");
+        let defaults: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(defaults["server"]["tick"], "100ms");
+        assert_eq!(defaults["id"], crate::playground::DEFAULT_ID);
+        assert!(defaults.get("errors").is_none(), "{script}");
     }
 
     #[test]

@@ -243,7 +243,14 @@ fn an_init_site_with_a_playground_gets_the_module() {
         std::fs::read(public.join("retrylab.wasm")).unwrap(),
         MODULE_BYTES
     );
-    assert!(public.join("playground.js").is_file());
+    for script in ["playground.js", "playground-yaml.js", "playground-page.js"] {
+        assert!(public.join(script).is_file(), "{script}");
+    }
+    let defaults = std::fs::read_to_string(public.join("playground-defaults.js")).unwrap();
+    assert!(
+        defaults.contains("export const DEFAULTS = {") && defaults.contains("\"tick\":\"100ms\""),
+        "{defaults}"
+    );
     let page = std::fs::read_to_string(public.join("playground/index.html")).unwrap();
     assert!(
         page.contains("<link rel=\"preload\" href=\"/retrylab.wasm\" as=\"fetch\""),

@@ -1,6 +1,7 @@
 // The playground in headless Chromium: serves the built site, opens the playground, runs
 // a scenario, jumps to the end and checks the table, follows a "try it" link from an
-// article, and requires no console errors; then the page without its engine. Measures the budgets on the way: the crowd
+// article, and requires no console errors; fills the form of every try-it link before
+// the engine has loaded; then the page without its engine. Measures the budgets on the way: the crowd
 // (100 clients, five strategies, 200 runs) computed in the page, and the time until Run
 // works on a phone-class CPU (4x slower) with a phone's screen.
 //
@@ -98,13 +99,24 @@ try {
   const clients = await again.inputValue('input[name="clients"]');
   if (clients !== "60") fail(`the shared address gave ${clients} clients, not 60`);
 
-  // A mistake is shown at its field, and nothing runs.
+  // A mistake is shown at its field, takes the focus, and nothing runs.
   await again.fill('input[name="base"]', "100");
   await again.click("#pg-run");
   const error = await again.textContent("#pg-errors");
   if (!/base/.test(error ?? "")) fail(`no error shown for a base without a unit: "${error}"`);
   if ((await again.getAttribute('input[name="base"]', "aria-invalid")) !== "true") fail("the base field is not marked invalid");
+  const focused = await again.evaluate(() => document.activeElement?.id);
+  if (focused !== "pg-errors") fail(`after a mistake the focus is on "${focused}", not the message`);
   console.log(`a base without a unit: "${error.trim()}"`);
+
+  // No strategy: every strategy box carries the invalid state.
+  await again.fill('input[name="base"]', "100ms");
+  for (const box of await again.locator('input[name="strategy"]').all()) await box.uncheck();
+  await again.locator('input[name="clients"]').press("Enter");
+  await again.waitForFunction(() => document.getElementById("pg-errors").textContent.includes("strateg"));
+  const marked = await again.locator('input[name="strategy"][aria-invalid="true"]').count();
+  if (marked !== 5) fail(`without a strategy ${marked} of 5 strategy boxes are marked invalid`);
+  console.log(`no strategy: "${(await again.textContent("#pg-errors")).trim()}", all ${marked} boxes marked`);
 
   // 2. A "try it" link under an article's figure opens the playground with its scenario.
   const article = await desktop.newPage();
@@ -119,7 +131,42 @@ try {
   if (!loaded) fail("the try-it link did not fill the form");
   await desktop.close();
 
-  // 3. Without the engine (a host that lost the file, a browser without WebAssembly): the
+  // 3. Before the engine has loaded, the form already shows the scenario of the address,
+  // as the engine will: every try-it link of every article, with the module held back.
+  const early = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const tryLinks = [];
+  for (const path of ["/backoff-and-jitter/", "/why-waiting-longer/", "/beyond-backoff/", "/writing-articles/"]) {
+    const p = await early.newPage();
+    await p.goto(`${origin}${path}`);
+    for (const href of await p.locator("p.sim-try a").evaluateAll((as) => as.map((a) => a.href))) tryLinks.push(href);
+    await p.close();
+  }
+  const formValues = (p) => p.evaluate(() => [...document.querySelectorAll("#pg-form [name]")]
+    .map((e) => `${e.name}=${e.type === "checkbox" ? `${e.value}:${e.checked}` : e.value}`));
+  let same = 0;
+  for (const href of tryLinks) {
+    const p = await early.newPage();
+    p.on("pageerror", (e) => fail(`page error: ${e.message}`));
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await p.route("**/retrylab.wasm", async (route) => { await held; await route.continue(); });
+    await p.goto(href);
+    await p.waitForFunction(() => document.querySelector('#pg-form [name="clients"]').value !== "");
+    const before = await formValues(p);
+    if (await p.isEnabled("#pg-run")) fail(`${href}: Run works before the engine has loaded`);
+    release();
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    const after = await formValues(p);
+    const differ = before.filter((v, i) => v !== after[i]);
+    if (differ.length) fail(`${href}: filled early as ${differ.join(", ")}; the engine says ${after.filter((v, i) => v !== before[i]).join(", ")}`);
+    else same += 1;
+    await p.close();
+  }
+  if (tryLinks.length === 0) fail("no try-it tryLinks in the articles");
+  console.log(`before the engine loaded, the form showed the scenario of ${same} of ${tryLinks.length} try-it links as the engine does`);
+  await early.close();
+
+  // 4. Without the engine (a host that lost the file, a browser without WebAssembly): the
   // page says so, keeps the scenario readable, and leaves no control that does nothing.
   const bare = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const lost = await bare.newPage();
@@ -136,7 +183,7 @@ try {
   console.log(`without the engine: "${said}"`);
   await bare.close();
 
-  // 4. A phone: 4x slower CPU, a phone's screen; time from navigation until Run works.
+  // 5. A phone: 4x slower CPU, a phone's screen; time from navigation until Run works.
   // Three fresh loads; the best counts, since a busy machine only ever adds time.
   const readies = [];
   for (let i = 0; i < 3; i++) {
@@ -155,7 +202,7 @@ try {
   console.log(`interactive on a phone-class CPU (4x slower, 390x844): Run works after ${ready.toFixed(0)} ms, best of ${readies.map((r) => r.toFixed(0)).join(", ")} ms (budget ${BUDGET_READY_MS} ms)`);
   if (!(ready <= BUDGET_READY_MS)) fail(`Run worked only after ${ready?.toFixed(0)} ms`);
 
-  // 5. Screenshots, light and dark, phone and desktop, when asked for.
+  // 6. Screenshots, light and dark, phone and desktop, when asked for.
   if (shots) {
     await mkdir(shots, { recursive: true });
     for (const scheme of ["light", "dark"]) {

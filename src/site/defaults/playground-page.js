@@ -4,6 +4,8 @@
 // The chart and the table use the classes of the site's own figures (chart.css).
 
 import { load } from "./playground.js";
+import { DEFAULTS } from "./playground-defaults.js";
+import { settingsOf } from "./playground-yaml.js";
 
 const root = document.getElementById("playground");
 const form = document.getElementById("pg-form");
@@ -106,10 +108,12 @@ function showErrors(errors, fieldOf) {
   errorsBox.innerHTML = "";
   for (const e of errors) {
     const name = fieldOf?.[e.line - 1];
-    const input = name && (name === "strategy" ? strategyBoxes()[0] : field(name));
-    if (input) input.setAttribute("aria-invalid", "true");
-    const where = input
-      ? (input.closest("label")?.firstChild?.textContent.trim() ?? name)
+    // The strategies are one field of several boxes: each of them carries the state.
+    const inputs = !name ? [] : name === "strategy" ? strategyBoxes() : [field(name)];
+    for (const box of inputs) box.setAttribute("aria-invalid", "true");
+    const input = inputs[0];
+    const where = name === "strategy" ? "strategies"
+      : input ? (input.closest("label")?.firstChild?.textContent.trim() ?? name)
       : `line ${e.line}, column ${e.column}`;
     const p = document.createElement("p");
     p.innerHTML = `<strong>${escapeHtml(where)}</strong>: ${escapeHtml(e.message)}` +
@@ -297,6 +301,8 @@ function run() {
   if (answer.errors) {
     showErrors(answer.errors, fieldOf);
     status.textContent = "The scenario has a mistake; nothing was run.";
+    // The reader's attention goes to what is wrong; the message names the field.
+    errorsBox.focus();
     return;
   }
   showErrors([], null);
@@ -342,6 +348,7 @@ function unavailable(error) {
     "article, or with retrylab sim FILE.";
   errorsBox.replaceChildren(p);
   yamlBox.closest("details").open = true;
+  errorsBox.focus();
 }
 
 async function start() {
@@ -356,6 +363,15 @@ async function start() {
   }
   yamlBox.textContent = yaml;
   share.href = location.pathname + location.search;
+  // The form shows the scenario at once when it is plain enough to read here; the
+  // engine fills it (again) when it has loaded, unless the reader has begun to edit.
+  const early = settingsOf(yaml, DEFAULTS);
+  if (early) {
+    fill(early);
+    field("window").value = windowOf(yaml);
+  }
+  let edited = false;
+  form.addEventListener("input", () => { edited = true; }, { once: true });
   try {
     const response = await fetch(root.dataset.module);
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
@@ -368,10 +384,11 @@ async function start() {
     return;
   }
   const settings = JSON.parse(engine.settings(yaml));
-  if (settings.errors) {
+  // Values the reader has begun to type stay as they are; Run checks them.
+  if (!edited && settings.errors) {
     showErrors(settings.errors, null);
     fill(JSON.parse(engine.settings(START)));
-  } else {
+  } else if (!edited) {
     fill(settings);
     field("window").value = windowOf(yaml);
   }
