@@ -107,13 +107,11 @@ impl Block {
                     caption: sim.figure.caption.clone(),
                 };
                 let figure = chart::figure(&sim.scenario, result, &options);
-                // The playground's form knows the closed crowd and one retry policy; a
-                // scenario beyond them would lose its other keys there, so it gets no link.
+                // Every scenario runs there: what the form cannot show stays in its YAML
+                // editor, which holds the block as the author wrote it.
                 match playground {
-                    Some(address) if !sim.scenario.is_extended() => {
-                        figure + &playground::try_it(address, source)
-                    }
-                    _ => figure,
+                    Some(address) => figure + &playground::try_it(address, source),
+                    None => figure,
                 }
             }
             Block::Sweep(sweep) => {

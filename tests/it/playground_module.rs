@@ -305,3 +305,22 @@ fn a_different_module_in_static_is_refused_and_the_same_one_is_accepted() {
         MODULE_BYTES
     );
 }
+
+#[test]
+fn every_scenario_gets_a_try_it_link_with_its_yaml_as_written() {
+    let dir = site_with_playground();
+    let site = dir.path().join("site");
+    // Open-loop arrivals and a retry budget: beyond the form, still the playground's.
+    let block = "id: open\nclients: 0\narrivals: {rate: 20}\nhorizon: 10s\nserver: {capacity: 10}\n\
+                 retry: {base: 100ms, cap: 1s, budget: grpc}   # as written\nstrategies: [exponential]\nruns: 2\n";
+    std::fs::write(
+        site.join("content/open.md"),
+        format!("---\ntitle: Open\n---\n\n```sim\n{block}```\n"),
+    )
+    .unwrap();
+    let (code, _, stderr) = run(&["build", "--root", site.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let page = std::fs::read_to_string(site.join("public/open/index.html")).unwrap();
+    let link = retrylab::site::playground::try_it("/playground/", block);
+    assert!(page.contains(&link), "{page}");
+}

@@ -118,6 +118,38 @@ try {
   if (marked !== 5) fail(`without a strategy ${marked} of 5 strategy boxes are marked invalid`);
   console.log(`no strategy: "${(await again.textContent("#pg-errors")).trim()}", all ${marked} boxes marked`);
 
+  // The YAML editor: a scenario beyond the form (a circuit breaker) runs from it, with
+  // the site's own columns, and the form, which cannot hold it, is set aside.
+  await again.click("#pg-yaml-details > summary");
+  await again.fill("#pg-yaml", "id: edited\nclients: 50\nserver: {capacity: 5}\nretry: {base: 100ms, cap: 2s, breaker: {}}\nstrategies: [exponential]\nruns: 5\n");
+  await again.press("#pg-yaml", "Control+Enter");
+  await again.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+  if (await again.isEnabled("#pg-end")) await again.click("#pg-end");
+  await again.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+  const heads = await again.locator("#pg-results thead th").allTextContents();
+  if (!heads.includes("failed fast")) fail(`a breaker's table has no "failed fast" column: ${heads.join(", ")}; ${await again.textContent("#pg-errors")}`);
+  if (!(await again.isDisabled('#pg-form input[name="clients"]'))) fail("the form stays usable for a scenario it cannot hold");
+  console.log(`a breaker from the YAML editor: columns ${heads.join(", ")}; the form set aside`);
+
+  // A mistake in the editor is shown at its line, with a caret, and takes the focus; its
+  // place selects it in the editor.
+  await again.fill("#pg-yaml", "clients: 50\nstrategies: [fixed]\nrunz: 3\n");
+  await again.click("#pg-run");
+  await again.waitForSelector("#pg-errors pre.pg-snippet");
+  const where = await again.textContent("#pg-errors a");
+  const snippet = await again.textContent("#pg-errors pre.pg-snippet");
+  if (where !== "line 3, column 1") fail(`the editor's mistake is placed at "${where}"`);
+  if (snippet !== "3 | runz: 3\n  | ^^^^") fail(`the editor's mistake is shown as ${JSON.stringify(snippet)}`);
+  if ((await again.getAttribute("#pg-yaml", "aria-invalid")) !== "true") fail("the editor is not marked invalid");
+  if ((await again.evaluate(() => document.activeElement?.id)) !== "pg-errors") fail("the editor's mistake does not take the focus");
+  await again.click("#pg-errors a");
+  const selected = await again.evaluate(() => {
+    const box = document.getElementById("pg-yaml");
+    return [document.activeElement === box, box.value.slice(box.selectionStart, box.selectionEnd)];
+  });
+  if (!selected[0] || selected[1] !== "runz") fail(`the mistake's place selects ${JSON.stringify(selected)}`);
+  console.log(`a mistake in the editor: "${(await again.textContent("#pg-errors p")).trim()}"`);
+
   // 2. A "try it" link under an article's figure opens the playground with its scenario.
   const article = await desktop.newPage();
   watch(article);
@@ -143,7 +175,7 @@ try {
   }
   const formValues = (p) => p.evaluate(() => [...document.querySelectorAll("#pg-form [name]")]
     .map((e) => `${e.name}=${e.type === "checkbox" ? `${e.value}:${e.checked}` : e.value}`));
-  let same = 0;
+  let same = 0, beyond = 0;
   for (const href of tryLinks) {
     const p = await early.newPage();
     p.on("pageerror", (e) => fail(`page error: ${e.message}`));
@@ -151,19 +183,54 @@ try {
     const held = new Promise((resolve) => { release = resolve; });
     await p.route("**/retrylab.wasm", async (route) => { await held; await route.continue(); });
     await p.goto(href);
-    await p.waitForFunction(() => document.querySelector('#pg-form [name="clients"]').value !== "");
+    await p.waitForFunction(() => performance.getEntriesByName("playground-form").length > 0);
     const before = await formValues(p);
     if (await p.isEnabled("#pg-run")) fail(`${href}: Run works before the engine has loaded`);
     release();
     await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
     const after = await formValues(p);
+    // A scenario beyond the form is shown once the engine has read it, in a form set aside.
+    if (await p.isDisabled('#pg-form [name="clients"]')) { beyond += 1; await p.close(); continue; }
     const differ = before.filter((v, i) => v !== after[i]);
     if (differ.length) fail(`${href}: filled early as ${differ.join(", ")}; the engine says ${after.filter((v, i) => v !== before[i]).join(", ")}`);
     else same += 1;
     await p.close();
   }
-  if (tryLinks.length === 0) fail("no try-it tryLinks in the articles");
-  console.log(`before the engine loaded, the form showed the scenario of ${same} of ${tryLinks.length} try-it links as the engine does`);
+  if (tryLinks.length === 0) fail("no try-it links in the articles");
+
+  // Every try-it link runs its scenario to the article's results table, cell for cell.
+  const textOf = (t) =>
+    [t.caption?.textContent ?? "", ...[...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent).join(" | "))];
+  const tableText = (p, selector) => p.locator(selector).evaluate(new Function("t", `return (${textOf})(t)`));
+  let tables = 0;
+  for (const path of ["/backoff-and-jitter/", "/why-waiting-longer/", "/beyond-backoff/", "/writing-articles/"]) {
+    const article = await early.newPage();
+    await article.goto(`${origin}${path}`);
+    // Each link follows its figure, its results table and the chart's data.
+    const found = await article.locator("p.sim-try").evaluateAll((ps, textOf) => ps.map((p) => {
+      let e = p.previousElementSibling;
+      while (e && !e.matches("figure.sim")) e = e.previousElementSibling;
+      const table = e.nextElementSibling.querySelector("table.sim-results");
+      return [e.id.replace(/^sim-/, ""), p.querySelector("a").getAttribute("href"), new Function("t", `return (${textOf})(t)`)(table)];
+    }), textOf.toString());
+    for (const [id, href, expected] of found) {
+      const p = await early.newPage();
+      p.on("pageerror", (e) => fail(`page error: ${e.message}`));
+      await p.goto(new URL(href, origin).href);
+      await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+      await p.click("#pg-run");
+      if (await p.isEnabled("#pg-end")) await p.click("#pg-end");
+      await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+      const got = await tableText(p, "#pg-results table");
+      if (JSON.stringify(got) !== JSON.stringify(expected)) {
+        fail(`${path}#sim-${id}: the playground's table differs:\n  article:    ${expected.join("\n              ")}\n  playground: ${got.join("\n              ")}`);
+      } else tables += 1;
+      await p.close();
+    }
+    await article.close();
+  }
+  console.log(`${tables} try-it links ran to their article's results table, cell for cell`);
+  console.log(`before the engine loaded, the form showed the scenario of ${same} try-it links as the engine does; ${beyond} say more than the form shows`);
   await early.close();
 
   // 4. Without the engine (a host that lost the file, a browser without WebAssembly): the
