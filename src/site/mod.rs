@@ -108,9 +108,15 @@ impl Block {
                 };
                 let figure = chart::figure(&sim.scenario, result, &options);
                 // Every scenario runs there: what the form cannot show stays in its YAML
-                // editor, which holds the block as the author wrote it.
+                // editor, which holds the block as the author wrote it. The link names
+                // the figure's window, so the playground's chart shows the same ticks.
                 match playground {
-                    Some(address) => figure + &playground::try_it(address, source),
+                    Some(address) => {
+                        let window = options
+                            .window
+                            .unwrap_or_else(|| chart::auto_window(&sim.scenario, result));
+                        figure + &playground::try_it(address, source, window)
+                    }
                     None => figure,
                 }
             }

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use crate::chart::table::escape;
 use crate::diag::{Diagnostic, Failure};
+use crate::engine::units::{Micros, format_duration};
 
 use super::config::Config;
 use super::output::Staging;
@@ -65,12 +66,15 @@ pub fn address(pages: &[Page], config: &Config) -> Option<String> {
 }
 
 /// The "try it" link under a scenario's figure: the playground with the scenario's
-/// YAML, as the author wrote it, in the address (`?s=`, base64url of its UTF-8).
-pub fn try_it(address: &str, source: &str) -> String {
+/// YAML, as the author wrote it, in the address (`?s=`, base64url of its UTF-8), and
+/// the window the figure shows (`&w=`), so the playground's chart shows the same ticks
+/// when the scenario names no window of its own.
+pub fn try_it(address: &str, source: &str, window: Micros) -> String {
     format!(
-        "<p class=\"sim-try\"><a href=\"{}?s={}\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n",
+        "<p class=\"sim-try\"><a href=\"{}?s={}&amp;w={}\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n",
         escape(address),
-        base64url(source.as_bytes())
+        base64url(source.as_bytes()),
+        format_duration(window)
     )
 }
 
@@ -158,8 +162,8 @@ mod tests {
     #[test]
     fn the_link_carries_the_scenario() {
         assert_eq!(
-            try_it("/retrylab/playground/", "id: a\n"),
-            "<p class=\"sim-try\"><a href=\"/retrylab/playground/?s=aWQ6IGEK\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n"
+            try_it("/retrylab/playground/", "id: a\n", 1_500_000),
+            "<p class=\"sim-try\"><a href=\"/retrylab/playground/?s=aWQ6IGEK&amp;w=1.5s\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n"
         );
     }
 }

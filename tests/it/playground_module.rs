@@ -321,6 +321,7 @@ fn every_scenario_gets_a_try_it_link_with_its_yaml_as_written() {
     let (code, _, stderr) = run(&["build", "--root", site.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     let page = std::fs::read_to_string(site.join("public/open/index.html")).unwrap();
-    let link = retrylab::site::playground::try_it("/playground/", block);
+    // The figure's automatic window goes with it.
+    let link = retrylab::site::playground::try_it("/playground/", block, 10_000_000);
     assert!(page.contains(&link), "{page}");
 }

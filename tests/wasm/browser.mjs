@@ -198,9 +198,10 @@ try {
   }
   if (tryLinks.length === 0) fail("no try-it links in the articles");
 
-  // Every try-it link runs its scenario to the article's results table, cell for cell.
+  // Every try-it link runs its scenario to the article's results table and the chart's
+  // data (the ticks the chart shows, each bar's calls), cell for cell.
   const textOf = (t) =>
-    [t.caption?.textContent ?? "", ...[...t.tBodies[0].rows].map((r) => [...r.cells].map((c) => c.textContent).join(" | "))];
+    [t.caption?.textContent ?? "", ...[...t.rows].map((r) => [...r.cells].map((c) => c.textContent).join(" | "))];
   const tableText = (p, selector) => p.locator(selector).evaluate(new Function("t", `return (${textOf})(t)`));
   let tables = 0;
   for (const path of ["/backoff-and-jitter/", "/why-waiting-longer/", "/beyond-backoff/", "/writing-articles/"]) {
@@ -210,10 +211,12 @@ try {
     const found = await article.locator("p.sim-try").evaluateAll((ps, textOf) => ps.map((p) => {
       let e = p.previousElementSibling;
       while (e && !e.matches("figure.sim")) e = e.previousElementSibling;
-      const table = e.nextElementSibling.querySelector("table.sim-results");
-      return [e.id.replace(/^sim-/, ""), p.querySelector("a").getAttribute("href"), new Function("t", `return (${textOf})(t)`)(table)];
+      const text = new Function("t", `return (${textOf})(t)`);
+      const results = e.nextElementSibling.querySelector("table.sim-results");
+      const ticks = e.nextElementSibling.nextElementSibling.querySelector("table.sim-ticks");
+      return [e.id.replace(/^sim-/, ""), p.querySelector("a").getAttribute("href"), text(results), text(ticks)];
     }), textOf.toString());
-    for (const [id, href, expected] of found) {
+    for (const [id, href, expected, expectedTicks] of found) {
       const p = await early.newPage();
       p.on("pageerror", (e) => fail(`page error: ${e.message}`));
       await p.goto(new URL(href, origin).href);
@@ -222,14 +225,18 @@ try {
       if (await p.isEnabled("#pg-end")) await p.click("#pg-end");
       await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
       const got = await tableText(p, "#pg-results table");
+      const gotTicks = await tableText(p, "#pg-ticks table");
       if (JSON.stringify(got) !== JSON.stringify(expected)) {
         fail(`${path}#sim-${id}: the playground's table differs:\n  article:    ${expected.join("\n              ")}\n  playground: ${got.join("\n              ")}`);
+      } else if (JSON.stringify(gotTicks) !== JSON.stringify(expectedTicks)) {
+        const at = gotTicks.findIndex((row, i) => row !== expectedTicks[i]);
+        fail(`${path}#sim-${id}: the chart's data differs at row ${at}:\n  article:    ${expectedTicks[at]}\n  playground: ${gotTicks[at]}`);
       } else tables += 1;
       await p.close();
     }
     await article.close();
   }
-  console.log(`${tables} try-it links ran to their article's results table, cell for cell`);
+  console.log(`${tables} try-it links ran to their article's results table and chart data, cell for cell`);
   console.log(`before the engine loaded, the form showed the scenario of ${same} try-it links as the engine does; ${beyond} say more than the form shows`);
   await early.close();
 

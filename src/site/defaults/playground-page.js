@@ -20,6 +20,8 @@ const resultsBox = document.getElementById("pg-results");
 const yamlBox = document.getElementById("pg-yaml");
 const share = document.getElementById("pg-share");
 const yamlDetails = document.getElementById("pg-yaml-details");
+const ticksDetails = document.getElementById("pg-ticks-details");
+const ticksBox = document.getElementById("pg-ticks");
 const fieldsets = [...form.querySelectorAll("fieldset")];
 root.hidden = false;
 
@@ -55,6 +57,10 @@ let kept = { id: "playground", outages: [], caption: null };
 // the form is touched) or the form.
 let fromYaml = true;
 
+// The window of the figure a try-it link came from (`&w=`), for a scenario that names
+// none, so the chart shows what the article's figure showed.
+let linkWindow = "";
+
 function fill(settings, yaml) {
   const s = settings;
   kept = { id: s.id, outages: s.server.outages.slice(1), caption: yaml ? captionOf(yaml) : null };
@@ -69,7 +75,7 @@ function fill(settings, yaml) {
   };
   for (const [name, value] of Object.entries(values)) field(name).value = value;
   for (const box of strategyBoxes()) box.checked = s.strategies.includes(box.value);
-  field("window").value = yaml ? windowOf(yaml) : "";
+  field("window").value = yaml ? windowOf(yaml) || linkWindow : "";
 }
 
 // The chart's window and caption are the figure's, not the engine's: read from an
@@ -215,13 +221,11 @@ function draw(result, setup) {
   }
   for (const o of setup.outages) last = Math.max(last, Math.ceil(o.to / tickS));
   const total = Math.max(...lanes.map((l) => l.served.length));
-  const shown = setup.window > 0
-    ? Math.min(total, Math.max(1, Math.ceil(setup.window / tickS - 1e-9)))
-    : Math.min(total, Math.max(10, Math.ceil((last + 1) * 1.08)));
+  const shown = setup.shown ?? Math.min(total, Math.max(10, Math.ceil((last + 1) * 1.08)));
   const fast = (l, k) => l.failed_fast?.[k] ?? 0;
   const anyFast = lanes.some((l) => l.failed_fast?.length);
   let peak = setup.capacity;
-  for (const l of lanes) for (let k = 0; k < shown; k++) peak = Math.max(peak, l.served[k] + l.rejected[k] + fast(l, k));
+  for (const l of lanes) for (let k = 0; k < shown; k++) peak = Math.max(peak, (l.served[k] ?? 0) + (l.rejected[k] ?? 0) + fast(l, k));
   const top = tidy(peak);
   const bar = (RIGHT - LEFT) / shown;
   const height = LEGEND + lanes.length * (LABEL + LANE + GAP) + AXIS;
@@ -286,7 +290,7 @@ function draw(result, setup) {
   const drawUpTo = (k) => {
     for (; drawn < k; drawn++) {
       for (const { y0, served, rejected, failed, lane } of groups) {
-        const s = lane.served[drawn], r = lane.rejected[drawn], f = fast(lane, drawn);
+        const s = lane.served[drawn] ?? 0, r = lane.rejected[drawn] ?? 0, f = fast(lane, drawn);
         const bx = round(LEFT + drawn * bar), bw = round(Math.max(bar - (bar >= 3 ? 1 : 0), 0.5));
         const hs = (s / top) * LANE, hr = (r / top) * LANE, hf = (f / top) * LANE;
         if (s) el("rect", { x: bx, y: round(y0 + LANE - hs), width: bw, height: round(hs) }, served);
@@ -386,6 +390,53 @@ function table(result) {
     `</tr></thead><tbody>${rows.join("")}</tbody></table>`;
 }
 
+// ---- The chart's data, as the site's figures give it ------------------------------
+// Integer microseconds throughout, as the site's Rust counts them.
+const SECOND = 1e6;
+const micros = (text) => Math.round(secondsOf(text) * SECOND);
+const decimalsFor = (step) => [0, 1, 2, 3, 4, 5].find((d) => step % 10 ** (6 - d) === 0) ?? 6;
+const secondsFixed = (us, decimals) => {
+  const d = Math.min(decimals, 6);
+  if (d === 0) return String(Math.floor((us + SECOND / 2) / SECOND));
+  const unit = 10 ** (6 - d);
+  let whole = Math.floor(us / SECOND);
+  let frac = Math.floor(((us % SECOND) + unit / 2) / unit);
+  if (frac === 10 ** d) { whole += 1; frac = 0; }
+  return `${whole}.${String(frac).padStart(d, "0")}`;
+};
+const durationText = (us) => us >= 60 * SECOND && us % (60 * SECOND) === 0 ? `${us / (60 * SECOND)} min`
+  : us >= SECOND ? `${secondsFixed(us, decimalsFor(us))} s`
+  : us >= 1000 && us % 1000 === 0 ? `${us / 1000} ms` : `${us} µs`;
+
+// The ticks a chart of `window` µs shows: the window in whole ticks, within the run.
+function ticksShown(result, tick, horizon, window) {
+  const lanes = Math.max(0, ...result.strategies.map((s) => s.lanes.served.length));
+  const all = Math.max(Math.floor(horizon / tick), lanes, 1);
+  return Math.min(Math.max(Math.ceil(window / tick), 1), all);
+}
+
+function tickTable(result, tick, shown) {
+  const fast = result.strategies.some((s) => "failed_fast" in s);
+  const decimals = Math.max(decimalsFor(tick), 1);
+  const names = result.strategies.map((s) =>
+    `<th scope="colgroup" colspan="${fast ? 3 : 2}">${escapeHtml(s.strategy)}</th>`).join("");
+  const kinds = result.strategies.map(() => '<th scope="col" class="num">served</th>' +
+    '<th scope="col" class="num">turned away</th>' + (fast ? '<th scope="col" class="num">failed fast</th>' : "")).join("");
+  const rows = [];
+  for (let k = 0; k < shown; k++) {
+    const row = result.strategies.map(({ lanes: l }) =>
+      [l.served[k] ?? 0, l.rejected[k] ?? 0, l.failed_fast?.[k] ?? 0]);
+    if (row.every(([s, r, f]) => s === 0 && r === 0 && f === 0)) continue;
+    const cells = row.map(([s, r, f]) => `<td class="num">${thousands(s)}</td><td class="num">${thousands(r)}</td>` +
+      (fast ? `<td class="num">${thousands(f)}</td>` : "")).join("");
+    rows.push(`<tr><th scope="row" class="num">${secondsFixed(k * tick, decimals)}</th>${cells}</tr>`);
+  }
+  return `<table class="sim-ticks"><caption>Calls per tick in the first ${durationText(shown * tick)}, ` +
+    "one run per strategy as in the chart; ticks in which no strategy saw a call are left out</caption>" +
+    `<thead><tr><th scope="col" rowspan="2" class="num">time (s)</th>${names}</tr><tr>${kinds}</tr></thead>` +
+    `<tbody>${rows.join("")}</tbody></table>`;
+}
+
 // ---- Wiring --------------------------------------------------------------------------
 let engine = null;
 
@@ -402,7 +453,8 @@ function run() {
     ({ yaml, fieldOf } = toYaml());
     yamlBox.value = yaml;
   }
-  const address = `${location.pathname}?s=${toBase64url(yaml)}`;
+  const address = `${location.pathname}?s=${toBase64url(yaml)}` +
+    (linkWindow && !windowOf(yaml) ? `&w=${encodeURIComponent(linkWindow)}` : "");
   history.replaceState(null, "", address);
   share.href = address;
   const started = performance.now();
@@ -429,8 +481,13 @@ function run() {
   const outages = settings.server.outages.map((o) => ({ from: secondsOf(o.from), to: secondsOf(o.to) }));
   figure.hidden = false;
   resultsBox.hidden = true;
-  const chart = draw(answer, { capacity: Number(settings.server.capacity), outages,
-    window: secondsOf(windowOf(yaml)) });
+  ticksDetails.hidden = true;
+  // The figure's window: the scenario's own, or the one its article's figure showed.
+  const tickUs = micros(settings.server.tick);
+  const windowText = windowOf(yaml) || linkWindow;
+  const shownTicks = windowText
+    ? ticksShown(answer, tickUs, micros(settings.horizon), micros(windowText)) : null;
+  const chart = draw(answer, { capacity: Number(settings.server.capacity), outages, shown: shownTicks });
   if (figure.getBoundingClientRect().top > innerHeight * 0.7) {
     figure.scrollIntoView({ block: "start", behavior: "smooth" });
   }
@@ -438,9 +495,11 @@ function run() {
   caption.textContent = captionOf(yaml) ?? (`Calls per ${tick} tick, one lane per strategy: its typical run ` +
     "(the first whose number of calls is the median)." +
     (outages.length ? " Grey: the server is down." : ""));
+  ticksBox.innerHTML = tickTable(answer, tickUs, chart.shown);
   animate(chart, () => {
     resultsBox.innerHTML = table(answer);
     resultsBox.hidden = false;
+    ticksDetails.hidden = false;
   });
 }
 
@@ -480,7 +539,10 @@ function unavailable(error) {
 }
 
 async function start() {
-  const shared = new URLSearchParams(location.search).get("s");
+  const params = new URLSearchParams(location.search);
+  const shared = params.get("s");
+  // Only a duration: anything else would reach the YAML the form writes.
+  if (/^[0-9.]+(us|µs|ms|s|m|h)$/.test(params.get("w") ?? "")) linkWindow = params.get("w");
   let yaml = START;
   if (shared) {
     try {
