@@ -38,7 +38,7 @@ function items(inside) {
 function flow(text) {
   const t = text.trim();
   if (t.startsWith("{") && t.endsWith("}")) {
-    const map = {};
+    const map = Object.create(null);
     for (const item of items(t.slice(1, -1))) {
       const m = /^\s*([A-Za-z_][\w-]*)\s*:\s(.*)$/s.exec(item);
       const value = m && flow(m[2]);
@@ -68,7 +68,8 @@ function uncommented(line) {
 
 /** The scenario's YAML as nested objects of strings, or null when it is not plain. */
 export function readYaml(text) {
-  const root = {};
+  // Maps without a prototype: a key such as `__proto__` is a key like any other.
+  const root = Object.create(null);
   const open = [{ indent: -1, map: root }];
   for (const raw of text.split(/\r?\n/)) {
     const line = uncommented(raw).replace(/\s+$/, "");
@@ -81,7 +82,7 @@ export function readYaml(text) {
     const parent = open[open.length - 1].map;
     if (m[1] in parent) return null;
     if (m[2] === undefined) {
-      parent[m[1]] = {};
+      parent[m[1]] = Object.create(null);
       open.push({ indent, map: parent[m[1]] });
     } else {
       const value = flow(m[2]);
@@ -98,7 +99,7 @@ const KNOWN = {
   retry: ["base", "cap", "multiplier", "max_attempts", "deadline"],
   figure: ["window", "caption"],
 };
-const isMap = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isMap = (v) => v !== null && v !== undefined && typeof v === "object" && !Array.isArray(v);
 const only = (map, keys) => isMap(map) && Object.keys(map).every((k) => keys.includes(k));
 
 /**
