@@ -83,7 +83,7 @@ try {
   await page.fill('input[name="clients"]', "60");
   await page.click("#pg-run");
   await page.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
-  if (await page.isEnabled("#pg-end")) await page.click("#pg-end");
+  await page.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
   await page.waitForSelector("#pg-results:not([hidden]) table.sim-results");
   const rows = await page.locator("table.sim-results tbody tr").count();
   if (rows !== 5) fail(`the results table has ${rows} rows, not 5`);
@@ -124,7 +124,7 @@ try {
   await again.fill("#pg-yaml", "id: edited\nclients: 50\nserver: {capacity: 5}\nretry: {base: 100ms, cap: 2s, breaker: {}}\nstrategies: [exponential]\nruns: 5\n");
   await again.press("#pg-yaml", "Control+Enter");
   await again.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
-  if (await again.isEnabled("#pg-end")) await again.click("#pg-end");
+  await again.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
   await again.waitForSelector("#pg-results:not([hidden]) table.sim-results");
   const heads = await again.locator("#pg-results thead th").allTextContents();
   if (!heads.includes("failed fast")) fail(`a breaker's table has no "failed fast" column: ${heads.join(", ")}; ${await again.textContent("#pg-errors")}`);
@@ -222,7 +222,7 @@ try {
       await p.goto(new URL(href, origin).href);
       await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
       await p.click("#pg-run");
-      if (await p.isEnabled("#pg-end")) await p.click("#pg-end");
+      await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
       await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
       const got = await tableText(p, "#pg-results table");
       const gotTicks = await tableText(p, "#pg-ticks table");
