@@ -1,14 +1,106 @@
 #!/usr/bin/env bash
-# Builds the engine for the browser playground and puts it where the site build picks it
-# up: static/retrylab.wasm (copied into the site as it is). Run it before
-# `cargo run --release -- build` whenever the engine changes.
+# Builds the engine for the browser playground (`wasm/`) into the module the binary
+# carries, src/site/defaults/retrylab.wasm, and writes beside it the manifest of what it
+# was built from, src/site/defaults/retrylab.wasm.manifest: the workspace sources the
+# build read (from cargo's dep-info), each with the SHA-256 of its text (CRLF read as
+# LF), the other files of their folders, the registry crates compiled into it, and the
+# compiler. `cargo test` recomputes the hashes and fails when an engine source changed
+# since, so run this script after a change to the engine and commit both files.
+#
+#   bash scripts/build-wasm.sh           build, then write the module and the manifest
+#   bash scripts/build-wasm.sh --check   build, then require the committed module to be
+#                                        byte-identical (same compiler) and its manifest
+#                                        to be current; writes nothing
+#
+# The build is reproducible: workspace paths are relative and the registry's location
+# is remapped, so a clone anywhere, by anyone, with the same compiler gives the same bytes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
-  rustup target add wasm32-unknown-unknown
+mode=write
+case "${1:-}" in
+  "") ;;
+  --check) mode=check ;;
+  *) echo "usage: bash scripts/build-wasm.sh [--check]" >&2; exit 2 ;;
+esac
+
+module=src/site/defaults/retrylab.wasm
+manifest=src/site/defaults/retrylab.wasm.manifest
+target=wasm32-unknown-unknown
+built=target/$target/wasm/retrylab_wasm.wasm
+
+if ! rustup target list --installed 2>/dev/null | grep -qx $target; then
+  rustup target add $target
 fi
-cargo build --locked --profile wasm --target wasm32-unknown-unknown -p retrylab-wasm
-mkdir -p static
-cp target/wasm32-unknown-unknown/wasm/retrylab_wasm.wasm static/retrylab.wasm
-echo "static/retrylab.wasm: $(wc -c < static/retrylab.wasm | tr -d ' ') bytes"
+
+# The registry's path ends up in panic locations; remapped, it is the same on every
+# machine. CARGO_ENCODED_RUSTFLAGS also keeps a user's own RUSTFLAGS out of the module.
+cargo_home=${CARGO_HOME:-$HOME/.cargo}
+export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=$cargo_home=/cargo"
+cargo build --locked --profile wasm --target $target -p retrylab-wasm
+
+sha() {
+  if command -v sha256sum >/dev/null; then sha256sum; else shasum -a 256; fi | cut -d' ' -f1
+}
+# A source's text with CRLF line ends read as LF, as the test reads it.
+cr=$(printf '\r')
+text_of() { sed "s/$cr\$//" "$1"; }
+
+# The manifest: every workspace file the build read, relative to the root and sorted.
+here=$(pwd -P)
+sources=$(sed -n '1s/^[^:]*: *//p' "${built%.wasm}.d" | tr ' ' '\n' | sed -n "s|^$here/||p" | LC_ALL=C sort)
+if [ -z "$sources" ]; then
+  echo "error: cargo's dep-info ${built%.wasm}.d lists no source of the module" >&2
+  exit 1
+fi
+new_manifest=$(
+  echo "# What retrylab.wasm was built from, written by scripts/build-wasm.sh; do not edit."
+  echo "# The test playground_module checks it: run the script after a change to the engine."
+  echo "module $(sha < "$built") $(wc -c < "$built" | tr -d ' ')"
+  echo "compiler $(rustc --version)"
+  for file in $sources; do
+    echo "source $(text_of "$file" | sha) $file"
+  done
+  # The other files of those folders: a file new there, not yet read, fails the test.
+  for dir in $(printf '%s\n' $sources | sed 's|/[^/]*$||' | LC_ALL=C sort -u); do
+    find "$dir" -maxdepth 1 -type f | LC_ALL=C sort
+  done | grep -vxF "$sources" | sed 's/^/unread /'
+  cargo tree --locked -p retrylab-wasm --target $target -e normal,build --prefix none --format '{p}' \
+    | grep -v '(/' | sed 's/ (.*//; s/ v/ /' | LC_ALL=C sort -u | sed 's/^/crate /'
+)
+
+size=$(wc -c < "$built" | tr -d ' ')
+gzipped=$(gzip -9c "$built" | wc -c | tr -d ' ')
+if [ $mode = write ]; then
+  cp "$built" "$module"
+  printf '%s\n' "$new_manifest" > "$manifest"
+  echo "$module: $size bytes ($gzipped gzipped); $manifest: $(echo "$sources" | wc -l | tr -d ' ') sources"
+  # Earlier versions of this script put the module into static/, where it would now
+  # stand in for the one the binary carries.
+  if [ -f static/retrylab.wasm ]; then
+    rm static/retrylab.wasm
+    echo "removed static/retrylab.wasm: the binary carries the module now"
+  fi
+  exit 0
+fi
+
+# --check
+status=0
+committed_rustc=$(sed -n "s/^compiler //p" "$manifest")
+# The sources and crates must match whatever the compiler; the module's own line only
+# with the same compiler, where the bytes are compared too.
+inputs() { grep -E '^(source|unread|crate) '; }
+if [ "$(printf '%s\n' "$new_manifest" | inputs)" != "$(tr -d '\r' < "$manifest" | inputs)" ]; then
+  echo "error: $manifest is not what this build reads; run bash scripts/build-wasm.sh and commit the result:" >&2
+  diff <(tr -d '\r' < "$manifest" | inputs) <(printf '%s\n' "$new_manifest" | inputs) >&2 || true
+  status=1
+fi
+if [ "$committed_rustc" != "$(rustc --version)" ]; then
+  echo "note: the committed module was built with $committed_rustc, this build with $(rustc --version): bytes not compared"
+elif cmp -s "$built" "$module"; then
+  echo "$module is byte-identical to a fresh build: $size bytes ($gzipped gzipped)"
+else
+  echo "error: $module differs from a fresh build with the same compiler; run bash scripts/build-wasm.sh and commit the result" >&2
+  status=1
+fi
+exit $status

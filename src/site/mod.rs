@@ -108,13 +108,17 @@ impl Block {
                     caption: sim.figure.caption.clone(),
                 };
                 let figure = chart::figure(&sim.scenario, result, &options);
-                // The playground's form knows the closed crowd and one retry policy; a
-                // scenario beyond them would lose its other keys there, so it gets no link.
+                // Every scenario runs there: what the form cannot show stays in its YAML
+                // editor, which holds the block as the author wrote it. The link names
+                // the figure's window, so the playground's chart shows the same ticks.
                 match playground {
-                    Some(address) if !sim.scenario.is_extended() => {
-                        figure + &playground::try_it(address, source)
+                    Some(address) => {
+                        let window = options
+                            .window
+                            .unwrap_or_else(|| chart::auto_window(&sim.scenario, result));
+                        figure + &playground::try_it(address, source, window)
                     }
-                    _ => figure,
+                    None => figure,
                 }
             }
             Block::Sweep(sweep) => {
@@ -250,7 +254,8 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
             Some(chart::thumbnail(scenario, result))
         })
         .collect();
-    let has_module = root.join("static").join(playground::MODULE).is_file();
+    // The binary carries the playground's engine and writes it whenever a site has one.
+    let has_module = playground.is_some();
     write_pages(
         &staging, &tera, &config, &pages, &rendered, &cards, has_module,
     )?;
@@ -258,7 +263,7 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     staging.copy_tree(&root.join("static"))?;
     write_defaults(&staging)?;
     if playground.is_some() {
-        playground::write_scripts(&staging)?;
+        playground::write_files(&staging, root)?;
     }
     staging.commit()?;
     Ok(Summary {

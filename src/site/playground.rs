@@ -1,10 +1,15 @@
 //! The playground: a page whose template is `playground.html` runs the engine in the
 //! reader's browser. When a site has one, every scenario figure links to it with its
-//! scenario, and its scripts are written beside the pages. The engine module itself,
-//! `retrylab.wasm`, comes from `static/` (`scripts/build-wasm.sh` puts it there).
+//! scenario, and its scripts and the engine module, `retrylab.wasm`, are written beside
+//! the pages. The binary carries the module (`scripts/build-wasm.sh` builds it into
+//! `defaults/`, with a manifest of its sources that `cargo test` checks), so every site
+//! gets the engine of the very binary that computed its articles.
+
+use std::path::Path;
 
 use crate::chart::table::escape;
-use crate::diag::Failure;
+use crate::diag::{Diagnostic, Failure};
+use crate::engine::units::{Micros, format_duration};
 
 use super::config::Config;
 use super::output::Staging;
@@ -14,17 +19,43 @@ use super::page::Page;
 pub const TEMPLATE: &str = "playground.html";
 
 /// The scripts the playground page loads, by their name in the output: the loader of
-/// the WebAssembly module, and the page.
+/// the WebAssembly module, the reader that fills the form before it has loaded, and the
+/// page.
 pub const SCRIPTS: &[(&str, &str)] = &[
     ("playground.js", include_str!("defaults/playground.js")),
+    (
+        "playground-yaml.js",
+        include_str!("defaults/playground-yaml.js"),
+    ),
     (
         "playground-page.js",
         include_str!("defaults/playground-page.js"),
     ),
 ];
 
-/// The engine compiled to WebAssembly, as `static/` holds it and the site publishes it.
+/// The script that gives the page the engine's defaults, for the keys a scenario leaves
+/// out, before the engine has loaded.
+pub const DEFAULTS_SCRIPT: &str = "playground-defaults.js";
+
+/// `export const DEFAULTS = …;`: the settings of a scenario that says nothing but its
+/// required `clients`, as the engine fills them in (the same JSON as the module's
+/// `settings`), so the page never keeps its own copy of a default.
+pub fn defaults_script() -> String {
+    let settings = crate::playground::settings("clients: 1\n");
+    format!(
+        "// The engine's defaults, written by the site's build.\nexport const DEFAULTS = {settings};\n"
+    )
+}
+
+/// The name of the engine compiled to WebAssembly in the site's output.
 pub const MODULE: &str = "retrylab.wasm";
+
+/// The engine compiled to WebAssembly, built from this binary's engine sources.
+pub const MODULE_BYTES: &[u8] = include_bytes!("defaults/retrylab.wasm");
+
+/// What [`MODULE_BYTES`] was built from: its hash and size, the compiler, each workspace
+/// source with the SHA-256 of its text, each registry crate with its version.
+pub const MANIFEST: &str = include_str!("defaults/retrylab.wasm.manifest");
 
 /// The address of the site's playground page, if it has one.
 pub fn address(pages: &[Page], config: &Config) -> Option<String> {
@@ -35,23 +66,44 @@ pub fn address(pages: &[Page], config: &Config) -> Option<String> {
 }
 
 /// The "try it" link under a scenario's figure: the playground with the scenario's
-/// YAML, as the author wrote it, in the address (`?s=`, base64url of its UTF-8).
-pub fn try_it(address: &str, source: &str) -> String {
+/// YAML, as the author wrote it, in the address (`?s=`, base64url of its UTF-8), and
+/// the window the figure shows (`&w=`), so the playground's chart shows the same ticks
+/// when the scenario names no window of its own.
+pub fn try_it(address: &str, source: &str, window: Micros) -> String {
     format!(
-        "<p class=\"sim-try\"><a href=\"{}?s={}\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n",
+        "<p class=\"sim-try\"><a href=\"{}?s={}&amp;w={}\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n",
         escape(address),
-        base64url(source.as_bytes())
+        base64url(source.as_bytes()),
+        format_duration(window)
     )
 }
 
-/// Writes the playground's scripts, unless `static/` brought its own.
-pub fn write_scripts(staging: &Staging) -> Result<(), Failure> {
+/// Writes the playground's scripts, unless `static/` brought its own, and the engine
+/// module. A different module in `static/` is refused: the playground promises the
+/// articles' numbers, which only the engine that computed them can keep (and a copy
+/// left there by an earlier, separate build step would silently go stale).
+pub fn write_files(staging: &Staging, root: &Path) -> Result<(), Failure> {
     for (name, text) in SCRIPTS {
         if !staging.has(name) {
             staging.write(name, text.as_bytes())?;
         }
     }
-    Ok(())
+    staging.write(DEFAULTS_SCRIPT, defaults_script().as_bytes())?;
+    let own = root.join("static").join(MODULE);
+    if own.is_file() {
+        let bytes = std::fs::read(&own)
+            .map_err(|e| Failure::Other(format!("cannot read {}: {e}", own.display())))?;
+        if bytes != MODULE_BYTES {
+            return Err(Failure::Input(vec![Diagnostic::in_file(
+                &format!("static/{MODULE}"),
+                "this file would replace the playground's engine, which retrylab carries and writes into every site".to_string(),
+            )
+            .with_help(Some(
+                format!("delete static/{MODULE}: the playground must run the engine that computed the articles (earlier versions of scripts/build-wasm.sh put a copy there)"),
+            ))]));
+        }
+    }
+    staging.write(MODULE, MODULE_BYTES)
 }
 
 /// Base64 with the URL-safe alphabet and no padding (RFC 4648, section 5).
@@ -93,10 +145,25 @@ mod tests {
     }
 
     #[test]
+    fn the_defaults_are_the_engines() {
+        let script = defaults_script();
+        let json = script
+            .strip_prefix(
+                "// The engine's defaults, written by the site's build.\nexport const DEFAULTS = ",
+            )
+            .and_then(|s| s.strip_suffix(";\n"))
+            .expect("one exported constant");
+        let defaults: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(defaults["server"]["tick"], "100ms");
+        assert_eq!(defaults["id"], crate::playground::DEFAULT_ID);
+        assert!(defaults.get("errors").is_none(), "{script}");
+    }
+
+    #[test]
     fn the_link_carries_the_scenario() {
         assert_eq!(
-            try_it("/retrylab/playground/", "id: a\n"),
-            "<p class=\"sim-try\"><a href=\"/retrylab/playground/?s=aWQ6IGEK\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n"
+            try_it("/retrylab/playground/", "id: a\n", 1_500_000),
+            "<p class=\"sim-try\"><a href=\"/retrylab/playground/?s=aWQ6IGEK&amp;w=1.5s\">Try this scenario in the playground</a>: change it and run it in your browser.</p>\n"
         );
     }
 }

@@ -8,6 +8,7 @@ mod errors;
 mod links;
 mod located_errors;
 mod output_safety;
+mod playground_module;
 mod properties;
 mod proportionate;
 mod publish;

@@ -1,6 +1,7 @@
 // The playground in headless Chromium: serves the built site, opens the playground, runs
 // a scenario, jumps to the end and checks the table, follows a "try it" link from an
-// article, and requires no console errors. Measures the budgets on the way: the crowd
+// article, and requires no console errors; fills the form of every try-it link before
+// the engine has loaded; then the page without its engine. Measures the budgets on the way: the crowd
 // (100 clients, five strategies, 200 runs) computed in the page, and the time until Run
 // works on a phone-class CPU (4x slower) with a phone's screen.
 //
@@ -82,7 +83,7 @@ try {
   await page.fill('input[name="clients"]', "60");
   await page.click("#pg-run");
   await page.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
-  if (await page.isEnabled("#pg-end")) await page.click("#pg-end");
+  await page.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
   await page.waitForSelector("#pg-results:not([hidden]) table.sim-results");
   const rows = await page.locator("table.sim-results tbody tr").count();
   if (rows !== 5) fail(`the results table has ${rows} rows, not 5`);
@@ -98,13 +99,56 @@ try {
   const clients = await again.inputValue('input[name="clients"]');
   if (clients !== "60") fail(`the shared address gave ${clients} clients, not 60`);
 
-  // A mistake is shown at its field, and nothing runs.
+  // A mistake is shown at its field, takes the focus, and nothing runs.
   await again.fill('input[name="base"]', "100");
   await again.click("#pg-run");
   const error = await again.textContent("#pg-errors");
   if (!/base/.test(error ?? "")) fail(`no error shown for a base without a unit: "${error}"`);
   if ((await again.getAttribute('input[name="base"]', "aria-invalid")) !== "true") fail("the base field is not marked invalid");
+  const focused = await again.evaluate(() => document.activeElement?.id);
+  if (focused !== "pg-errors") fail(`after a mistake the focus is on "${focused}", not the message`);
   console.log(`a base without a unit: "${error.trim()}"`);
+
+  // No strategy: every strategy box carries the invalid state.
+  await again.fill('input[name="base"]', "100ms");
+  for (const box of await again.locator('input[name="strategy"]').all()) await box.uncheck();
+  await again.locator('input[name="clients"]').press("Enter");
+  await again.waitForFunction(() => document.getElementById("pg-errors").textContent.includes("strateg"));
+  const marked = await again.locator('input[name="strategy"][aria-invalid="true"]').count();
+  if (marked !== 5) fail(`without a strategy ${marked} of 5 strategy boxes are marked invalid`);
+  console.log(`no strategy: "${(await again.textContent("#pg-errors")).trim()}", all ${marked} boxes marked`);
+
+  // The YAML editor: a scenario beyond the form (a circuit breaker) runs from it, with
+  // the site's own columns, and the form, which cannot hold it, is set aside.
+  await again.click("#pg-yaml-details > summary");
+  await again.fill("#pg-yaml", "id: edited\nclients: 50\nserver: {capacity: 5}\nretry: {base: 100ms, cap: 2s, breaker: {}}\nstrategies: [exponential]\nruns: 5\n");
+  await again.press("#pg-yaml", "Control+Enter");
+  await again.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+  await again.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
+  await again.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+  const heads = await again.locator("#pg-results thead th").allTextContents();
+  if (!heads.includes("failed fast")) fail(`a breaker's table has no "failed fast" column: ${heads.join(", ")}; ${await again.textContent("#pg-errors")}`);
+  if (!(await again.isDisabled('#pg-form input[name="clients"]'))) fail("the form stays usable for a scenario it cannot hold");
+  console.log(`a breaker from the YAML editor: columns ${heads.join(", ")}; the form set aside`);
+
+  // A mistake in the editor is shown at its line, with a caret, and takes the focus; its
+  // place selects it in the editor.
+  await again.fill("#pg-yaml", "clients: 50\nstrategies: [fixed]\nrunz: 3\n");
+  await again.click("#pg-run");
+  await again.waitForSelector("#pg-errors pre.pg-snippet");
+  const where = await again.textContent("#pg-errors a");
+  const snippet = await again.textContent("#pg-errors pre.pg-snippet");
+  if (where !== "line 3, column 1") fail(`the editor's mistake is placed at "${where}"`);
+  if (snippet !== "3 | runz: 3\n  | ^^^^") fail(`the editor's mistake is shown as ${JSON.stringify(snippet)}`);
+  if ((await again.getAttribute("#pg-yaml", "aria-invalid")) !== "true") fail("the editor is not marked invalid");
+  if ((await again.evaluate(() => document.activeElement?.id)) !== "pg-errors") fail("the editor's mistake does not take the focus");
+  await again.click("#pg-errors a");
+  const selected = await again.evaluate(() => {
+    const box = document.getElementById("pg-yaml");
+    return [document.activeElement === box, box.value.slice(box.selectionStart, box.selectionEnd)];
+  });
+  if (!selected[0] || selected[1] !== "runz") fail(`the mistake's place selects ${JSON.stringify(selected)}`);
+  console.log(`a mistake in the editor: "${(await again.textContent("#pg-errors p")).trim()}"`);
 
   // 2. A "try it" link under an article's figure opens the playground with its scenario.
   const article = await desktop.newPage();
@@ -119,7 +163,101 @@ try {
   if (!loaded) fail("the try-it link did not fill the form");
   await desktop.close();
 
-  // 3. A phone: 4x slower CPU, a phone's screen; time from navigation until Run works.
+  // 3. Before the engine has loaded, the form already shows the scenario of the address,
+  // as the engine will: every try-it link of every article, with the module held back.
+  const early = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const tryLinks = [];
+  for (const path of ["/backoff-and-jitter/", "/why-waiting-longer/", "/beyond-backoff/", "/writing-articles/"]) {
+    const p = await early.newPage();
+    await p.goto(`${origin}${path}`);
+    for (const href of await p.locator("p.sim-try a").evaluateAll((as) => as.map((a) => a.href))) tryLinks.push(href);
+    await p.close();
+  }
+  const formValues = (p) => p.evaluate(() => [...document.querySelectorAll("#pg-form [name]")]
+    .map((e) => `${e.name}=${e.type === "checkbox" ? `${e.value}:${e.checked}` : e.value}`));
+  let same = 0, beyond = 0;
+  for (const href of tryLinks) {
+    const p = await early.newPage();
+    p.on("pageerror", (e) => fail(`page error: ${e.message}`));
+    let release;
+    const held = new Promise((resolve) => { release = resolve; });
+    await p.route("**/retrylab.wasm", async (route) => { await held; await route.continue(); });
+    await p.goto(href);
+    await p.waitForFunction(() => performance.getEntriesByName("playground-form").length > 0);
+    const before = await formValues(p);
+    if (await p.isEnabled("#pg-run")) fail(`${href}: Run works before the engine has loaded`);
+    release();
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    const after = await formValues(p);
+    // A scenario beyond the form is shown once the engine has read it, in a form set aside.
+    if (await p.isDisabled('#pg-form [name="clients"]')) { beyond += 1; await p.close(); continue; }
+    const differ = before.filter((v, i) => v !== after[i]);
+    if (differ.length) fail(`${href}: filled early as ${differ.join(", ")}; the engine says ${after.filter((v, i) => v !== before[i]).join(", ")}`);
+    else same += 1;
+    await p.close();
+  }
+  if (tryLinks.length === 0) fail("no try-it links in the articles");
+
+  // Every try-it link runs its scenario to the article's results table and the chart's
+  // data (the ticks the chart shows, each bar's calls), cell for cell.
+  const textOf = (t) =>
+    [t.caption?.textContent ?? "", ...[...t.rows].map((r) => [...r.cells].map((c) => c.textContent).join(" | "))];
+  const tableText = (p, selector) => p.locator(selector).evaluate(new Function("t", `return (${textOf})(t)`));
+  let tables = 0;
+  for (const path of ["/backoff-and-jitter/", "/why-waiting-longer/", "/beyond-backoff/", "/writing-articles/"]) {
+    const article = await early.newPage();
+    await article.goto(`${origin}${path}`);
+    // Each link follows its figure, its results table and the chart's data.
+    const found = await article.locator("p.sim-try").evaluateAll((ps, textOf) => ps.map((p) => {
+      let e = p.previousElementSibling;
+      while (e && !e.matches("figure.sim")) e = e.previousElementSibling;
+      const text = new Function("t", `return (${textOf})(t)`);
+      const results = e.nextElementSibling.querySelector("table.sim-results");
+      const ticks = e.nextElementSibling.nextElementSibling.querySelector("table.sim-ticks");
+      return [e.id.replace(/^sim-/, ""), p.querySelector("a").getAttribute("href"), text(results), text(ticks)];
+    }), textOf.toString());
+    for (const [id, href, expected, expectedTicks] of found) {
+      const p = await early.newPage();
+      p.on("pageerror", (e) => fail(`page error: ${e.message}`));
+      await p.goto(new URL(href, origin).href);
+      await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+      await p.click("#pg-run");
+      await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
+      await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+      const got = await tableText(p, "#pg-results table");
+      const gotTicks = await tableText(p, "#pg-ticks table");
+      if (JSON.stringify(got) !== JSON.stringify(expected)) {
+        fail(`${path}#sim-${id}: the playground's table differs:\n  article:    ${expected.join("\n              ")}\n  playground: ${got.join("\n              ")}`);
+      } else if (JSON.stringify(gotTicks) !== JSON.stringify(expectedTicks)) {
+        const at = gotTicks.findIndex((row, i) => row !== expectedTicks[i]);
+        fail(`${path}#sim-${id}: the chart's data differs at row ${at}:\n  article:    ${expectedTicks[at]}\n  playground: ${gotTicks[at]}`);
+      } else tables += 1;
+      await p.close();
+    }
+    await article.close();
+  }
+  console.log(`${tables} try-it links ran to their article's results table and chart data, cell for cell`);
+  console.log(`before the engine loaded, the form showed the scenario of ${same} try-it links as the engine does; ${beyond} say more than the form shows`);
+  await early.close();
+
+  // 4. Without the engine (a host that lost the file, a browser without WebAssembly): the
+  // page says so, keeps the scenario readable, and leaves no control that does nothing.
+  const bare = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const lost = await bare.newPage();
+  lost.on("pageerror", (e) => fail(`page error without the engine: ${e.message}`));
+  await lost.route("**/retrylab.wasm", (route) => route.fulfill({ status: 404, body: "not found" }));
+  await lost.goto(`${origin}/playground/`);
+  await lost.waitForSelector("#pg-unavailable");
+  const said = (await lost.textContent("#pg-unavailable")).trim();
+  if (!/could not be loaded \(404/.test(said)) fail(`without the engine the page says: "${said}"`);
+  if (await lost.isVisible("#pg-form")) fail("without the engine the form is still shown");
+  const usable = await lost.locator("#playground :is(button, input, select):visible").count();
+  if (usable > 0) fail(`without the engine ${usable} form controls are still shown`);
+  if (!(await lost.isVisible("#pg-yaml"))) fail("without the engine the scenario's YAML is not shown");
+  console.log(`without the engine: "${said}"`);
+  await bare.close();
+
+  // 5. A phone: 4x slower CPU, a phone's screen; time from navigation until Run works.
   // Three fresh loads; the best counts, since a busy machine only ever adds time.
   const readies = [];
   for (let i = 0; i < 3; i++) {
@@ -138,7 +276,7 @@ try {
   console.log(`interactive on a phone-class CPU (4x slower, 390x844): Run works after ${ready.toFixed(0)} ms, best of ${readies.map((r) => r.toFixed(0)).join(", ")} ms (budget ${BUDGET_READY_MS} ms)`);
   if (!(ready <= BUDGET_READY_MS)) fail(`Run worked only after ${ready?.toFixed(0)} ms`);
 
-  // 4. Screenshots, light and dark, phone and desktop, when asked for.
+  // 6. Screenshots, light and dark, phone and desktop, when asked for.
   if (shots) {
     await mkdir(shots, { recursive: true });
     for (const scheme of ["light", "dark"]) {

@@ -4,6 +4,8 @@
 // The chart and the table use the classes of the site's own figures (chart.css).
 
 import { load } from "./playground.js";
+import { DEFAULTS } from "./playground-defaults.js";
+import { readYaml, settingsOf } from "./playground-yaml.js";
 
 const root = document.getElementById("playground");
 const form = document.getElementById("pg-form");
@@ -17,6 +19,10 @@ const caption = document.getElementById("pg-caption");
 const resultsBox = document.getElementById("pg-results");
 const yamlBox = document.getElementById("pg-yaml");
 const share = document.getElementById("pg-share");
+const yamlDetails = document.getElementById("pg-yaml-details");
+const ticksDetails = document.getElementById("pg-ticks-details");
+const ticksBox = document.getElementById("pg-ticks");
+const fieldsets = [...form.querySelectorAll("fieldset")];
 root.hidden = false;
 
 // The crowd of the articles: a hundred clients fail together.
@@ -45,11 +51,19 @@ const fromBase64url = (code) => {
 };
 
 // What the form does not show is kept from the scenario it was filled from.
-let kept = { id: "playground", outages: [] };
+let kept = { id: "playground", outages: [], caption: null };
 
-function fill(settings) {
+// Which writes the scenario that runs: the YAML editor (the address's scenario, until
+// the form is touched) or the form.
+let fromYaml = true;
+
+// The window of the figure a try-it link came from (`&w=`), for a scenario that names
+// none, so the chart shows what the article's figure showed.
+let linkWindow = "";
+
+function fill(settings, yaml) {
   const s = settings;
-  kept = { id: s.id, outages: s.server.outages.slice(1) };
+  kept = { id: s.id, outages: s.server.outages.slice(1), caption: yaml ? captionOf(yaml) : null };
   const values = {
     clients: s.clients, spread: s.spread, runs: s.runs, seed: s.seed,
     model: s.server.model, capacity: s.server.capacity, tick: s.server.tick,
@@ -61,10 +75,29 @@ function fill(settings) {
   };
   for (const [name, value] of Object.entries(values)) field(name).value = value;
   for (const box of strategyBoxes()) box.checked = s.strategies.includes(box.value);
+  field("window").value = yaml ? windowOf(yaml) || linkWindow : "";
 }
 
-// The chart's window is the figure's, not the engine's: read from an author's `figure:`.
-const windowOf = (yaml) => /^\s*(?:figure:\s*\{.*)?window:\s*([^\s#,}]+)/m.exec(yaml)?.[1] ?? "";
+// The chart's window and caption are the figure's, not the engine's: read from an
+// author's `figure:`.
+const windowOf = (yaml) => {
+  const figure = readYaml(yaml)?.figure;
+  if (figure && typeof figure === "object") return typeof figure.window === "string" ? figure.window : "";
+  return /^\s*(?:figure:\s*\{.*)?window:\s*([^\s#,}]+)/m.exec(yaml)?.[1] ?? "";
+};
+const captionOf = (yaml) => {
+  const caption = readYaml(yaml)?.figure?.caption;
+  return typeof caption === "string" ? caption : null;
+};
+
+// The form holds the common fields; a scenario that says more is edited as YAML, and
+// the form shows what it can without letting an edit drop the rest.
+function formUsable(usable) {
+  for (const set of fieldsets) set.disabled = !usable;
+  if (!usable) yamlDetails.open = true;
+  return usable ? "Change anything, then press Run."
+    : "This scenario says more than the form shows: edit it as YAML below, then press Run.";
+}
 
 // The form as YAML, remembering which field wrote each line (for error messages).
 function toYaml() {
@@ -97,7 +130,10 @@ function toYaml() {
   add(`strategies: [${chosen.join(", ")}]`, "strategy");
   add(`runs: ${v("runs")}`, "runs");
   add(`seed: ${v("seed")}`, "seed");
-  if (v("window")) add(`figure: {window: ${v("window")}}`, "window");
+  const figureKeys = [];
+  if (v("window")) figureKeys.push(`window: ${v("window")}`);
+  if (kept.caption) figureKeys.push(`caption: ${JSON.stringify(kept.caption)}`);
+  if (figureKeys.length) add(`figure: {${figureKeys.join(", ")}}`, "window");
   return { yaml: lines.join("\n") + "\n", fieldOf };
 }
 
@@ -106,15 +142,49 @@ function showErrors(errors, fieldOf) {
   errorsBox.innerHTML = "";
   for (const e of errors) {
     const name = fieldOf?.[e.line - 1];
-    const input = name && (name === "strategy" ? strategyBoxes()[0] : field(name));
-    if (input) input.setAttribute("aria-invalid", "true");
-    const where = input
-      ? (input.closest("label")?.firstChild?.textContent.trim() ?? name)
+    // The strategies are one field of several boxes: each of them carries the state.
+    const inputs = !name ? [] : name === "strategy" ? strategyBoxes() : [field(name)];
+    for (const box of inputs) box.setAttribute("aria-invalid", "true");
+    const input = inputs[0];
+    const where = name === "strategy" ? "strategies"
+      : input ? (input.closest("label")?.firstChild?.textContent.trim() ?? name)
       : `line ${e.line}, column ${e.column}`;
     const p = document.createElement("p");
     p.innerHTML = `<strong>${escapeHtml(where)}</strong>: ${escapeHtml(e.message)}` +
       (e.help ? ` (${escapeHtml(e.help)})` : "");
     errorsBox.append(p);
+  }
+}
+
+// A mistake in the YAML editor, at its line: the place as a link that selects it in the
+// editor, then the line with a caret under the fault, as `retrylab` prints it.
+function showYamlErrors(errors, yaml) {
+  for (const input of form.querySelectorAll("[aria-invalid]")) input.removeAttribute("aria-invalid");
+  errorsBox.innerHTML = "";
+  if (errors.length) yamlBox.setAttribute("aria-invalid", "true");
+  else yamlBox.removeAttribute("aria-invalid");
+  const lines = yaml.split("\n");
+  for (const e of errors) {
+    const p = document.createElement("p");
+    const where = document.createElement("a");
+    where.href = "#pg-yaml";
+    where.textContent = `line ${e.line}, column ${e.column}`;
+    where.addEventListener("click", (event) => {
+      event.preventDefault();
+      const offset = lines.slice(0, e.line - 1).reduce((n, l) => n + l.length + 1, 0) + e.column - 1;
+      yamlDetails.open = true;
+      yamlBox.focus();
+      yamlBox.setSelectionRange(offset, offset + Math.max(1, e.width));
+    });
+    p.append(where, `: ${e.message}` + (e.help ? ` (${e.help})` : ""));
+    const line = (lines[e.line - 1] ?? "").replace(/\t/g, " ").replace(/\r$/, "");
+    const number = String(e.line);
+    const gutter = " ".repeat(number.length);
+    const width = Math.max(1, Math.min(e.width, line.length - e.column + 1));
+    const snippet = document.createElement("pre");
+    snippet.className = "pg-snippet";
+    snippet.textContent = `${number} | ${line}\n${gutter} | ${" ".repeat(e.column - 1)}${"^".repeat(width)}`;
+    errorsBox.append(p, snippet);
   }
 }
 
@@ -151,11 +221,11 @@ function draw(result, setup) {
   }
   for (const o of setup.outages) last = Math.max(last, Math.ceil(o.to / tickS));
   const total = Math.max(...lanes.map((l) => l.served.length));
-  const shown = setup.window > 0
-    ? Math.min(total, Math.max(1, Math.ceil(setup.window / tickS - 1e-9)))
-    : Math.min(total, Math.max(10, Math.ceil((last + 1) * 1.08)));
+  const shown = setup.shown ?? Math.min(total, Math.max(10, Math.ceil((last + 1) * 1.08)));
+  const fast = (l, k) => l.failed_fast?.[k] ?? 0;
+  const anyFast = lanes.some((l) => l.failed_fast?.length);
   let peak = setup.capacity;
-  for (const l of lanes) for (let k = 0; k < shown; k++) peak = Math.max(peak, l.served[k] + l.rejected[k]);
+  for (const l of lanes) for (let k = 0; k < shown; k++) peak = Math.max(peak, (l.served[k] ?? 0) + (l.rejected[k] ?? 0) + fast(l, k));
   const top = tidy(peak);
   const bar = (RIGHT - LEFT) / shown;
   const height = LEGEND + lanes.length * (LABEL + LANE + GAP) + AXIS;
@@ -175,6 +245,11 @@ function draw(result, setup) {
   el("line", { class: "capacity", x1: LEFT + 199, x2: LEFT + 215, y1: 14, y2: 14,
     stroke: "currentColor", "stroke-dasharray": "6 4", "stroke-width": 1.5 }, legend);
   text("capacity", { x: LEFT + 220, y: 18.5 }, legend);
+  if (anyFast) {
+    el("rect", { class: "failed-fast", x: LEFT + 290, y: 8, width: 12, height: 12, fill: "#f6f8fa",
+      stroke: "#59636e", "stroke-dasharray": "1.5 1.5" }, legend);
+    text("failed fast", { x: LEFT + 307, y: 18.5 }, legend);
+  }
 
   const seconds = shown * tickS;
   const step = tidy(seconds / 6);
@@ -195,11 +270,13 @@ function draw(result, setup) {
     const served = el("g", { class: "served", fill: "#1a7f37" }, g);
     const rejected = el("g", { class: bar >= 6 ? "rejected outlined" : "rejected",
       fill: "url(#pg-hatch)", stroke: bar >= 6 ? "#cf222e" : "none" }, g);
+    const failed = el("g", { class: "failed-fast", fill: "#f6f8fa", stroke: "#59636e",
+      "stroke-width": 0.5, "stroke-dasharray": "1.5 1.5" }, g);
     const capY = round(y0 + LANE - (setup.capacity / top) * LANE);
     el("line", { class: "capacity", x1: LEFT, x2: RIGHT, y1: capY, y2: capY, stroke: "currentColor",
       "stroke-dasharray": "6 4", "stroke-width": 1.5 }, g);
     el("line", { class: "axis", x1: LEFT, x2: RIGHT, y1: y0 + LANE, y2: y0 + LANE, stroke: "currentColor" }, g);
-    return { y0, served, rejected, lane: l };
+    return { y0, served, rejected, failed, lane: l };
   });
   const axisY = LEGEND + lanes.length * (LABEL + LANE + GAP);
   for (let s = 0; s <= seconds + 1e-9; s += step) {
@@ -212,12 +289,13 @@ function draw(result, setup) {
   let drawn = 0;
   const drawUpTo = (k) => {
     for (; drawn < k; drawn++) {
-      for (const { y0, served, rejected, lane } of groups) {
-        const s = lane.served[drawn], r = lane.rejected[drawn];
+      for (const { y0, served, rejected, failed, lane } of groups) {
+        const s = lane.served[drawn] ?? 0, r = lane.rejected[drawn] ?? 0, f = fast(lane, drawn);
         const bx = round(LEFT + drawn * bar), bw = round(Math.max(bar - (bar >= 3 ? 1 : 0), 0.5));
-        const hs = (s / top) * LANE, hr = (r / top) * LANE;
+        const hs = (s / top) * LANE, hr = (r / top) * LANE, hf = (f / top) * LANE;
         if (s) el("rect", { x: bx, y: round(y0 + LANE - hs), width: bw, height: round(hs) }, served);
         if (r) el("rect", { x: bx, y: round(y0 + LANE - hs - hr), width: bw, height: round(hr) }, rejected);
+        if (f) el("rect", { x: bx, y: round(y0 + LANE - hs - hr - hf), width: bw, height: round(hf) }, failed);
       }
     }
     clock.textContent = `t = ${(drawn * tickS).toFixed(1)} s`;
@@ -251,29 +329,112 @@ function animate(chart, done) {
 
 // ---- The results table, as the site's figures show it ------------------------------
 const thousands = (n) => Math.round(n).toLocaleString("en-US");
+// `x` with `d` decimals as the site's Rust writes it: an exact tie goes to the even
+// digit, where toFixed goes up (1.125 is "1.12" there).
+const fixed = (x, d) => {
+  const exact = x.toFixed(100);
+  const cut = exact.indexOf(".") + d + (d > 0 ? 1 : 0);
+  const tie = /^50*$/.test(exact.slice(exact.indexOf(".") + 1 + d));
+  return tie && Number(exact[cut - 1]) % 2 === 0 ? exact.slice(0, cut) : x.toFixed(d);
+};
+// Two decimals and thousands separators, as the site's "calls per client".
+const perClient = (n) => {
+  const [whole, hundredths] = fixed(n, 2).split(".");
+  return `${thousands(Number(whole))}.${hundredths}`;
+};
 const cell = (s, f = thousands) =>
   s.p5 === s.p95 ? f(s.median) : `${f(s.median)} <span class="range">(${f(s.p5)}–${f(s.p95)})</span>`;
-const secs = (n) => `${n.toFixed(1)}&nbsp;s`;
+const secs = (n) => `${fixed(n, 1)}&nbsp;s`;
+
+// A rate as the site writes it from thousandths per second: rounded half up.
+const perSecond = (n) => {
+  const tenths = Math.floor((Math.round(n * 1000) + 50) / 100);
+  return `${thousands(Math.floor(tenths / 10))}.${tenths % 10}`;
+};
 
 function table(result) {
   const head = ["calls", "calls per client", "served", "gave up", "still retrying", "done at"];
+  const first = result.strategies[0] ?? {};
+  // The columns of a scenario beyond the closed crowd, as the site's tables have them.
+  const extra = [
+    ["denied", "denied by the budget", (s) => cell(s.denied)],
+    ["failed_fast", "failed fast", (s) => cell(s.failed_fast)],
+    ["goodput_per_s", "goodput per second", (s) => cell(s.goodput_per_s, perSecond)],
+    ["recovery_s", "recovery", (s) => {
+      const r = s.recovery_s;
+      if (!r) return "never";
+      let text = r.p5 === r.p95 ? secs(r.median)
+        : `${secs(r.median)} <span class="range">(${fixed(r.p5, 1)}–${secs(r.p95)})</span>`;
+      if (s.recovered_runs < result.runs) text += `, in ${thousands(s.recovered_runs)} of ${thousands(result.runs)} runs`;
+      return text;
+    }],
+  ].filter(([key]) => key in first);
+  head.push(...extra.map(([, title]) => title));
   const rows = result.strategies.map((s) => {
     let done = "never";
     if (s.done_at_s) {
       const d = s.done_at_s;
       done = d.p5 === d.p95 ? secs(d.median)
-        : `${secs(d.median)} <span class="range">(${d.p5.toFixed(1)}–${secs(d.p95)})</span>`;
+        : `${secs(d.median)} <span class="range">(${fixed(d.p5, 1)}–${secs(d.p95)})</span>`;
       if (s.finished_runs < result.runs) done += `, in ${thousands(s.finished_runs)} of ${thousands(result.runs)} runs`;
     }
-    const cells = [cell(s.calls), cell(s.calls_per_client, (n) => n.toFixed(2)), cell(s.served),
-      cell(s.gave_up), cell(s.still_retrying), done];
+    const cells = [cell(s.calls), cell(s.calls_per_client, perClient), cell(s.served),
+      cell(s.gave_up), cell(s.still_retrying), done, ...extra.map(([, , show]) => show(s))];
     return `<tr><th scope="row">${s.strategy}</th>${cells.map((c) => `<td class="num">${c}</td>`).join("")}</tr>`;
   });
-  const captionText = result.runs === 1 ? `Results of 1 run (seed ${result.seed})`
-    : `Results over ${thousands(result.runs)} runs: median, with the 5th–95th percentile in brackets`;
+  const id = escapeHtml(result.id);
+  const captionText = result.runs === 1 ? `Results of ${id}, one run`
+    : `Results of ${id} over ${thousands(result.runs)} runs: median, with the 5th–95th percentile in brackets`;
   return `<table class="sim-results"><caption>${captionText}</caption><thead><tr><th scope="col">strategy</th>` +
     head.map((h) => `<th scope="col" class="num">${h}</th>`).join("") +
     `</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+// ---- The chart's data, as the site's figures give it ------------------------------
+// Integer microseconds throughout, as the site's Rust counts them.
+const SECOND = 1e6;
+const micros = (text) => Math.round(secondsOf(text) * SECOND);
+const decimalsFor = (step) => [0, 1, 2, 3, 4, 5].find((d) => step % 10 ** (6 - d) === 0) ?? 6;
+const secondsFixed = (us, decimals) => {
+  const d = Math.min(decimals, 6);
+  if (d === 0) return String(Math.floor((us + SECOND / 2) / SECOND));
+  const unit = 10 ** (6 - d);
+  let whole = Math.floor(us / SECOND);
+  let frac = Math.floor(((us % SECOND) + unit / 2) / unit);
+  if (frac === 10 ** d) { whole += 1; frac = 0; }
+  return `${whole}.${String(frac).padStart(d, "0")}`;
+};
+const durationText = (us) => us >= 60 * SECOND && us % (60 * SECOND) === 0 ? `${us / (60 * SECOND)} min`
+  : us >= SECOND ? `${secondsFixed(us, decimalsFor(us))} s`
+  : us >= 1000 && us % 1000 === 0 ? `${us / 1000} ms` : `${us} µs`;
+
+// The ticks a chart of `window` µs shows: the window in whole ticks, within the run.
+function ticksShown(result, tick, horizon, window) {
+  const lanes = Math.max(0, ...result.strategies.map((s) => s.lanes.served.length));
+  const all = Math.max(Math.floor(horizon / tick), lanes, 1);
+  return Math.min(Math.max(Math.ceil(window / tick), 1), all);
+}
+
+function tickTable(result, tick, shown) {
+  const fast = result.strategies.some((s) => "failed_fast" in s);
+  const decimals = Math.max(decimalsFor(tick), 1);
+  const names = result.strategies.map((s) =>
+    `<th scope="colgroup" colspan="${fast ? 3 : 2}">${escapeHtml(s.strategy)}</th>`).join("");
+  const kinds = result.strategies.map(() => '<th scope="col" class="num">served</th>' +
+    '<th scope="col" class="num">turned away</th>' + (fast ? '<th scope="col" class="num">failed fast</th>' : "")).join("");
+  const rows = [];
+  for (let k = 0; k < shown; k++) {
+    const row = result.strategies.map(({ lanes: l }) =>
+      [l.served[k] ?? 0, l.rejected[k] ?? 0, l.failed_fast?.[k] ?? 0]);
+    if (row.every(([s, r, f]) => s === 0 && r === 0 && f === 0)) continue;
+    const cells = row.map(([s, r, f]) => `<td class="num">${thousands(s)}</td><td class="num">${thousands(r)}</td>` +
+      (fast ? `<td class="num">${thousands(f)}</td>` : "")).join("");
+    rows.push(`<tr><th scope="row" class="num">${secondsFixed(k * tick, decimals)}</th>${cells}</tr>`);
+  }
+  return `<table class="sim-ticks"><caption>Calls per tick in the first ${durationText(shown * tick)}, ` +
+    "one run per strategy as in the chart; ticks in which no strategy saw a call are left out</caption>" +
+    `<thead><tr><th scope="col" rowspan="2" class="num">time (s)</th>${names}</tr><tr>${kinds}</tr></thead>` +
+    `<tbody>${rows.join("")}</tbody></table>`;
 }
 
 // ---- Wiring --------------------------------------------------------------------------
@@ -286,42 +447,59 @@ const secondsOf = (text) => {
 };
 
 function run() {
-  const { yaml, fieldOf } = toYaml();
-  yamlBox.textContent = yaml;
-  const address = `${location.pathname}?s=${toBase64url(yaml)}`;
+  let yaml = yamlBox.value;
+  let fieldOf = null;
+  if (!fromYaml) {
+    ({ yaml, fieldOf } = toYaml());
+    yamlBox.value = yaml;
+  }
+  const address = `${location.pathname}?s=${toBase64url(yaml)}` +
+    (linkWindow && !windowOf(yaml) ? `&w=${encodeURIComponent(linkWindow)}` : "");
   history.replaceState(null, "", address);
   share.href = address;
   const started = performance.now();
   const answer = JSON.parse(engine.run(yaml));
   const ms = performance.now() - started;
   if (answer.errors) {
-    showErrors(answer.errors, fieldOf);
+    if (fromYaml) showYamlErrors(answer.errors, yaml);
+    else showErrors(answer.errors, fieldOf);
     status.textContent = "The scenario has a mistake; nothing was run.";
+    // The reader's attention goes to what is wrong; the message names the field.
+    errorsBox.focus();
     return;
   }
-  showErrors([], null);
+  showYamlErrors([], yaml);
+  const settings = JSON.parse(engine.settings(yaml));
+  if (fromYaml) {
+    const plain = settingsOf(yaml, DEFAULTS) !== null;
+    fill(settings, yaml);
+    formUsable(plain);
+  }
   const runs = answer.runs * answer.strategies.length;
   status.textContent = `${thousands(runs)} run${runs === 1 ? "" : "s"} computed in ${Math.round(ms)} ms, in your browser.`;
   status.dataset.ms = ms.toFixed(1);
-  const outages = [];
-  if (field("outage_to").value.trim()) {
-    outages.push({ from: secondsOf(field("outage_from").value || "0s"), to: secondsOf(field("outage_to").value) });
-  }
-  outages.push(...kept.outages.map((o) => ({ from: secondsOf(o.from), to: secondsOf(o.to) })));
+  const outages = settings.server.outages.map((o) => ({ from: secondsOf(o.from), to: secondsOf(o.to) }));
   figure.hidden = false;
   resultsBox.hidden = true;
-  const chart = draw(answer, { capacity: Number(field("capacity").value), outages,
-    window: secondsOf(field("window").value) });
+  ticksDetails.hidden = true;
+  // The figure's window: the scenario's own, or the one its article's figure showed.
+  const tickUs = micros(settings.server.tick);
+  const windowText = windowOf(yaml) || linkWindow;
+  const shownTicks = windowText
+    ? ticksShown(answer, tickUs, micros(settings.horizon), micros(windowText)) : null;
+  const chart = draw(answer, { capacity: Number(settings.server.capacity), outages, shown: shownTicks });
   if (figure.getBoundingClientRect().top > innerHeight * 0.7) {
     figure.scrollIntoView({ block: "start", behavior: "smooth" });
   }
-  const tick = field("tick").value.trim().replace(/^([0-9.]+)\s*/, "$1 ");
-  caption.textContent = `Calls per ${tick} tick, one lane per strategy: its typical run ` +
+  const tick = settings.server.tick.replace(/^([0-9.]+)\s*/, "$1 ");
+  caption.textContent = captionOf(yaml) ?? (`Calls per ${tick} tick, one lane per strategy: its typical run ` +
     "(the first whose number of calls is the median)." +
-    (outages.length ? " Grey: the server is down." : "");
+    (outages.length ? " Grey: the server is down." : ""));
+  ticksBox.innerHTML = tickTable(answer, tickUs, chart.shown);
   animate(chart, () => {
     resultsBox.innerHTML = table(answer);
     resultsBox.hidden = false;
+    ticksDetails.hidden = false;
   });
 }
 
@@ -329,10 +507,42 @@ form.addEventListener("submit", (event) => {
   event.preventDefault();
   if (engine) run();
 });
+// Touching the form makes it the scenario's writer; the editor shows what it writes.
+form.addEventListener("input", () => {
+  fromYaml = false;
+  yamlBox.value = toYaml().yaml;
+  yamlBox.removeAttribute("aria-invalid");
+});
+yamlBox.addEventListener("input", () => { fromYaml = true; });
+// Ctrl+Enter (or ⌘+Enter) in the editor runs it, as Run does.
+yamlBox.addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    form.requestSubmit();
+  }
+});
 endButton.addEventListener("click", () => animation?.finish());
 
+// Without the engine nothing can run: the form goes, so no control is left that does
+// nothing, and the scenario stays readable as YAML for a `sim` block or `retrylab sim`.
+function unavailable(error) {
+  form.hidden = true;
+  const p = document.createElement("p");
+  p.id = "pg-unavailable";
+  p.textContent = `The playground's engine could not be loaded (${error.message}), so ` +
+    "nothing can run here. The scenario is below as YAML: it runs in a sim block of an " +
+    "article, or with retrylab sim FILE.";
+  errorsBox.replaceChildren(p);
+  yamlDetails.open = true;
+  yamlBox.readOnly = true;
+  errorsBox.focus();
+}
+
 async function start() {
-  const shared = new URLSearchParams(location.search).get("s");
+  const params = new URLSearchParams(location.search);
+  const shared = params.get("s");
+  // Only a duration: anything else would reach the YAML the form writes.
+  if (/^[0-9.]+(us|µs|ms|s|m|h)$/.test(params.get("w") ?? "")) linkWindow = params.get("w");
   let yaml = START;
   if (shared) {
     try {
@@ -341,8 +551,15 @@ async function start() {
       errorsBox.textContent = "The address does not hold a readable scenario; here is the crowd instead.";
     }
   }
-  yamlBox.textContent = yaml;
+  yamlBox.value = yaml;
   share.href = location.pathname + location.search;
+  // The form shows the scenario at once when it is plain enough to read here; the
+  // engine fills it (again) when it has loaded, unless the reader has begun to edit.
+  const early = settingsOf(yaml, DEFAULTS);
+  if (early) fill(early, yaml);
+  performance.mark("playground-form");
+  let edited = false;
+  form.addEventListener("input", () => { edited = true; }, { once: true });
   try {
     const response = await fetch(root.dataset.module);
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
@@ -351,20 +568,25 @@ async function start() {
     engine = await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
     performance.mark("playground-engine");
   } catch (error) {
-    status.textContent = `The engine could not be loaded (${error.message}). ` +
-      "If you built this site yourself, run scripts/build-wasm.sh, then build it again.";
+    unavailable(error);
     return;
   }
   const settings = JSON.parse(engine.settings(yaml));
-  if (settings.errors) {
-    showErrors(settings.errors, null);
-    fill(JSON.parse(engine.settings(START)));
-  } else {
-    fill(settings);
-    field("window").value = windowOf(yaml);
+  // Values the reader has begun to type stay as they are; Run checks them.
+  if (!edited && settings.errors) {
+    // The editor keeps the scenario with its mistake, shown at its line; the form
+    // offers the crowd, and writes the scenario once it is touched.
+    showYamlErrors(settings.errors, yaml);
+    fill(JSON.parse(engine.settings(START)), START);
+    yamlDetails.open = true;
+  }
+  let ready = "Change anything, then press Run.";
+  if (!edited && !settings.errors) {
+    fill(settings, yaml);
+    ready = formUsable(early !== null);
   }
   runButton.disabled = false;
-  status.textContent = "Change anything, then press Run.";
+  status.textContent = ready;
   performance.mark("playground-ready");
 }
 
