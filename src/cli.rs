@@ -207,7 +207,12 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
                 .collect(),
         )
     })?;
+    let progress = crate::site::progress::Progress::start(
+        std::io::stderr().is_terminal(),
+        format!("simulating {name}…"),
+    );
     let result = run_scenario(&scenario);
+    drop(progress);
     Ok(if args.json {
         report::json(&result, args.lanes) + "\n"
     } else {

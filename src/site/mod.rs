@@ -12,6 +12,7 @@ mod meta;
 pub mod output;
 pub mod page;
 pub mod playground;
+pub mod progress;
 pub mod render;
 pub mod scaffold;
 pub mod serve;
@@ -38,6 +39,7 @@ use cache::Cache;
 use config::Config;
 use output::{Place, Staging};
 use page::Page;
+use progress::Progress;
 use render::Rendered;
 
 /// What `build` and `check` are asked to do.
@@ -214,7 +216,12 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         .flat_map(|p| p.blocks.iter().flat_map(Block::scenarios))
         .collect();
     let cache = Cache::new(root);
-    let progress = Progress::start(options.progress, cache.missing(&scenarios));
+    let missing = cache.missing(&scenarios);
+    let s = if missing == 1 { "" } else { "s" };
+    let progress = Progress::start(
+        options.progress && missing > 0,
+        format!("simulating {missing} scenario{s}…"),
+    );
     let (results, stats) = cache.run_all(&scenarios);
     drop(progress);
     let playground = playground::address(&pages, &config);
@@ -274,45 +281,6 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         elapsed: started.elapsed(),
         output: config.output.clone(),
     })
-}
-
-/// A line on stderr while scenarios are simulated, erased when done. It names what is
-/// simulated at once and, from the first second on, counts the seconds, so that a long
-/// simulation never looks like a hung build.
-struct Progress(Option<(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>)>);
-
-impl Progress {
-    fn start(enabled: bool, scenarios: usize) -> Progress {
-        if !enabled || scenarios == 0 {
-            return Progress(None);
-        }
-        let s = if scenarios == 1 { "" } else { "s" };
-        let line = format!("simulating {scenarios} scenario{s}…");
-        eprint!("{line}\r");
-        let (stop, stopped) = std::sync::mpsc::channel::<()>();
-        let ticker = std::thread::spawn(move || {
-            let started = Instant::now();
-            // Until the sender is dropped (or sends): a line a second meanwhile.
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
-                stopped.recv_timeout(Duration::from_secs(1))
-            {
-                eprint!("\r\x1b[2K{line} {} s\r", started.elapsed().as_secs());
-            }
-        });
-        Progress(Some((stop, ticker)))
-    }
-}
-
-impl Drop for Progress {
-    fn drop(&mut self) {
-        if let Some((stop, ticker)) = self.0.take() {
-            drop(stop);
-            // The ticker only prints; if it panicked there is nothing left to clear up.
-            let _ = ticker.join();
-            // Clears the line, so that the summary prints on a clean one.
-            eprint!("\r\x1b[2K");
-        }
-    }
 }
 
 /// The files a host and a feed reader look for: the sitemap, the Atom feed,
