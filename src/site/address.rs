@@ -39,7 +39,9 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (feeds::SITEMAP, "the sitemap"),
     ("style.css", "the stylesheet"),
     ("playground.js", "the playground's loader"),
+    ("playground-yaml.js", "the playground's reader of scenarios"),
     ("playground-page.js", "the playground's script"),
+    (playground::DEFAULTS_SCRIPT, "the playground's defaults"),
     (playground::MODULE, "the playground's engine"),
     (output::MARKER, "the mark of a folder that retrylab built"),
 ];
