@@ -4,7 +4,8 @@
 //! lane of scenario `crowd`; `{{ crowd.full-jitter.calls.p95 }}` its 95th percentile;
 //! `{{ crowd.clients }}` a setting of the scenario; `{{ crowd.fixed.served | percent }}`
 //! a share. See [`FIELDS`], [`SETTINGS`] and [`FORMATS`] for every name.
-//! References inside code are left alone, and so is `\{{`.
+//! References inside code are left alone, and so is `\{{`; `\\{{` is a backslash and
+//! a reference.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -13,6 +14,8 @@ use crate::engine::units::{Micros, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
 use crate::format::{per_second_milli, seconds, seconds_number, thousands};
 use crate::suggest::closest;
+
+mod links;
 
 /// The totals a strategy can be quoted by, with what they mean.
 pub const FIELDS: &[(&str, &str)] = &[
@@ -134,13 +137,21 @@ pub struct Reference {
 }
 
 /// Finds every `{{ … }}` outside the `code` ranges (sorted). Malformed ones are errors.
+///
+/// A `{{` after an odd number of backslashes is escaped and stays as it is written;
+/// after an even number, the backslashes are text of their own and the reference is
+/// read. In a link's address or label, where nothing is replaced, text that is not a
+/// reference path stays as it is (`[api](https://h/items/{{id}})`) and a reference path
+/// is an error. The `|` before a format may be written `\|`, as a table cell needs.
 pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, ReferenceError>> {
+    let links = links::link_parts(text);
     let mut out = Vec::new();
     let mut from = 0;
     // The code ranges come in order of their starts and so do the `{{`: one pass over
     // both, keeping the furthest end of the ranges begun so far (a page with many code
-    // spans and many braces stays linear).
+    // spans and many braces stays linear). The link parts likewise.
     let (mut next_code, mut code_end) = (0, 0);
+    let (mut next_link, mut link): (usize, Option<(Range<usize>, links::Part)>) = (0, None);
     while let Some(found) = text[from..].find("{{") {
         let start = from + found;
         from = start + 2;
@@ -148,22 +159,41 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
             code_end = code_end.max(r.end);
             next_code += 1;
         }
-        if start < code_end || text[..start].ends_with('\\') {
+        while let Some(part) = links.get(next_link).filter(|(r, _)| r.start <= start) {
+            if link.as_ref().is_none_or(|(r, _)| r.end < part.0.end) {
+                link = Some(part.clone());
+            }
+            next_link += 1;
+        }
+        let backslashes = text[..start].len() - text[..start].trim_end_matches('\\').len();
+        if start < code_end || backslashes % 2 == 1 {
             continue;
         }
+        let in_link = link
+            .as_ref()
+            .filter(|(r, _)| start < r.end)
+            .map(|(r, part)| (r.end, *part));
         let Some(len) = text[start..].find("}}") else {
+            if in_link.is_some() {
+                continue;
+            }
             out.push(Err(ReferenceError {
                 range: start..start + 2,
                 message: "this reference is not closed: expected `}}`".to_string(),
-                help: None,
+                help: Some(ESCAPE_HELP.to_string()),
             }));
             break;
         };
         let end = start + len + 2;
         let inner = &text[start + 2..end - 2];
-        from = end;
         let (path, format) = match inner.split_once('|') {
-            Some((p, f)) => (p.trim(), Some(f.trim().to_string())),
+            Some((p, f)) => {
+                let p = p.trim_end();
+                (
+                    p.strip_suffix('\\').unwrap_or(p).trim(),
+                    Some(f.trim().to_string()),
+                )
+            }
             None => (inner.trim(), None),
         };
         let segments: Vec<String> = path.split('.').map(str::to_string).collect();
@@ -174,14 +204,42 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
                     && s.chars()
                         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
             });
+        if let Some((link_end, part)) = in_link {
+            // Syntax, not prose: only a reference path is worth a word, and it is never
+            // replaced there.
+            if well_formed && end <= link_end {
+                from = end;
+                out.push(Err(ReferenceError {
+                    range: start..end,
+                    message: match part {
+                        links::Part::Address => format!(
+                            "`{{{{{inner}}}}}` stands in a link's address, where references are not replaced"
+                        ),
+                        links::Part::Label => format!(
+                            "`{{{{{inner}}}}}` stands in a link's label, where references are not replaced"
+                        ),
+                    },
+                    help: Some(match part {
+                        links::Part::Address => {
+                            "write the address in full; a reference can stand in the link's text or title"
+                                .to_string()
+                        }
+                        links::Part::Label => {
+                            "name the link with a label of plain words".to_string()
+                        }
+                    }),
+                }));
+            }
+            continue;
+        }
+        from = end;
         if !well_formed {
             out.push(Err(ReferenceError {
                 range: start..end,
                 message: format!("`{{{{{inner}}}}}` is not a reference"),
-                help: Some(
-                    "a reference reads `{{ scenario.strategy.field }}` or `{{ scenario.setting }}`"
-                        .to_string(),
-                ),
+                help: Some(format!(
+                    "a reference reads `{{{{ scenario.strategy.field }}}}` or `{{{{ scenario.setting }}}}`; {ESCAPE_HELP}"
+                )),
             }));
             continue;
         }
@@ -193,6 +251,9 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
     }
     out
 }
+
+/// How to write `{{` that is not a reference, for every error about one.
+const ESCAPE_HELP: &str = "to write `{{` as it is, write `\\{{`";
 
 fn did_you_mean<'a>(
     name: &str,
@@ -599,6 +660,46 @@ mod tests {
         let raw = find("{{ crowd.clients }}", &[]).remove(0).unwrap();
         let r = check(&raw, &scenarios).unwrap();
         assert_eq!(render(&r, &scenarios["crowd"], &result).unwrap(), "100");
+    }
+
+    #[test]
+    fn an_escape_is_an_odd_number_of_backslashes() {
+        let starts = |text: &str| -> Vec<(usize, usize)> {
+            find(text, &[])
+                .into_iter()
+                .map(|f| f.map_or_else(|e| e.range, |r| r.range))
+                .map(|r| (r.start, r.end))
+                .collect()
+        };
+        assert_eq!(starts("\\{{ a.b }} {{ a.b }}"), [(11, 20)]);
+        assert_eq!(starts("\\\\{{ a.b }}"), [(2, 11)]);
+        assert_eq!(starts("\\\\\\{{ a.b }}"), []);
+        assert_eq!(starts("\\{{{ a.b }}"), []);
+    }
+
+    #[test]
+    fn a_format_may_follow_an_escaped_pipe() {
+        let raw = find("{{ crowd.fixed.served \\| percent }}", &[])
+            .remove(0)
+            .unwrap();
+        assert_eq!(raw.path, ["crowd", "fixed", "served"]);
+        assert_eq!(raw.format.as_deref(), Some("percent"));
+        assert_eq!(quote("{{crowd.fixed.served\\|percent}}").unwrap(), "100%");
+    }
+
+    #[test]
+    fn in_an_address_only_a_reference_path_is_an_error() {
+        let found = find(
+            "[a](https://h/{{id}}) <https://h/{{x}}> [b](/c/{{a.b}})",
+            &[],
+        );
+        assert_eq!(found.len(), 1);
+        let e = found[0].as_ref().unwrap_err();
+        assert_eq!(e.range, 47..54);
+        assert_eq!(
+            e.message,
+            "`{{a.b}}` stands in a link's address, where references are not replaced"
+        );
     }
 
     #[test]

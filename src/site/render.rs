@@ -67,7 +67,16 @@ pub struct Context<'a> {
 }
 
 /// Renders a page body.
+///
+/// Each reference is resolved at its own place: before the Markdown is read, its source
+/// range is replaced by a token that no Markdown rule touches (no punctuation that smart
+/// quotes, dashes, emphasis or a table's `|` would act on, and a space, so that it never
+/// makes an address of the text around it), and the token becomes the value in the text
+/// and titles the parser gives back. So typography never rewrites a reference, a `|` in
+/// one does not split a table cell, and text that is not a reference is never touched.
 pub fn render(body: &str, cx: &Context) -> Rendered {
+    let tokens = Tokens::new(body, cx.values);
+    let source = tokens.source.as_str();
     let mut out = Rendered::default();
     let mut events: Vec<Event> = Vec::new();
     let mut figure = 0;
@@ -78,10 +87,11 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     let mut pending_text: Option<(String, Range<usize>)> = None;
     let mut used_ids: BTreeMap<String, usize> = BTreeMap::new();
 
-    let parser = Parser::new_ext(body, markdown_options()).into_offset_iter();
+    let parser = Parser::new_ext(source, markdown_options()).into_offset_iter();
     let mut stream: Vec<(Event, Range<usize>)> = Vec::new();
-    // Merge runs of text, so that a reference split by the parser is seen whole.
+    // Merge runs of text, so that a token split by the parser is seen whole.
     for (event, range) in parser {
+        let range = tokens.original(range);
         match event {
             Event::Text(text) => match pending_text.as_mut() {
                 Some((t, r)) => {
@@ -126,7 +136,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
             }
             Event::Text(text) if code.is_some() => {
                 if let Some((_, collected)) = code.as_mut() {
-                    collected.push_str(&text);
+                    collected.push_str(&tokens.restore(&text));
                 }
                 continue;
             }
@@ -134,9 +144,12 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
                 let (language, text) = code.take().unwrap_or_default();
                 Event::Html(CowStr::from(code_block(&language, &text)))
             }
-            Event::Text(text) if !cx.values.is_empty() => {
-                Event::Text(CowStr::from(substitute(&text, &range, body, cx.values)))
-            }
+            Event::Text(text) => Event::Text(tokens.fill(text)),
+            // Code and HTML are written as they are: should a token land there, it is the
+            // reference's own text again.
+            Event::Code(text) => Event::Code(tokens.restore(&text)),
+            Event::Html(text) => Event::Html(tokens.restore(&text)),
+            Event::InlineHtml(text) => Event::InlineHtml(tokens.restore(&text)),
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
@@ -144,8 +157,8 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
                 id,
             }) => Event::Start(Tag::Link {
                 link_type,
-                dest_url: CowStr::from(link(&dest_url, &range, cx, &mut out)),
-                title,
+                dest_url: CowStr::from(link(&tokens.restore(&dest_url), &range, cx, &mut out)),
+                title: tokens.fill(title),
                 id,
             }),
             Event::Start(Tag::Image {
@@ -155,8 +168,8 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
                 id,
             }) => Event::Start(Tag::Image {
                 link_type,
-                dest_url: CowStr::from(rooted(&dest_url, cx.base_path)),
-                title,
+                dest_url: CowStr::from(rooted(&tokens.restore(&dest_url), cx.base_path)),
+                title: tokens.fill(title),
                 id,
             }),
             other => other,
@@ -180,6 +193,129 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     out
 }
 
+/// A page's body with each reference replaced by a token, and the way back.
+///
+/// A token is `{`, a mark, the reference's number, a space, the mark and `}`: braces at
+/// its ends as the reference has, so that the emphasis and quotes around it are read as
+/// around the reference. The mark is a private-use character that the page does not
+/// hold, so no text of the author's is ever taken for a token.
+struct Tokens<'a> {
+    /// The body as the Markdown parser reads it.
+    source: String,
+    /// The body as written.
+    body: &'a str,
+    /// The mark, or `None` when the page has no reference.
+    mark: Option<char>,
+    /// Each reference's range in the body, with its value.
+    values: &'a [(Range<usize>, String)],
+    /// Each token's range in `source`, in order, with the number of its reference.
+    spans: Vec<(Range<usize>, usize)>,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(body: &'a str, values: &'a [(Range<usize>, String)]) -> Self {
+        let mark = (!values.is_empty())
+            .then(|| {
+                // The private-use areas: a page would need over half a megabyte of
+                // nothing but them to hold every one.
+                ('\u{e000}'..='\u{f8ff}')
+                    .chain('\u{f0000}'..='\u{ffffd}')
+                    .chain('\u{100000}'..='\u{10fffd}')
+                    .find(|c| !body.contains(*c))
+            })
+            .flatten();
+        let mut tokens = Tokens {
+            source: String::new(),
+            body,
+            mark,
+            values,
+            spans: Vec::new(),
+        };
+        let Some(mark) = mark else {
+            tokens.source = body.to_string();
+            return tokens;
+        };
+        let mut order: Vec<usize> = (0..values.len()).collect();
+        order.sort_by_key(|&i| values[i].0.start);
+        let mut at = 0;
+        for i in order {
+            let range = &values[i].0;
+            if range.start < at || body.get(range.clone()).is_none() {
+                continue;
+            }
+            tokens.source.push_str(&body[at..range.start]);
+            let start = tokens.source.len();
+            tokens.source.push_str(&format!("{{{mark}{i} {mark}}}"));
+            tokens.spans.push((start..tokens.source.len(), i));
+            at = range.end;
+        }
+        tokens.source.push_str(&body[at..]);
+        tokens
+    }
+
+    /// The offset in the body of `offset` in the source: a place inside a token is the
+    /// start of its reference.
+    fn offset(&self, offset: usize) -> usize {
+        let before = self.spans.partition_point(|(span, _)| span.start <= offset);
+        let Some((span, i)) = before.checked_sub(1).map(|k| &self.spans[k]) else {
+            return offset;
+        };
+        let reference = &self.values[*i].0;
+        if offset < span.end {
+            reference.start
+        } else {
+            offset - span.end + reference.end
+        }
+    }
+
+    /// A range of the source as a range of the body.
+    fn original(&self, range: Range<usize>) -> Range<usize> {
+        self.offset(range.start)..self.offset(range.end)
+    }
+
+    /// `text` with each token replaced by what `with` gives for its reference.
+    fn replace<'t>(&self, text: CowStr<'t>, with: impl Fn(usize) -> &'a str) -> CowStr<'t> {
+        let Some(mark) = self.mark.filter(|m| text.contains(*m)) else {
+            return text;
+        };
+        let open = format!("{{{mark}");
+        let mut out = String::new();
+        let mut rest: &str = &text;
+        while let Some(at) = rest.find(&open) {
+            let after = &rest[at + open.len()..];
+            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let close = format!(" {mark}}}");
+            let number = after[..digits]
+                .parse::<usize>()
+                .ok()
+                .filter(|i| *i < self.values.len());
+            match number {
+                Some(i) if after[digits..].starts_with(&close) => {
+                    out.push_str(&rest[..at]);
+                    out.push_str(with(i));
+                    rest = &after[digits + close.len()..];
+                }
+                _ => {
+                    out.push_str(&rest[..at + open.len()]);
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        CowStr::from(out)
+    }
+
+    /// `text` with each token replaced by its reference's value.
+    fn fill<'t>(&self, text: CowStr<'t>) -> CowStr<'t> {
+        self.replace(text, |i| self.values[i].1.as_str())
+    }
+
+    /// `text` with each token replaced by its reference as written.
+    fn restore<'t>(&self, text: &CowStr<'t>) -> CowStr<'t> {
+        self.replace(text.clone(), |i| &self.body[self.values[i].0.clone()])
+    }
+}
+
 /// A fenced code block: highlighted when its language is known, plain otherwise.
 fn code_block(language: &str, text: &str) -> String {
     let class = escape(language);
@@ -192,22 +328,6 @@ fn code_block(language: &str, text: &str) -> String {
             escape(text)
         ),
     }
-}
-
-/// Replaces the references inside one run of text by their values.
-fn substitute(
-    text: &str,
-    range: &Range<usize>,
-    body: &str,
-    values: &[(Range<usize>, String)],
-) -> String {
-    let mut text = text.to_string();
-    for (r, value) in values {
-        if range.start <= r.start && r.end <= range.end {
-            text = text.replacen(&body[r.clone()], value, 1);
-        }
-    }
-    text
 }
 
 fn heading_html(

@@ -12,6 +12,7 @@ mod playground_module;
 mod properties;
 mod proportionate;
 mod publish;
+mod references;
 mod robust;
 mod scaffold;
 mod serve;
