@@ -216,7 +216,7 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
                             "`{{{{{inner}}}}}` stands in a link's address, where references are not replaced"
                         ),
                         links::Part::Label => format!(
-                            "`{{{{{inner}}}}}` stands in a link's label, where references are not replaced"
+                            "`{{{{{inner}}}}}` stands in a label, where references are not replaced"
                         ),
                     },
                     help: Some(match part {
@@ -225,7 +225,7 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
                                 .to_string()
                         }
                         links::Part::Label => {
-                            "name the link with a label of plain words".to_string()
+                            "a label only names a link or a footnote: write it in plain words".to_string()
                         }
                     }),
                 }));

@@ -150,6 +150,10 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
             Event::Code(text) => Event::Code(tokens.restore(&text)),
             Event::Html(text) => Event::Html(tokens.restore(&text)),
             Event::InlineHtml(text) => Event::InlineHtml(tokens.restore(&text)),
+            Event::FootnoteReference(label) => Event::FootnoteReference(tokens.restore(&label)),
+            Event::Start(Tag::FootnoteDefinition(label)) => {
+                Event::Start(Tag::FootnoteDefinition(tokens.restore(&label)))
+            }
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
@@ -197,15 +201,15 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
 ///
 /// A token is `{`, a mark, the reference's number, a space, the mark and `}`: braces at
 /// its ends as the reference has, so that the emphasis and quotes around it are read as
-/// around the reference. The mark is a private-use character that the page does not
-/// hold, so no text of the author's is ever taken for a token.
+/// around the reference. The mark is private-use text that the page does not hold, so
+/// no text of the author's is ever taken for a token.
 struct Tokens<'a> {
     /// The body as the Markdown parser reads it.
     source: String,
     /// The body as written.
     body: &'a str,
     /// The mark, or `None` when the page has no reference.
-    mark: Option<char>,
+    mark: Option<String>,
     /// Each reference's range in the body, with its value.
     values: &'a [(Range<usize>, String)],
     /// Each token's range in `source`, in order, with the number of its reference.
@@ -214,16 +218,7 @@ struct Tokens<'a> {
 
 impl<'a> Tokens<'a> {
     fn new(body: &'a str, values: &'a [(Range<usize>, String)]) -> Self {
-        let mark = (!values.is_empty())
-            .then(|| {
-                // The private-use areas: a page would need over half a megabyte of
-                // nothing but them to hold every one.
-                ('\u{e000}'..='\u{f8ff}')
-                    .chain('\u{f0000}'..='\u{ffffd}')
-                    .chain('\u{100000}'..='\u{10fffd}')
-                    .find(|c| !body.contains(*c))
-            })
-            .flatten();
+        let mark = (!values.is_empty()).then(|| unused_mark(body));
         let mut tokens = Tokens {
             source: String::new(),
             body,
@@ -231,7 +226,7 @@ impl<'a> Tokens<'a> {
             values,
             spans: Vec::new(),
         };
-        let Some(mark) = mark else {
+        let Some(mark) = tokens.mark.clone() else {
             tokens.source = body.to_string();
             return tokens;
         };
@@ -275,7 +270,7 @@ impl<'a> Tokens<'a> {
 
     /// `text` with each token replaced by what `with` gives for its reference.
     fn replace<'t>(&self, text: CowStr<'t>, with: impl Fn(usize) -> &'a str) -> CowStr<'t> {
-        let Some(mark) = self.mark.filter(|m| text.contains(*m)) else {
+        let Some(mark) = self.mark.as_deref().filter(|m| text.contains(m)) else {
             return text;
         };
         let open = format!("{{{mark}");
@@ -314,6 +309,28 @@ impl<'a> Tokens<'a> {
     fn restore<'t>(&self, text: &CowStr<'t>) -> CowStr<'t> {
         self.replace(text.clone(), |i| &self.body[self.values[i].0.clone()])
     }
+}
+
+/// The shortest run of private-use characters that `body` does not hold: one character
+/// for any page but one written to defeat it, two for that page (a page holds fewer
+/// runs than it has characters, so the first that is missing is found quickly).
+fn unused_mark(body: &str) -> String {
+    let private = || {
+        ('\u{e000}'..='\u{f8ff}')
+            .chain('\u{f0000}'..='\u{ffffd}')
+            .chain('\u{100000}'..='\u{10fffd}')
+    };
+    let chars: HashSet<char> = body.chars().collect();
+    if let Some(c) = private().find(|c| !chars.contains(c)) {
+        return c.to_string();
+    }
+    let text: Vec<char> = body.chars().collect();
+    let pairs: HashSet<(char, char)> = text.windows(2).map(|w| (w[0], w[1])).collect();
+    private()
+        .flat_map(|a| private().map(move |b| (a, b)))
+        .find(|pair| !pairs.contains(pair))
+        .map(|(a, b)| format!("{a}{b}"))
+        .expect("a page holds fewer pairs of characters than there are")
 }
 
 /// A fenced code block: highlighted when its language is known, plain otherwise.
@@ -517,6 +534,23 @@ mod tests {
         let end = body.find("}}").unwrap() + 2;
         let r = page(body, &[], &[(start..end, "1,947".to_string())]);
         assert_eq!(r.html, "<p>It made 1,947 calls.</p>\n");
+    }
+
+    #[test]
+    fn a_page_that_holds_every_private_use_character_still_gets_its_values() {
+        let every: String = ('\u{e000}'..='\u{f8ff}')
+            .chain('\u{f0000}'..='\u{ffffd}')
+            .chain('\u{100000}'..='\u{10fffd}')
+            .collect();
+        assert_eq!(unused_mark("a\u{e000}b").chars().count(), 1);
+        assert!(!"a\u{e000}b".contains(&unused_mark("a\u{e000}b")));
+        let mark = unused_mark(&every);
+        assert_eq!(mark.chars().count(), 2);
+        assert!(!every.contains(&mark));
+        let body = format!("{every} {{{{ s.clients }}}} ");
+        let start = every.len() + 1;
+        let r = page(&body, &[], &[(start..start + 15, "100".to_string())]);
+        assert_eq!(r.html, format!("<p>{every} 100</p>\n"));
     }
 
     #[test]

@@ -214,19 +214,19 @@ error: `{{{{s.clients}}}}` stands in a link's address, where references are not 
    |                                             ^^^^^^^^^^^^^
    = help: write the address in full; a reference can stand in the link's text or title
 
-error: `{{{{s.clients}}}}` stands in a link's label, where references are not replaced
+error: `{{{{s.clients}}}}` stands in a label, where references are not replaced
   --> content/a.md:{l2}:5
    |
 {l2} | [t][{{{{s.clients}}}}]
    |     ^^^^^^^^^^^^^
-   = help: name the link with a label of plain words
+   = help: a label only names a link or a footnote: write it in plain words
 
-error: `{{{{s.clients}}}}` stands in a link's label, where references are not replaced
+error: `{{{{s.clients}}}}` stands in a label, where references are not replaced
   --> content/a.md:{l4}:2
    |
 {l4} | [{{{{s.clients}}}}]: https://e.org/u
    |  ^^^^^^^^^^^^^
-   = help: name the link with a label of plain words
+   = help: a label only names a link or a footnote: write it in plain words
 
 error: 4 problems found
 ",
@@ -343,4 +343,38 @@ fn what_check_accepts_publishes_only_values() {
     assert!(!html.contains("{{"), "{html}");
     assert!(!html.contains('\u{e000}'), "{html}");
     assert_eq!(html, published(&values));
+}
+
+#[test]
+fn a_footnote_label_is_no_place_for_a_reference_but_its_note_is() {
+    refused(
+        "Text.[^{{s.clients}}]\n\n[^{{s.clients}}]: A note.\n",
+        &format!(
+            r"
+error: `{{{{s.clients}}}}` stands in a label, where references are not replaced
+  --> content/a.md:{l0}:8
+   |
+{l0} | Text.[^{{{{s.clients}}}}]
+   |        ^^^^^^^^^^^^^
+   = help: a label only names a link or a footnote: write it in plain words
+
+error: `{{{{s.clients}}}}` stands in a label, where references are not replaced
+  --> content/a.md:{l2}:3
+   |
+{l2} | [^{{{{s.clients}}}}]: A note.
+   |   ^^^^^^^^^^^^^
+   = help: a label only names a link or a footnote: write it in plain words
+
+error: 2 problems found
+",
+            l0 = FIRST,
+            l2 = FIRST + 2,
+        ),
+    );
+    assert_eq!(
+        published("Text.[^n]\n\n[^n]: {{ s.fixed.calls }} calls."),
+        "<p>Text.<sup class=\"footnote-reference\"><a href=\"#n\">1</a></sup></p>\n\
+         <div class=\"footnote-definition\" id=\"n\"><sup class=\"footnote-definition-label\">1</sup>\n\
+         <p>11 calls.</p>\n</div>\n"
+    );
 }

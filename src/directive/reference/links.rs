@@ -17,7 +17,7 @@ use crate::directive::markdown_options;
 pub enum Part {
     /// A link's or an image's address, or a whole autolink.
     Address,
-    /// The label that names a link reference definition.
+    /// The label that names a link reference definition or a footnote.
     Label,
 }
 
@@ -51,6 +51,13 @@ pub fn link_parts(markdown: &str) -> Vec<(Range<usize>, Part)> {
                     parts.push((range, Part::Address));
                 } else {
                     tail_parts(markdown, text_end, range.end, &mut parts);
+                }
+            }
+            // A footnote's label names it and is never shown.
+            Event::FootnoteReference(_) => parts.push((range, Part::Label)),
+            Event::Start(Tag::FootnoteDefinition(_)) => {
+                if let Some(close) = unescaped(&markdown[range.clone()], ']') {
+                    parts.push((range.start..range.start + close + 1, Part::Label));
                 }
             }
             _ => {
@@ -174,5 +181,9 @@ mod tests {
             [("/x(1).png", Part::Address), ("/y", Part::Address)]
         );
         assert!(parts("[a](/b").is_empty());
+        assert_eq!(
+            parts("A[^{{n}}].\n\n[^{{n}}]: Note {{x}}.\n"),
+            [("[^{{n}}]", Part::Label), ("[^{{n}}]", Part::Label)]
+        );
     }
 }
