@@ -378,3 +378,55 @@ error: 2 problems found
          <p>11 calls.</p>\n</div>\n"
     );
 }
+
+/// Pages made of the characters Markdown and references act on, rendered with a value
+/// for every reference found: nothing panics, and nothing of the tokens that carry the
+/// values to their places is ever published.
+mod any_page {
+    use std::collections::BTreeMap;
+    use std::ops::Range;
+
+    use proptest::prelude::*;
+    use retrylab::directive::{reference, scan};
+    use retrylab::site::render::{Context, render};
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn values_land_and_tokens_never_show(
+            parts in proptest::collection::vec(prop_oneof![
+                Just("{{ s.a.b }}"), Just("{{s.c|raw}}"), Just("{{ s.a.b \\| percent }}"),
+                Just("{{"), Just("}}"), Just("\\"), Just("|"), Just("`"), Just("*"),
+                Just("_"), Just("["), Just("]"), Just("("), Just(")"), Just("<"),
+                Just(">"), Just("\""), Just("'"), Just("-"), Just("!"), Just("^"),
+                Just(":"), Just(" "), Just("\n"), Just("\n\n"), Just("|---|\n"),
+                Just("x"), Just("https://h/"), Just("\u{e000}"), Just("&#123;"),
+            ], 0..40)
+        ) {
+            let body: String = parts.concat();
+            let code = scan(&body).code;
+            let values: Vec<(Range<usize>, String)> = reference::find(&body, &code)
+                .into_iter()
+                .filter_map(Result::ok)
+                .enumerate()
+                .map(|(i, r)| (r.range, format!("V{i}V")))
+                .collect();
+            let pages = BTreeMap::new();
+            let out = render(&body, &Context {
+                url: "",
+                content_path: "a.md",
+                pages: &pages,
+                base_path: "/",
+                figures: &[],
+                values: &values,
+            });
+            let private = |c: char| ('\u{e001}'..='\u{f8ff}').contains(&c) || c >= '\u{f0000}';
+            prop_assert!(!out.html.chars().any(private), "{body:?} gave {}", out.html);
+            prop_assert_eq!(
+                out.html.matches('\u{e000}').count(),
+                body.matches('\u{e000}').count(),
+                "{:?} gave {}", body, out.html
+            );
+        }
+    }
+}
