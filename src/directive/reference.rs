@@ -152,6 +152,8 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
     // spans and many braces stays linear). The link parts likewise.
     let (mut next_code, mut code_end) = (0, 0);
     let (mut next_link, mut link): (usize, Option<(Range<usize>, links::Part)>) = (0, None);
+    // Where the last `}}` looked for is: unknown, none, or at a byte offset.
+    let mut close: Option<Option<usize>> = None;
     while let Some(found) = text[from..].find("{{") {
         let start = from + found;
         from = start + 2;
@@ -173,7 +175,14 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
             .as_ref()
             .filter(|(r, _)| start < r.end)
             .map(|(r, part)| (r.end, *part));
-        let Some(len) = text[start..].find("}}") else {
+        // The first `}}` after this `{{`; in links, where `{{` is passed over, many may
+        // share it, and it is looked for once.
+        close = match close {
+            Some(Some(at)) if at >= start => Some(Some(at)),
+            Some(None) => Some(None),
+            _ => Some(text[start..].find("}}").map(|len| start + len)),
+        };
+        let Some(Some(close_at)) = close else {
             if in_link.is_some() {
                 continue;
             }
@@ -184,9 +193,14 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
             }));
             break;
         };
-        let end = start + len + 2;
-        let inner = &text[start + 2..end - 2];
-        let (path, format) = match inner.split_once('|') {
+        let end = close_at + 2;
+        let inner = &text[start + 2..close_at];
+        // Only these characters make a reference: a look that stops at any other stays
+        // short, however far away the `}}` is.
+        let plausible = inner.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '|' | '\\' | ' ' | '\t')
+        });
+        let (path, format) = match plausible.then(|| inner.split_once('|')).flatten() {
             Some((p, f)) => {
                 let p = p.trim_end();
                 (
@@ -196,9 +210,11 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
             }
             None => (inner.trim(), None),
         };
-        let segments: Vec<String> = path.split('.').map(str::to_string).collect();
-        let well_formed = !inner.contains('\n')
-            && segments.len() >= 2
+        let segments: Vec<String> = match plausible {
+            true => path.split('.').map(str::to_string).collect(),
+            false => Vec::new(),
+        };
+        let well_formed = segments.len() >= 2
             && segments.iter().all(|s| {
                 !s.is_empty()
                     && s.chars()

@@ -430,3 +430,17 @@ mod any_page {
         }
     }
 }
+
+#[test]
+fn twenty_thousand_braces_in_addresses_stay_as_written() {
+    let mut prose = String::new();
+    for i in 0..20_000 {
+        // Each `{{` looks ahead for its `}}`, which only the last line has: found once.
+        prose.push_str(&format!("[a{i}](https://h/{{{{{i})\n"));
+    }
+    prose.push_str("\nThe end: }} and {{ s.fixed.calls }}.");
+    let html = published(&prose);
+    assert!(html.starts_with("<p><a href=\"https://h/%7B%7B0\">a0</a>\n"));
+    assert!(html.ends_with("<p>The end: }} and 11.</p>\n"));
+    assert_eq!(html.matches("%7B%7B").count(), 20_000);
+}
