@@ -126,7 +126,11 @@ fn results_table_shows_spreads_and_partial_finishes() {
     assert!(html.contains(", in 15 of 20 runs</td>"));
     assert!(html.contains("–"), "no spread shown");
     result.strategies[0].done_at = None;
+    result.strategies[0].finished_runs = 0;
     assert!(table::results_table(&result).contains(">never</td>"));
+    // Fewer than half the runs finished: "never", with how many did.
+    result.strategies[0].finished_runs = 3;
+    assert!(table::results_table(&result).contains(">never, in 3 of 20 runs</td>"));
 }
 
 #[test]

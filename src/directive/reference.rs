@@ -20,7 +20,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("served", "clients served"),
     ("gave_up", "clients that gave up"),
     ("still_retrying", "clients still retrying at the horizon"),
-    ("done_at", "when the last client finished, or \"never\""),
+    (
+        "done_at",
+        "when the last client finished, over all runs: \"never\" when fewer than half \
+         the runs finished (quote finished_runs beside it)",
+    ),
     ("calls_per_client", "calls per client (amplification)"),
     ("finished_runs", "runs in which every client finished"),
     (
@@ -37,7 +41,8 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     (
         "recovery",
-        "how long after the trigger goodput was back at the offered load, or \"never\"",
+        "how long after the trigger goodput was back at the offered load, over all runs: \
+         \"never\" when fewer than half the runs recovered (quote recovered_runs beside it)",
     ),
     ("recovered_runs", "runs in which goodput recovered"),
 ];

@@ -12,6 +12,7 @@ mod playground_module;
 mod properties;
 mod proportionate;
 mod publish;
+mod quoting;
 mod robust;
 mod scaffold;
 mod serve;
