@@ -589,6 +589,45 @@ mod tests {
     }
 
     #[test]
+    fn a_time_some_runs_lack_is_never_when_fewer_than_half_have_it() {
+        use crate::engine::Spread;
+        let (scenarios, mut result) = site();
+        result.runs = 4;
+        let lane = &mut result.strategies[1];
+        // One run of four finished: the median over all runs is "never".
+        lane.done_at = Spread::of_all(&[None, Some(2_000_000), None, None]);
+        lane.finished_runs = 1;
+        let quote = |text: &str, result: &ScenarioResult| {
+            let raw = find(text, &[]).remove(0).unwrap();
+            let r = check(&raw, &scenarios).unwrap();
+            render(&r, &scenarios["crowd"], result).unwrap()
+        };
+        assert_eq!(quote("{{ crowd.exponential.done_at }}", &result), "never");
+        assert_eq!(quote("{{ crowd.exponential.finished_runs }}", &result), "1");
+        assert_eq!(
+            quote("{{ crowd.exponential.finished_runs | percent }}", &result),
+            "25%"
+        );
+        // Three of five: the runs that never finished count as the latest, so the median
+        // is the third time, not the median of the three times.
+        result.runs = 5;
+        let lane = &mut result.strategies[1];
+        lane.done_at = Spread::of_all(&[
+            Some(3_000_000),
+            None,
+            Some(1_000_000),
+            None,
+            Some(2_000_000),
+        ]);
+        lane.finished_runs = 3;
+        assert_eq!(quote("{{ crowd.exponential.done_at }}", &result), "3.0 s");
+        assert_eq!(
+            quote("{{ crowd.exponential.done_at.p5 }}", &result),
+            "1.0 s"
+        );
+    }
+
+    #[test]
     fn results_without_the_lane_are_an_error_not_a_panic() {
         let (scenarios, mut result) = site();
         // As a cache entry that is valid JSON but lost a strategy would read.

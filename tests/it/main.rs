@@ -1,6 +1,7 @@
 //! The integration suite: one binary, a module per area, a small harness in `util`.
 
 mod addresses;
+mod articles;
 mod beyond;
 mod content;
 mod engine_facts;
