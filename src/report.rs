@@ -22,9 +22,19 @@ fn cell(spread: &Spread) -> String {
     }
 }
 
+/// "never" with the count of the runs that have a time, when some do.
+fn never(count: u32, runs: u32) -> String {
+    if count == 0 {
+        "never".to_string()
+    } else {
+        format!("never, in {count} of {runs} runs")
+    }
+}
+
+/// When the last client finished, over all runs: "never" when fewer than half did.
 fn done_cell(result: &StrategyResult, runs: u32) -> String {
     let Some(done) = &result.done_at else {
-        return "never".to_string();
+        return never(result.finished_runs, runs);
     };
     let mut text = if done.is_exact() {
         seconds(done.median)
@@ -42,10 +52,10 @@ fn done_cell(result: &StrategyResult, runs: u32) -> String {
     text
 }
 
-/// The recovery time over runs, "never" when no run recovered.
+/// The recovery time over all runs, "never" when fewer than half recovered.
 fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
     let Some(rec) = &result.recovery else {
-        return "never".to_string();
+        return never(result.recovered_runs, runs);
     };
     let mut text = if rec.is_exact() {
         seconds(rec.median)

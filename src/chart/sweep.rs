@@ -119,8 +119,8 @@ impl Total {
         }
     }
 
-    /// The spread of the total for one strategy, in the axis's unit; `None` when no run
-    /// finished (for `done_at`).
+    /// The spread of the total for one strategy, in the axis's unit; `None` when fewer
+    /// than half the runs finished (for `done_at`) or recovered (for `recovery`).
     fn values(self, s: &StrategyResult, clients: u64) -> Option<Values> {
         let of = |spread: &Spread, scale: f64| Values {
             median: spread.median as f64 / scale,
@@ -765,7 +765,7 @@ fn description(
             .collect();
         if !never.is_empty() {
             out.push_str(&format!(
-                "; no run {} at {}",
+                "; fewer than half the runs {} at {}",
                 total.ended(),
                 never.join(", ")
             ));
@@ -800,7 +800,10 @@ fn generated_caption(sweep: &Sweep, total: Total) -> String {
         .into_iter()
         .any(|s| series(sweep.points, s, total).iter().any(Option::is_none));
     if never {
-        text.push_str(&format!(" A line breaks where no run {}.", total.ended()));
+        text.push_str(&format!(
+            " A line breaks where fewer than half the runs {}.",
+            total.ended()
+        ));
     }
     text
 }
@@ -851,7 +854,29 @@ fn sweep_table(sweep: &Sweep, total: Total) -> String {
             let cell = match p.result.strategy(s) {
                 None => "–".to_string(),
                 Some(r) => match total.values(r, p.result.clients) {
-                    None => "never".to_string(),
+                    None => {
+                        // "never", with how many runs did have a time, when some did.
+                        let count = match total {
+                            Total::Recovery => r.recovered_runs,
+                            Total::DoneAt => r.finished_runs,
+                            // Totals every run has are never missing.
+                            Total::Calls
+                            | Total::Served
+                            | Total::GaveUp
+                            | Total::StillRetrying
+                            | Total::CallsPerClient
+                            | Total::Goodput => 0,
+                        };
+                        if count == 0 {
+                            "never".to_string()
+                        } else {
+                            format!(
+                                "never, in {} of {} runs",
+                                thousands(count),
+                                thousands(p.result.runs)
+                            )
+                        }
+                    }
                     Some(v) => {
                         let mut cell = total.cell(v.median);
                         if v.p5 != v.p95 {

@@ -60,7 +60,7 @@ fn per_client(calls: u64, clients: u64) -> String {
 /// and how many runs finished when only some did.
 fn done_cell(result: &StrategyResult, runs: u32) -> String {
     let Some(done) = &result.done_at else {
-        return "never".to_string();
+        return never(result.finished_runs, runs);
     };
     let mut html = if done.is_exact() {
         secs(done.median)
@@ -82,10 +82,20 @@ fn done_cell(result: &StrategyResult, runs: u32) -> String {
     html
 }
 
-/// The recovery time as cell HTML, like [`done_cell`]; "never" when no run recovered.
+/// "never" (fewer than half the runs have a time), with how many runs have one.
+fn never(count: u32, runs: u32) -> String {
+    if count == 0 {
+        "never".to_string()
+    } else {
+        format!("never, in {} of {} runs", thousands(count), thousands(runs))
+    }
+}
+
+/// The recovery time as cell HTML, like [`done_cell`]; "never" when fewer than half
+/// the runs recovered.
 fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
     let Some(rec) = &result.recovery else {
-        return "never".to_string();
+        return never(result.recovered_runs, runs);
     };
     let mut html = spread_cell(rec, secs);
     if result.recovered_runs < runs {

@@ -126,7 +126,11 @@ fn results_table_shows_spreads_and_partial_finishes() {
     assert!(html.contains(", in 15 of 20 runs</td>"));
     assert!(html.contains("–"), "no spread shown");
     result.strategies[0].done_at = None;
+    result.strategies[0].finished_runs = 0;
     assert!(table::results_table(&result).contains(">never</td>"));
+    // Fewer than half the runs finished: "never", with how many did.
+    result.strategies[0].finished_runs = 3;
+    assert!(table::results_table(&result).contains(">never, in 3 of 20 runs</td>"));
 }
 
 #[test]
@@ -210,8 +214,8 @@ fn sweep_breaks_the_line_where_no_run_finished() {
     }
     let html = sweep_figure(&sweep_of(&points, "done_at"));
     assert_eq!(html.matches(">never</td>").count(), 2, "{html}");
-    assert!(html.contains("A line breaks where no run finished."));
-    assert!(html.contains("; no run finished at 50."));
+    assert!(html.contains("A line breaks where fewer than half the runs finished."));
+    assert!(html.contains("; fewer than half the runs finished at 50."));
     // Each strategy's line is two stretches, one point each: two moves, no line-to.
     for class in ["st-exponential", "st-full-jitter"] {
         let group = html
@@ -230,7 +234,14 @@ fn sweep_breaks_the_line_where_no_run_finished() {
     }
     for bad in ["NaN", "inf"] {
         assert!(!html.contains(bad), "{bad}");
-    }
+    } // Some runs finished, but fewer than half: "never", with how many did.
+    points[1].result.strategies[0].finished_runs = 3;
+    let html = sweep_figure(&sweep_of(&points, "done_at"));
+    let runs = points[1].result.runs;
+    assert!(
+        html.contains(&format!(">never, in 3 of {runs} runs</td>")),
+        "{html}"
+    );
 }
 
 #[test]

@@ -23,7 +23,11 @@ pub const FIELDS: &[(&str, &str)] = &[
     ("served", "clients served"),
     ("gave_up", "clients that gave up"),
     ("still_retrying", "clients still retrying at the horizon"),
-    ("done_at", "when the last client finished, or \"never\""),
+    (
+        "done_at",
+        "when the last client finished, over all runs: \"never\" when fewer than half \
+         the runs finished (quote finished_runs beside it)",
+    ),
     ("calls_per_client", "calls per client (amplification)"),
     ("finished_runs", "runs in which every client finished"),
     (
@@ -40,7 +44,8 @@ pub const FIELDS: &[(&str, &str)] = &[
     ),
     (
         "recovery",
-        "how long after the trigger goodput was back at the offered load, or \"never\"",
+        "how long after the trigger goodput was back at the offered load, over all runs: \
+         \"never\" when fewer than half the runs recovered (quote recovered_runs beside it)",
     ),
     ("recovered_runs", "runs in which goodput recovered"),
 ];
@@ -657,6 +662,45 @@ mod tests {
         assert_eq!(
             quote("{{ m.fixed.goodput | seconds }}").unwrap_err(),
             "the format `seconds` does not fit `m.fixed.goodput`"
+        );
+    }
+
+    #[test]
+    fn a_time_some_runs_lack_is_never_when_fewer_than_half_have_it() {
+        use crate::engine::Spread;
+        let (scenarios, mut result) = site();
+        result.runs = 4;
+        let lane = &mut result.strategies[1];
+        // One run of four finished: the median over all runs is "never".
+        lane.done_at = Spread::of_all(&[None, Some(2_000_000), None, None]);
+        lane.finished_runs = 1;
+        let quote = |text: &str, result: &ScenarioResult| {
+            let raw = find(text, &[]).remove(0).unwrap();
+            let r = check(&raw, &scenarios).unwrap();
+            render(&r, &scenarios["crowd"], result).unwrap()
+        };
+        assert_eq!(quote("{{ crowd.exponential.done_at }}", &result), "never");
+        assert_eq!(quote("{{ crowd.exponential.finished_runs }}", &result), "1");
+        assert_eq!(
+            quote("{{ crowd.exponential.finished_runs | percent }}", &result),
+            "25%"
+        );
+        // Three of five: the runs that never finished count as the latest, so the median
+        // is the third time, not the median of the three times.
+        result.runs = 5;
+        let lane = &mut result.strategies[1];
+        lane.done_at = Spread::of_all(&[
+            Some(3_000_000),
+            None,
+            Some(1_000_000),
+            None,
+            Some(2_000_000),
+        ]);
+        lane.finished_runs = 3;
+        assert_eq!(quote("{{ crowd.exponential.done_at }}", &result), "3.0 s");
+        assert_eq!(
+            quote("{{ crowd.exponential.done_at.p5 }}", &result),
+            "1.0 s"
         );
     }
 

@@ -29,4 +29,4 @@ pub use stats::{Features, ScenarioResult, Spread, StrategyResult, run_scenario};
 
 /// The engine's version: part of every cache key, so that a change to the model reruns
 /// every scenario. Bump it whenever a result could change.
-pub const ENGINE_VERSION: &str = "2";
+pub const ENGINE_VERSION: &str = "3";

@@ -41,6 +41,27 @@ impl Spread {
         })
     }
 
+    /// Summarises a time that only some runs have (when the last client finished, the
+    /// recovery time) over all runs, a run without one counting as later than any time:
+    /// `None` when the median is such a run, that is when fewer than half the runs have
+    /// one. The 5th percentile is then a time too; the 95th is the latest time of a run
+    /// that has one when it falls on a run that has none, so the count of the runs that
+    /// have one must be shown beside it whenever some lack it.
+    pub fn of_all(values: &[Option<u64>]) -> Option<Spread> {
+        let mut times: Vec<u64> = values.iter().flatten().copied().collect();
+        times.sort_unstable();
+        let runs = values.len();
+        let at = |p: usize| {
+            let rank = (p * runs).div_ceil(100).max(1);
+            times.get(rank - 1).copied()
+        };
+        Some(Spread {
+            median: at(50)?,
+            p5: at(5)?,
+            p95: at(95).or(times.last().copied())?,
+        })
+    }
+
     /// Whether all three agree, as they do for a deterministic total.
     pub fn is_exact(&self) -> bool {
         self.p5 == self.p95
@@ -69,7 +90,8 @@ pub struct StrategyResult {
     pub still_retrying: Spread,
     /// Runs in which every client finished.
     pub finished_runs: u32,
-    /// When the last client finished, over the finished runs only.
+    /// When the last client finished, over all runs (see [`Spread::of_all`]): `None`,
+    /// "never", when fewer than half the runs finished.
     pub done_at: Option<Spread>,
     /// Calls that failed fast at the breaker.
     pub failed_fast: Spread,
@@ -79,7 +101,8 @@ pub struct StrategyResult {
     pub goodput_milli: Spread,
     /// Runs in which goodput recovered (a trigger and open-loop load only).
     pub recovered_runs: u32,
-    /// The recovery time, over the recovered runs only.
+    /// The recovery time, over all runs (see [`Spread::of_all`]): `None`, "never", when
+    /// fewer than half the runs recovered.
     pub recovery: Option<Spread>,
     /// The typical run, with its lanes.
     pub typical: Run,
@@ -201,21 +224,21 @@ fn summarise(
         .iter()
         .position(|t| t.calls == calls.median)
         .unwrap_or(0);
-    let done: Vec<u64> = totals.iter().filter_map(|t| t.done_at).collect();
-    let recovered: Vec<u64> = totals.iter().filter_map(|t| t.recovery).collect();
+    let done: Vec<Option<u64>> = totals.iter().map(|t| t.done_at).collect();
+    let recovered: Vec<Option<u64>> = totals.iter().map(|t| t.recovery).collect();
     StrategyResult {
         strategy: policies.strategy,
         calls,
         served: spread(|t| t.served),
         gave_up: spread(|t| t.gave_up),
         still_retrying: spread(|t| t.still_retrying),
-        finished_runs: done.len() as u32,
-        done_at: Spread::of(done),
+        finished_runs: done.iter().flatten().count() as u32,
+        done_at: Spread::of_all(&done),
         failed_fast: spread(|t| t.failed_fast),
         denied: spread(|t| t.denied),
         goodput_milli: spread(|t| t.goodput_milli),
-        recovered_runs: recovered.len() as u32,
-        recovery: Spread::of(recovered),
+        recovered_runs: recovered.iter().flatten().count() as u32,
+        recovery: Spread::of_all(&recovered),
         typical: simulate_with(scenario, policies, seed_of(typical), true),
     }
 }
@@ -254,5 +277,26 @@ mod tests {
         let s = Spread::of(vec![5, 1, 3]).unwrap();
         assert_eq!((s.p5, s.median, s.p95), (1, 3, 5));
         assert_eq!(Spread::of(Vec::new()), None);
+    }
+
+    #[test]
+    fn a_time_some_runs_lack_is_quoted_over_all_runs() {
+        // One run of fifty has a time: the median is "never".
+        let mut one = vec![None; 49];
+        one.push(Some(70));
+        assert_eq!(Spread::of_all(&one), None);
+        // Two of four: the median (rank 2) is the later of the two times.
+        let half = [Some(30), None, Some(10), None];
+        let s = Spread::of_all(&half).unwrap();
+        assert_eq!((s.p5, s.median, s.p95), (10, 30, 30));
+        // Three of four: the median counts the missing run as the latest.
+        let most = [Some(40), Some(10), None, Some(20)];
+        let s = Spread::of_all(&most).unwrap();
+        assert_eq!((s.p5, s.median, s.p95), (10, 20, 40));
+        // Every run: the same as over the times alone.
+        let all: Vec<Option<u64>> = (1..=200).map(Some).collect();
+        let s = Spread::of_all(&all).unwrap();
+        assert_eq!((s.p5, s.median, s.p95), (10, 100, 190));
+        assert_eq!(Spread::of_all(&[]), None);
     }
 }

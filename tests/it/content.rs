@@ -68,12 +68,12 @@ fn every_preset_on_the_site_is_the_preset_file() {
             "half-capacity",
             "layers",
             "metastable",
+            "metastable-attempts",
             "metastable-aws",
             "metastable-breaker",
             "metastable-breaker-outside",
             "metastable-finagle",
             "metastable-grpc",
-            "metastable-jitter",
             "metastable-retry-after",
             "outage",
         ]

@@ -1,6 +1,7 @@
 //! The integration suite: one binary, a module per area, a small harness in `util`.
 
 mod addresses;
+mod articles;
 mod beyond;
 mod content;
 mod engine_facts;
@@ -12,6 +13,7 @@ mod playground_module;
 mod properties;
 mod proportionate;
 mod publish;
+mod quoting;
 mod references;
 mod robust;
 mod scaffold;

@@ -34,7 +34,8 @@ fn json_has_the_documented_shape_for_every_preset() {
             }
             let finished = s["finished_runs"].as_u64().unwrap();
             assert!(finished <= runs);
-            assert_eq!(s["done_at_s"].is_null(), finished == 0);
+            // Quoted over all runs: null when fewer than half the runs finished.
+            assert_eq!(s["done_at_s"].is_null(), 2 * finished < runs);
         }
     }
 }

@@ -352,6 +352,10 @@ const perSecond = (n) => {
   return `${thousands(Math.floor(tenths / 10))}.${tenths % 10}`;
 };
 
+// "never" (fewer than half the runs have a time), with how many runs have one.
+const never = (count, runs) =>
+  count === 0 ? "never" : `never, in ${thousands(count)} of ${thousands(runs)} runs`;
+
 function table(result) {
   const head = ["calls", "calls per client", "served", "gave up", "still retrying", "done at"];
   const first = result.strategies[0] ?? {};
@@ -362,7 +366,7 @@ function table(result) {
     ["goodput_per_s", "goodput per second", (s) => cell(s.goodput_per_s, perSecond)],
     ["recovery_s", "recovery", (s) => {
       const r = s.recovery_s;
-      if (!r) return "never";
+      if (!r) return never(s.recovered_runs, result.runs);
       let text = r.p5 === r.p95 ? secs(r.median)
         : `${secs(r.median)} <span class="range">(${fixed(r.p5, 1)}–${secs(r.p95)})</span>`;
       if (s.recovered_runs < result.runs) text += `, in ${thousands(s.recovered_runs)} of ${thousands(result.runs)} runs`;
@@ -371,7 +375,7 @@ function table(result) {
   ].filter(([key]) => key in first);
   head.push(...extra.map(([, title]) => title));
   const rows = result.strategies.map((s) => {
-    let done = "never";
+    let done = never(s.finished_runs, result.runs);
     if (s.done_at_s) {
       const d = s.done_at_s;
       done = d.p5 === d.p95 ? secs(d.median)
