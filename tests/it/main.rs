@@ -2,6 +2,7 @@
 
 mod addresses;
 mod beyond;
+mod cards;
 mod content;
 mod engine_facts;
 mod errors;
