@@ -14,7 +14,18 @@
 //! server) are a third kind, stacked on top: a pale grey fill with a dotted grey outline,
 //! with their own legend entry. Charts of scenarios without a breaker are unchanged.
 //!
-//! A chart draws at most as many columns as its plot is units wide. When the window
+//! Above each lane, its name and the totals of the run it draws, named as that run's
+//! ("this run: 1,947 calls"), since the table beside the chart gives medians. Each lane
+//! marks where its run ends, in a strip at its top that no bar reaches: a dashed line
+//! and "done at 2.9 s", or "continues →" and an arrowhead past the plot when clients
+//! were still calling after the window. The capacity is named in the legend, never over
+//! the bars; a capacity more than twice the tallest bar leaves the height scale to the
+//! bars and is named as above it.
+//!
+//! The chart is drawn in two layouts (see `draw::Form`): the narrow one wraps its legend
+//! and puts a lane's totals under its name when they do not fit beside it.
+//!
+//! A chart draws at most as many columns as its wide plot is units wide. When the window
 //! holds more ticks than that, ticks are put together in bins of a tidy number of ticks
 //! (1, 2 or 5 × a power of ten) and each bar is the mean calls per tick of its bin, so
 //! that a horizon of a million ticks still makes a chart of a few hundred bars; the

@@ -46,7 +46,7 @@ pub struct FigureOptions {
 }
 
 /// The whole HTML block for one scenario directive: a `<figure class="sim" id="sim-{id}">`
-/// holding the lane chart in both its layouts (see [`charts`]) and a `<figcaption>`, then
+/// holding the lane chart in both its layouts, wide and narrow, and a `<figcaption>`, then
 /// the results table, then a
 /// `<details>` with the per-tick data of the window as a table (the chart's data for
 /// readers who cannot see it). A window with more ticks than the chart has columns is

@@ -628,7 +628,7 @@ fn axes(layout: &Layout, y_labels: &[(f64, String)], x_title: &str, y_title: &st
     }
     if let Some(y) = layout.never {
         labels = labels.add(
-            Label::at(layout.left - 6.0, y + lift, "never")
+            Label::at(layout.left - 10.0, y + lift, "never")
                 .set("text-anchor", "end")
                 .set("font-style", "italic"),
         );
