@@ -110,7 +110,7 @@ fn figures() -> Vec<String> {
     ] {
         out.push(figure(&scenario, &result, &FigureOptions::default()));
     }
-    let points: Vec<SweepPoint> = [25, 200, 1600]
+    let mut points: Vec<SweepPoint> = [25, 200, 1600]
         .into_iter()
         .map(|clients| {
             let mut s = Scenario::with_clients("s", clients);
@@ -123,11 +123,14 @@ fn figures() -> Vec<String> {
             }
         })
         .collect();
+    // One point where no run finished, drawn in the "never" row.
+    points[2].result.strategies[0].done_at = None;
+    points[2].result.strategies[0].finished_runs = 0;
     out.push(sweep_figure(&Sweep {
         id: "crowd-size",
         parameter: "clients",
         axis: "clients",
-        total: "calls_per_client",
+        total: "done_at",
         points: &points,
         caption: None,
     }));
@@ -408,4 +411,29 @@ fn a_card_shows_its_figures_window() {
     let lane = short.split("<g class=\"lane\">").nth(1).unwrap();
     let served = lane.split("class=\"served\"").next().unwrap();
     assert!(served.matches('M').count() <= 10, "{served}");
+}
+
+#[test]
+fn every_white_default_follows_the_theme() {
+    // A fill or stroke of white reads only on a light page: the stylesheet must give
+    // each such element the theme's background, by one of its classes.
+    for html in figures() {
+        for svg in svgs(&html) {
+            let kind = attr(svg, "class").unwrap().split(' ').next().unwrap();
+            for tag in svg.split('<').skip(1) {
+                let head = &tag[..tag.find('>').unwrap_or(tag.len())];
+                if !head.contains("=\"#ffffff\"") {
+                    continue;
+                }
+                let classes = attr(tag, "class").unwrap_or("");
+                assert!(
+                    classes
+                        .split(' ')
+                        .any(|c| CSS.contains(&format!("svg.{kind} .{c} {{"))
+                            || CSS.contains(&format!("svg.{kind} .{c},"))),
+                    "<{head}> in {kind} has no themed rule"
+                );
+            }
+        }
+    }
 }

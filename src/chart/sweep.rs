@@ -815,7 +815,10 @@ fn generated_caption(sweep: &Sweep, total: Total) -> String {
         .into_iter()
         .any(|s| series(sweep.points, s, total).iter().any(Option::is_none));
     if never {
-        text.push_str(&format!(" A line breaks where no run {}.", total.ended()));
+        text.push_str(&format!(
+            " Where no run {}, the point is a hollow marker in the row marked “never”.",
+            total.ended()
+        ));
     }
     text
 }

@@ -216,7 +216,9 @@ fn sweep_breaks_the_line_where_no_run_finished() {
     }
     let html = sweep_figure(&sweep_of(&points, "done_at"));
     assert_eq!(html.matches(">never</td>").count(), 2, "{html}");
-    assert!(html.contains("A line breaks where no run finished."));
+    assert!(html.contains(
+        "Where no run finished, the point is a hollow marker in the row marked “never”."
+    ));
     assert!(html.contains("; no run finished at 50."));
     // Each strategy's line is two stretches, one point each: two moves, no line-to.
     for class in ["st-exponential", "st-full-jitter"] {
