@@ -9,15 +9,74 @@ use svg::node::element::{Description, Element, Line, Rectangle, Title};
 
 use super::coord;
 
-/// Width of a full-size chart's view box, in SVG units; charts scale to their container.
-pub(crate) const WIDTH: f64 = 640.0;
 /// Default colour of grid lines, for an SVG on its own; the page's stylesheet overrides it.
 pub(crate) const GRID: &str = "#d1d9e0";
 
-/// Font size, in SVG units.
-pub(crate) const FONT: f64 = 14.0;
-/// Rough advance of one character at [`FONT`], for laying out text side by side.
-pub(crate) const CHAR: f64 = 7.8;
+/// One of the two layouts every chart is drawn in. A chart scales to its container, so
+/// its text is as large as the container is wide: the wide layout keeps 14-unit text at
+/// 11 CSS px or more down to a container 503 px wide, and the narrow one, half as wide
+/// with 12-unit text and its labels above the plots, from 294 px up (a 390 px phone's
+/// column is about 332 px). The page shows the one that fits (see `chart.css`) and
+/// hides the other with `display: none`, which also takes it out of the accessibility
+/// tree; the two differ in their ids, so a page has each id once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// For a column of 32rem (512 px) or more.
+    Wide,
+    /// For a narrower column: a phone's.
+    Narrow,
+}
+
+impl Form {
+    /// Both, in the order the figure holds them.
+    pub(crate) const BOTH: [Form; 2] = [Form::Wide, Form::Narrow];
+
+    /// Width of the view box, in SVG units.
+    pub(crate) fn width(self) -> f64 {
+        match self {
+            Form::Wide => 640.0,
+            Form::Narrow => 320.0,
+        }
+    }
+
+    /// Font size, in SVG units.
+    pub(crate) fn font(self) -> f64 {
+        match self {
+            Form::Wide => 14.0,
+            Form::Narrow => 12.0,
+        }
+    }
+
+    /// Rough advance of one character, for laying out text side by side; generous, so
+    /// that what is laid out as fitting does fit.
+    pub(crate) fn char(self) -> f64 {
+        self.font() * 0.56
+    }
+
+    /// Rough width of a text, in SVG units; bold text is a little wider.
+    pub(crate) fn text_width(self, text: &str, bold: bool) -> f64 {
+        let n = text.chars().count() as f64;
+        n * self.char() * if bold { 1.08 } else { 1.0 }
+    }
+
+    /// The class that the page's stylesheet shows or hides it by.
+    pub(crate) fn class(self) -> &'static str {
+        match self {
+            Form::Wide => "sim-wide",
+            Form::Narrow => "sim-narrow",
+        }
+    }
+
+    /// An id of a chart of `id`: `{id}-{name}`, and `{id}-{name}-narrow` in the narrow
+    /// layout. No suffix of a figure's ids is "narrow" on its own, so these never meet
+    /// the ids of a figure whose id ends in `-narrow`.
+    pub(crate) fn id(self, id: &str, name: &str) -> String {
+        match self {
+            Form::Wide => format!("{id}-{name}"),
+            Form::Narrow => format!("{id}-{name}-narrow"),
+        }
+    }
+}
 
 /// A `<text>` element. The crate's own `Text` prints its content on lines of their own,
 /// which renders the same but reads worse in snapshots and in the page's source; a plain
@@ -71,31 +130,64 @@ pub(crate) fn rect(x: f64, y: f64, width: f64, height: f64) -> Rectangle {
         .set("height", coord(height))
 }
 
-/// An accessible chart: a responsive `<svg>` of the given size with a `<title>` and a
-/// `<desc>` that label it, their ids prefixed with `id` (several charts share a page).
+/// An accessible chart in one of its layouts: a responsive `<svg>` of the layout's width
+/// and the given height, with a `<title>` and a `<desc>` that label it, their ids
+/// prefixed with `id` (several charts share a page) and marked by the layout.
 pub(crate) fn document(
     id: &str,
     class: &str,
-    size: (f64, f64),
+    form: Form,
+    height: f64,
     title: String,
     desc: String,
 ) -> Document {
     Document::new()
         .set(
             "viewBox",
-            format!("0 0 {} {}", coord(size.0), coord(size.1)),
+            format!("0 0 {} {}", coord(form.width()), coord(height)),
         )
         .set("width", "100%")
-        .set("class", class)
+        .set("class", format!("{class} {}", form.class()))
         .set("role", "img")
-        .set("aria-labelledby", format!("{id}-title"))
-        .set("aria-describedby", format!("{id}-desc"))
+        .set("aria-labelledby", form.id(id, "title"))
+        .set("aria-describedby", form.id(id, "desc"))
         .set("font-family", "system-ui, sans-serif")
-        .set("font-size", coord(FONT))
-        .add(Title::new(title).set("id", format!("{id}-title")))
+        .set("font-size", coord(form.font()))
+        .add(Title::new(title).set("id", form.id(id, "title")))
         .add(
             Description::new()
-                .set("id", format!("{id}-desc"))
+                .set("id", form.id(id, "desc"))
                 .add(TextNode::new(desc)),
         )
+}
+
+/// A text with a halo of the background around its letters, legible over bars and grid
+/// lines; the page's stylesheet gives the halo the background's colour.
+pub(crate) fn halo(label: Label) -> Label {
+    label
+        .set("class", "label halo")
+        .set("stroke", "#ffffff")
+        .set("stroke-width", "3")
+        .set("stroke-linejoin", "round")
+        .set("style", "paint-order: stroke")
+}
+
+/// Splits `text` at its `", "` into lines no wider than `width`, keeping each phrase
+/// whole (a phrase wider than the line gets a line of its own).
+pub(crate) fn wrap(form: Form, text: &str, width: f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for phrase in text.split(", ") {
+        match lines.last_mut() {
+            Some(last) if form.text_width(&format!("{last}, {phrase}"), false) <= width => {
+                last.push_str(", ");
+                last.push_str(phrase);
+            }
+            Some(last) => {
+                last.push(',');
+                lines.push(phrase.to_string());
+            }
+            None => lines.push(phrase.to_string()),
+        }
+    }
+    lines
 }

@@ -14,7 +14,18 @@
 //! server) are a third kind, stacked on top: a pale grey fill with a dotted grey outline,
 //! with their own legend entry. Charts of scenarios without a breaker are unchanged.
 //!
-//! A chart draws at most as many columns as its plot is units wide. When the window
+//! Above each lane, its name and the totals of the run it draws, named as that run's
+//! ("this run: 1,947 calls"), since the table beside the chart gives medians. Each lane
+//! marks where its run ends, in a strip at its top that no bar reaches: a dashed line
+//! and "done at 2.9 s", or "continues →" and an arrowhead past the plot when clients
+//! were still calling after the window. The capacity is named in the legend, never over
+//! the bars; a capacity more than twice the tallest bar leaves the height scale to the
+//! bars and is named as above it.
+//!
+//! The chart is drawn in two layouts (see `draw::Form`): the narrow one wraps its legend
+//! and puts a lane's totals under its name when they do not fit beside it.
+//!
+//! A chart draws at most as many columns as its wide plot is units wide. When the window
 //! holds more ticks than that, ticks are put together in bins of a tidy number of ticks
 //! (1, 2 or 5 × a power of ten) and each bar is the mean calls per tick of its bin, so
 //! that a horizon of a million ticks still makes a chart of a few hundred bars; the
@@ -26,21 +37,11 @@ use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, StrategyResult};
 use crate::format::{seconds, thousands};
 
-use super::draw::{CHAR, FONT, GRID, Label, WIDTH, line, rect, text};
+use super::draw::{Form, GRID, Label, halo, line, rect, text, wrap};
 use super::{capacity_text, coord, decimals_for, duration, seconds_fixed, tidy_ceiling, tidy_step};
 
-/// Right edge of the plots.
-const RIGHT: f64 = WIDTH - 16.0;
-/// Height of the legend row at the top.
-const LEGEND: f64 = 30.0;
-/// Height of the label row above each lane.
-const LABEL: f64 = 20.0;
-/// Height of a lane's plot.
-const LANE: f64 = 76.0;
 /// Space below a lane.
 const GAP: f64 = 10.0;
-/// Height of the time axis below the last lane.
-const AXIS: f64 = 46.0;
 
 /// Default colours, for the SVG on its own; the page's stylesheet overrides them.
 const SERVED: &str = "#1a7f37";
@@ -57,7 +58,7 @@ pub(crate) fn ticks_per_column(
     result: &ScenarioResult,
     window: Micros,
 ) -> usize {
-    Layout::new(scenario, result, window).bin
+    Layout::new(scenario, result, window, Form::Wide).bin
 }
 
 /// The sentence that tells a reader a chart is binned.
@@ -110,44 +111,63 @@ fn all_calls_at(strategy: &StrategyResult, k: usize) -> u64 {
     u64::from(served) + u64::from(rejected) + u64::from(failed_fast_at(strategy, k))
 }
 
-/// Where everything goes: the scales shared by all lanes.
+/// Where everything goes: the scales shared by all lanes, in one of the two layouts.
 struct Layout {
+    /// The layout drawn.
+    form: Form,
     /// Ticks shown.
     shown: usize,
-    /// Ticks per column: 1, unless the ticks outnumber the plot's columns.
+    /// Ticks per column: 1, unless the ticks outnumber the wide plot's columns.
     bin: usize,
     /// Columns drawn: the shown ticks, or their bins.
     columns: usize,
     /// The end of the last tick shown, µs.
     end: Micros,
+    /// One tick, µs.
+    tick: Micros,
     /// Left edge of the plots (room for the height labels).
     left: f64,
     /// The top of the height scale, in calls per tick.
     top: u64,
     /// Capacity, in calls per tick.
     capacity: f64,
+    /// Whether the capacity is on the height scale; a capacity far above every bar is
+    /// named in the legend instead, so that the bars keep the lane's height.
+    capacity_shown: bool,
+    /// Height of the legend at the top.
+    legend: f64,
+    /// Whether every lane's totals go under its name rather than beside it: all do
+    /// when one must, so that the lanes read alike.
+    stacked: bool,
+    /// Lines of the label block above each lane.
+    label_lines: usize,
 }
 
 impl Layout {
-    fn new(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> Layout {
+    fn new(scenario: &Scenario, result: &ScenarioResult, window: Micros, form: Form) -> Layout {
         let shown = ticks_shown(scenario, result, window);
-        let layout = Layout::binned(scenario, result, shown, 1);
-        // Binned only when the ticks outnumber the plot's columns; the means are at
-        // most the peaks, so the height labels and the plot only get room.
+        let layout = Layout::binned(scenario, result, shown, 1, Form::Wide);
+        // Binned only when the ticks outnumber the wide plot's columns; the means are at
+        // most the peaks, so the height labels and the plot only get room. The narrow
+        // layout bins as the wide one does, so that the caption and the data table
+        // speak of both.
         let room = layout.plot().floor().max(1.0) as usize;
-        if shown <= room {
-            return layout;
-        }
-        Layout::binned(
-            scenario,
-            result,
-            shown,
-            tidy_step(shown.div_ceil(room) as u64) as usize,
-        )
+        let bin = if shown <= room {
+            1
+        } else {
+            tidy_step(shown.div_ceil(room) as u64) as usize
+        };
+        Layout::binned(scenario, result, shown, bin, form)
     }
 
     /// The layout of `shown` ticks in columns of `bin` ticks each.
-    fn binned(scenario: &Scenario, result: &ScenarioResult, shown: usize, bin: usize) -> Layout {
+    fn binned(
+        scenario: &Scenario,
+        result: &ScenarioResult,
+        shown: usize,
+        bin: usize,
+        form: Form,
+    ) -> Layout {
         let columns = shown.div_ceil(bin);
         let peak = if bin == 1 {
             (0..shown)
@@ -168,16 +188,46 @@ impl Layout {
                 .unwrap_or(0)
         };
         let capacity_milli = scenario.server.capacity_milli;
-        let top = tidy_ceiling(peak.max(capacity_milli.div_ceil(1000)));
-        Layout {
+        let capacity = capacity_milli.div_ceil(1000);
+        // The capacity joins the scale unless it would squash the bars under half the
+        // lane: then the scale fits the bars.
+        let capacity_shown = peak == 0 || capacity <= 2 * peak;
+        let top = tidy_ceiling(if capacity_shown {
+            peak.max(capacity)
+        } else {
+            peak
+        });
+        let mut layout = Layout {
+            form,
             shown,
             bin,
             columns,
             end: shown as u64 * scenario.server.tick.max(1),
-            left: (34.0 + CHAR * thousands(top).len() as f64).max(48.0),
+            tick: scenario.server.tick.max(1),
+            left: match form {
+                Form::Wide => (34.0 + form.char() * thousands(top).len() as f64).max(48.0),
+                Form::Narrow => (30.0 + form.char() * thousands(top).len() as f64).max(40.0),
+            },
             top,
             capacity: capacity_milli as f64 / 1000.0,
-        }
+            capacity_shown,
+            legend: 0.0,
+            stacked: false,
+            label_lines: 1,
+        };
+        let rows = legend_items(&layout, scenario).1;
+        layout.legend = 8.0 + rows as f64 * layout.row();
+        layout.stacked = result
+            .strategies
+            .iter()
+            .any(|s| label_lines(&layout, s).len() > 1);
+        layout.label_lines = result
+            .strategies
+            .iter()
+            .map(|s| label_lines(&layout, s).len())
+            .max()
+            .unwrap_or(1);
+        layout
     }
 
     /// Served, turned-away and failed-fast calls per tick of column `c` of a lane: a
@@ -203,21 +253,68 @@ impl Layout {
         (s as f64 / n, r as f64 / n, f as f64 / n)
     }
 
+    /// The right edge of the plots; the margin beyond it holds a lane's arrow.
+    fn right(&self) -> f64 {
+        self.form.width()
+            - match self.form {
+                Form::Wide => 16.0,
+                Form::Narrow => 12.0,
+            }
+    }
+
+    /// Height of a lane: the strip at its top, then its bars' scale.
+    fn lane(&self) -> f64 {
+        match self.form {
+            Form::Wide => 84.0,
+            Form::Narrow => 72.0,
+        }
+    }
+
+    /// Height of the strip at the top of a lane, above its tallest bar, that holds the
+    /// mark of where the lane ends: no bar ever reaches it, so the mark never covers one.
+    fn strip(&self) -> f64 {
+        self.form.font() + 4.0
+    }
+
+    /// Height of the bars' scale, from zero to its top.
+    fn scale(&self) -> f64 {
+        self.lane() - self.strip()
+    }
+
+    /// Height of a line of text: a legend row, a line of a lane's label.
+    fn row(&self) -> f64 {
+        self.form.font() + 8.0
+    }
+
+    /// Height of the label block above each lane.
+    fn label(&self) -> f64 {
+        self.label_lines as f64 * (self.form.font() + 6.0)
+    }
+
+    /// Height of the time axis below the last lane.
+    fn axis(&self) -> f64 {
+        self.form.font() * 3.3
+    }
+
     /// The left edge of column `c` (the right edge of column `c - 1`).
     fn x_col(&self, c: usize) -> f64 {
         let x = self.left + c as f64 * self.per_tick();
         // The last bin may hold fewer ticks than the others: it ends with the plot.
-        if self.bin == 1 { x } else { x.min(RIGHT) }
+        if self.bin == 1 {
+            x
+        } else {
+            x.min(self.right())
+        }
     }
 
     /// Width of the plots.
     fn plot(&self) -> f64 {
-        RIGHT - self.left
+        self.right() - self.left
     }
 
     /// Height of one call.
     fn per_call(&self) -> f64 {
-        LANE / self.top as f64
+        self.scale() / self.top as f64
     }
 
     /// The width of a bar at `x`: the last bin may hold fewer ticks and end early.
@@ -225,7 +322,7 @@ impl Layout {
         if self.bin == 1 {
             bar
         } else {
-            bar.min(RIGHT - x)
+            bar.min(self.right() - x)
         }
     }
 
@@ -245,7 +342,7 @@ impl Layout {
 
     /// The baseline of lane `i`.
     fn base(&self, i: usize) -> f64 {
-        LEGEND + i as f64 * (LABEL + LANE + GAP) + LABEL + LANE
+        self.legend + i as f64 * (self.label() + self.lane() + GAP) + self.label() + self.lane()
     }
 
     /// The capacity line's height above a baseline.
@@ -254,14 +351,42 @@ impl Layout {
     }
 }
 
-/// The lane chart of a scenario's typical runs over `[0, window)` µs, as an `<svg>`
-/// element whose ids (`{id}-title`, `{id}-desc`, `{id}-hatch`) are prefixed with the
-/// scenario's id.
-pub fn lane_chart(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> String {
+/// How a lane's typical run ends, as its lane marks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// The last client was done in the tick that starts at this time, inside the window.
+    Done(Micros),
+    /// Clients were still calling after the window: past its end, or at the horizon.
+    Continues,
+    /// No client at all.
+    Empty,
+}
+
+impl End {
+    fn of(strategy: &StrategyResult, end: Micros) -> End {
+        let totals = &strategy.typical.totals;
+        match totals.done_at {
+            _ if totals.still_retrying > 0 => End::Continues,
+            Some(done) if done >= end => End::Continues,
+            Some(done) => End::Done(done),
+            None => End::Empty,
+        }
+    }
+}
+
+/// The lane chart of a scenario's typical runs over `[0, window)` µs in one layout, as
+/// an `<svg>` element whose ids (`{id}-title`, `{id}-desc`, `{id}-hatch`, each with
+/// `-narrow` after it in the narrow layout) are prefixed with the scenario's id.
+pub(crate) fn lane_chart(
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    window: Micros,
+    form: Form,
+) -> String {
     let id = &result.id;
-    let layout = Layout::new(scenario, result, window);
+    let layout = Layout::new(scenario, result, window, form);
     let lanes = result.strategies.len().max(1);
-    let height = layout.base(lanes - 1) + AXIS;
+    let height = layout.base(lanes - 1) + layout.axis();
     let down: Vec<(Micros, Micros)> = scenario
         .server
         .outages
@@ -269,51 +394,87 @@ pub fn lane_chart(scenario: &Scenario, result: &ScenarioResult, window: Micros) 
         .filter(|o| o.from < layout.end && o.to > o.from)
         .map(|o| (o.from, o.to.min(layout.end)))
         .collect();
-
-    // Time labels: a tidy step giving at most about eight of them.
-    let step = tidy_step(layout.end.div_ceil(8)).max(1);
-    let times: Vec<Micros> = (0..=layout.end / step).map(|i| i * step).collect();
+    let (times, decimals) = time_labels(&layout);
+    let hatch_id = form.id(id, "hatch");
 
     let mut doc = super::draw::document(
         id,
         "sim-lanes",
-        (WIDTH, height),
+        form,
+        height,
         format!("{id}: calls per tick, by strategy"),
         description(scenario, result, &layout),
     )
-    .add(hatch(id))
-    .add(legend(
-        id,
-        layout.left,
-        !down.is_empty(),
-        scenario.retry.breaker.is_some(),
-    ));
+    .add(hatch(&hatch_id))
+    .add(legend(&layout, &hatch_id, scenario));
     for (i, strategy) in result.strategies.iter().enumerate() {
-        doc = doc.add(lane(&layout, id, i, strategy, &times, &down));
+        doc = doc.add(lane(&layout, &hatch_id, i, strategy, &times, &down));
     }
-    let cap = capacity_text(scenario.server.capacity_milli);
-    doc.add(capacity_label(&layout, result, &cap))
-        .add(time_axis(&layout, lanes, &times, decimals_for(step)))
+    doc.add(time_axis(&layout, lanes, &times, decimals))
         .to_string()
 }
 
-/// One strategy's lane: its label row, grid, bars, capacity line and height labels.
+/// The times labelled on the axis, and their decimals: a tidy step, the smallest that
+/// keeps the labels apart (about eight of them in the wide layout).
+fn time_labels(layout: &Layout) -> (Vec<Micros>, u32) {
+    let most = match layout.form {
+        Form::Wide => 8,
+        Form::Narrow => 5,
+    };
+    let mut step = tidy_step(layout.end.div_ceil(most)).max(1);
+    loop {
+        let decimals = decimals_for(step);
+        let widest = layout
+            .form
+            .text_width(&seconds_fixed(layout.end / step * step, decimals), false);
+        let apart = layout.plot() * step as f64 / layout.end as f64;
+        if apart >= widest + 2.0 * layout.form.char() || step >= layout.end {
+            let times = (0..=layout.end / step).map(|i| i * step).collect();
+            return (times, decimals);
+        }
+        step = tidy_step(step + 1);
+    }
+}
+
+/// The lines of the label block above a lane: its name, and the typical run's totals
+/// beside it when both fit on one line for every lane of the chart, else under it.
+fn label_lines(layout: &Layout, strategy: &StrategyResult) -> Vec<String> {
+    let name = strategy.strategy.name();
+    let summary = lane_summary(strategy);
+    let form = layout.form;
+    let room = layout.right() - layout.left;
+    if !layout.stacked
+        && form.text_width(name, true) + 2.0 * form.char() + form.text_width(&summary, false)
+            <= room
+    {
+        return vec![name.to_string()];
+    }
+    let mut lines = vec![name.to_string()];
+    lines.extend(wrap(form, &summary, room));
+    lines
+}
+
+/// One strategy's lane: its label block, grid, bars, capacity line, height labels, and
+/// the mark of where it ends.
 fn lane(
     layout: &Layout,
-    id: &str,
+    hatch_id: &str,
     i: usize,
     strategy: &StrategyResult,
     times: &[Micros],
     down: &[(Micros, Micros)],
 ) -> Group {
+    let form = layout.form;
+    let right = layout.right();
     let base = layout.base(i);
-    let plot_top = base - LANE;
+    let plot_top = base - layout.lane();
+    let scale_top = base - layout.scale();
     let mut lane = Group::new().set("class", "lane");
 
     for &(from, to) in down {
         let x = layout.x_of(from);
         lane = lane.add(
-            rect(x, plot_top, layout.x_of(to) - x, LANE)
+            rect(x, scale_top, layout.x_of(to) - x, layout.scale())
                 .set("class", "down")
                 .set("fill", DOWN),
         );
@@ -322,40 +483,124 @@ fn lane(
         .set("class", "grid")
         .set("stroke", GRID)
         .set("stroke-width", "0.5")
-        .add(line(layout.left, plot_top, RIGHT, plot_top));
+        .add(line(layout.left, scale_top, right, scale_top));
     for &t in times {
-        grid = grid.add(line(layout.x_of(t), plot_top, layout.x_of(t), base));
+        grid = grid.add(line(layout.x_of(t), scale_top, layout.x_of(t), base));
     }
     lane = lane.add(grid);
-
-    let cap_y = base - layout.capacity_height();
-    lane.add(bars(layout, id, strategy, base))
-        .add(capacity_line(layout.left, RIGHT, cap_y))
+    let end = End::of(strategy, layout.end);
+    if let End::Done(done) = end {
+        lane = lane.add(done_line(layout, done, plot_top, base));
+    }
+    lane = lane.add(bars(layout, hatch_id, strategy, base));
+    if layout.capacity_shown {
+        let cap_y = base - layout.capacity_height();
+        lane = lane.add(capacity_line(layout.left, right, cap_y));
+    }
+    lane = lane
         .add(
-            line(layout.left, base, RIGHT, base)
+            line(layout.left, base, right, base)
                 .set("class", "axis")
                 .set("stroke", "currentColor"),
         )
         .add(
-            text(layout.left - 6.0, base + 4.5, "0")
+            text(layout.left - 6.0, base + form.font() * 0.32, "0")
                 .set("class", "label")
                 .set("text-anchor", "end"),
         )
         .add(
-            text(layout.left - 6.0, plot_top + 4.5, &thousands(layout.top))
+            text(
+                layout.left - 6.0,
+                scale_top + form.font() * 0.32,
+                &thousands(layout.top),
+            )
+            .set("class", "label")
+            .set("text-anchor", "end"),
+        );
+
+    // The label block: the name, and the run's totals at the right of it or under it.
+    let line_height = form.font() + 6.0;
+    let block_top = plot_top - layout.label();
+    let baseline = |j: usize| block_top + (j + 1) as f64 * line_height - 6.0;
+    let lines = label_lines(layout, strategy);
+    lane = lane.add(
+        text(layout.left, baseline(0), strategy.strategy.name())
+            .set("class", "label name")
+            .set("font-weight", "600"),
+    );
+    if lines.len() == 1 {
+        lane = lane.add(
+            text(right, baseline(0), &lane_summary(strategy))
                 .set("class", "label")
                 .set("text-anchor", "end"),
+        );
+    } else {
+        for (j, content) in lines.iter().enumerate().skip(1) {
+            lane = lane.add(text(layout.left, baseline(j), content).set("class", "label"));
+        }
+    }
+    match end {
+        End::Done(done) => lane.add(done_label(layout, done, plot_top)),
+        End::Continues => lane.add(continues(layout, plot_top, base)),
+        End::Empty => lane,
+    }
+}
+
+/// The x of the middle of the column that holds the tick starting at `t`.
+fn column_middle(layout: &Layout, t: Micros) -> f64 {
+    let column = (t / layout.tick) as usize / layout.bin;
+    let from = layout.x_col(column);
+    let to = layout.x_col(column + 1).min(layout.right());
+    (from + to) / 2.0
+}
+
+/// A dashed line down the middle of the column in which the last client was done.
+fn done_line(layout: &Layout, done: Micros, plot_top: f64, base: f64) -> svg::node::element::Line {
+    let x = column_middle(layout, done);
+    line(x, plot_top + 2.0, x, base)
+        .set("class", "end")
+        .set("stroke", "currentColor")
+        .set("stroke-width", "1")
+        .set("stroke-dasharray", "2 2")
+}
+
+/// "done at 2.9 s" at the top of the done line, in the lane's strip: after the line, or
+/// before it when the plot ends too soon.
+fn done_label(layout: &Layout, done: Micros, plot_top: f64) -> Label {
+    let form = layout.form;
+    let content = format!("done at {}", seconds(done));
+    let x = column_middle(layout, done);
+    let y = plot_top + form.font() + 1.0;
+    let label = if x + 4.0 + form.text_width(&content, false) <= layout.right() {
+        text(x + 4.0, y, &content)
+    } else {
+        text(x - 4.0, y, &content).set("text-anchor", "end")
+    };
+    halo(label)
+}
+
+/// "continues →" in the strip at the top right of a lane whose clients were still
+/// calling after the window, and an arrowhead that carries its baseline on past the plot.
+fn continues(layout: &Layout, plot_top: f64, base: f64) -> Group {
+    let right = layout.right();
+    let form = layout.form;
+    let arrow = Path::new()
+        .set(
+            "d",
+            format!(
+                "M{} {}L{} {}L{} {}Z",
+                coord(right),
+                coord(base - 4.0),
+                coord(right + 8.0),
+                coord(base),
+                coord(right),
+                coord(base + 4.0)
+            ),
         )
-        .add(
-            text(layout.left, plot_top - 6.0, strategy.strategy.name())
-                .set("class", "label name")
-                .set("font-weight", "600"),
-        )
-        .add(
-            text(RIGHT, plot_top - 6.0, &lane_summary(strategy))
-                .set("class", "label")
-                .set("text-anchor", "end"),
-        )
+        .set("fill", "currentColor");
+    Group::new().set("class", "continues").add(arrow).add(halo(
+        text(right - 4.0, plot_top + form.font() + 1.0, "continues →").set("text-anchor", "end"),
+    ))
 }
 
 /// A lane's bars: served, turned away above, and the outlines of the turned-away ones.
@@ -363,14 +608,14 @@ fn lane(
 /// A bar at least 3 units wide has its own outline. On thinner bars an outline would
 /// cover the hatch and leave plain red, so each run of neighbouring turned-away bars
 /// gets one outline around the lot instead, which also keeps a lone thin spike visible.
-fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f64) -> Group {
+fn bars(layout: &Layout, hatch_id: &str, strategy: &StrategyResult, base: f64) -> Group {
     let per_tick = layout.per_tick();
     let wide = per_tick >= 3.0;
     let bar = if wide { per_tick * 0.8 } else { per_tick }.max(0.5);
     let mut served = Group::new().set("class", "served").set("fill", SERVED);
     let mut rejected = Group::new()
         .set("class", "rejected")
-        .set("fill", format!("url(#{id}-hatch)"));
+        .set("fill", format!("url(#{hatch_id})"));
     rejected = if wide {
         rejected
             .set("class", "rejected outlined")
@@ -503,58 +748,10 @@ fn capacity_line(x1: f64, x2: f64, y: f64) -> svg::node::element::Line {
         .set("stroke-dasharray", "6 4")
 }
 
-/// "capacity 10", once, at the right end of a lane's capacity line: the first lane
-/// whose bars there stay clear of the label, else the lane whose bars reach least into
-/// it. A halo of the background keeps it legible over bars all the same.
-fn capacity_label(layout: &Layout, result: &ScenarioResult, capacity: &str) -> Label {
-    let content = format!("capacity {capacity}");
-    let width = CHAR * content.chars().count() as f64;
-    let x = RIGHT - 4.0;
-    // Above the line when there is room under the top of the lane, else below it.
-    let above = LANE - layout.capacity_height() >= FONT + 6.0;
-    let (baseline, bottom) = if above {
-        (
-            -layout.capacity_height() - 5.0,
-            -layout.capacity_height() - 2.0,
-        )
-    } else {
-        (
-            -layout.capacity_height() + FONT + 2.0,
-            -layout.capacity_height() + FONT + 5.0,
-        )
-    };
-    let per_tick = layout.per_tick();
-    let first = (((x - width - layout.left) / per_tick).floor().max(0.0)) as usize;
-    let last = (((x - layout.left) / per_tick).ceil() as usize).min(layout.columns);
-    let reach = |s: &StrategyResult| {
-        (first..last)
-            .map(|k| {
-                let (served, rejected, fast) = layout.column(s, k);
-                (served + rejected + fast) * layout.per_call()
-            })
-            .fold(0.0, f64::max)
-    };
-    let clear = -bottom;
-    let reaches: Vec<f64> = result.strategies.iter().map(reach).collect();
-    let lane = reaches
-        .iter()
-        .position(|&r| r <= clear)
-        .or_else(|| {
-            (0..reaches.len()).reduce(|best, i| if reaches[i] < reaches[best] { i } else { best })
-        })
-        .unwrap_or(0);
-    text(x, layout.base(lane) + baseline, &content)
-        .set("class", "label halo")
-        .set("text-anchor", "end")
-        .set("stroke", "#ffffff")
-        .set("stroke-width", "3")
-        .set("stroke-linejoin", "round")
-        .set("style", "paint-order: stroke")
-}
-
 /// The shared time axis under the last lane, with its labels and title, and the title
 /// of the height scale along the left.
 fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimals: u32) -> Group {
+    let form = layout.form;
     let last_base = layout.base(lanes - 1);
     let mut ticks = Group::new()
         .set("class", "axis")
@@ -566,34 +763,42 @@ fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimals: u32) -> 
     for &t in times {
         let x = layout.x_of(t);
         ticks = ticks.add(line(x, last_base, x, last_base + 4.0));
-        labels = labels.add(Label::at(x, last_base + 19.0, &seconds_fixed(t, decimals)));
+        labels = labels.add(Label::at(
+            x,
+            last_base + 5.0 + form.font(),
+            &seconds_fixed(t, decimals),
+        ));
     }
-    let middle = (LEGEND + LABEL + last_base) / 2.0;
+    let middle = (layout.legend + last_base) / 2.0;
+    let title_x = form.font() + 4.0;
     Group::new()
         .add(ticks)
         .add(labels)
         .add(
             text(
                 layout.left + layout.plot() / 2.0,
-                last_base + 39.0,
+                last_base + 5.0 + 2.4 * form.font(),
                 "time (s)",
             )
             .set("class", "label")
             .set("text-anchor", "middle"),
         )
         .add(
-            text(18.0, middle, "calls per tick")
+            text(title_x, middle, "calls per tick")
                 .set("class", "label")
                 .set("text-anchor", "middle")
-                .set("transform", format!("rotate(-90 18 {})", coord(middle))),
+                .set(
+                    "transform",
+                    format!("rotate(-90 {} {})", coord(title_x), coord(middle)),
+                ),
         )
 }
 
 /// The hatch that marks calls turned away: diagonal strokes over a light tint.
-fn hatch(id: &str) -> Definitions {
+fn hatch(hatch_id: &str) -> Definitions {
     Definitions::new().add(
         Pattern::new()
-            .set("id", format!("{id}-hatch"))
+            .set("id", hatch_id)
             .set("patternUnits", "userSpaceOnUse")
             .set("width", "5")
             .set("height", "5")
@@ -613,52 +818,104 @@ fn hatch(id: &str) -> Definitions {
     )
 }
 
-/// The legend row: a swatch for served, turned away and capacity, each as drawn, for
-/// the server's outages when the chart shows one, and for failed-fast calls when the
-/// scenario has a breaker.
-fn legend(id: &str, left: f64, down: bool, breaker: bool) -> Group {
-    let y = 8.0;
-    let mut group = Group::new().set("class", "legend");
-    let mut x = left;
-    let item = |group: Group, swatch: Box<dyn svg::Node>, name: &str, x: &mut f64| {
-        let at = *x;
-        *x += 17.0 + CHAR * name.chars().count() as f64 + 18.0;
-        group
-            .add(swatch)
-            .add(text(at + 17.0, y + 10.5, name).set("class", "label"))
-    };
-    let served = rect(x, y, 12.0, 12.0)
-        .set("class", "served")
-        .set("fill", SERVED);
-    group = item(group, Box::new(served), "served", &mut x);
-    let rejected = rect(x, y, 12.0, 12.0)
-        .set("class", "rejected outlined")
-        .set("fill", format!("url(#{id}-hatch)"))
-        .set("stroke", REJECTED);
-    group = item(group, Box::new(rejected), "turned away", &mut x);
-    let capacity = capacity_line(x - 4.0, x + 12.0, y + 6.0);
-    group = item(group, Box::new(capacity), "capacity", &mut x);
+/// One legend entry: what its swatch shows, and its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Served,
+    TurnedAway,
+    Capacity,
+    Down,
+    FailedFast,
+}
+
+/// The legend's entries with their names, each placed at (x, row), and the number of
+/// rows they take: served, turned away and capacity (named with its value), the
+/// server's outages when the chart shows one, and failed-fast calls when the scenario
+/// has a breaker. Entries wrap onto a new row at the plot's right edge.
+fn legend_items(layout: &Layout, scenario: &Scenario) -> (Vec<(Key, String, f64, usize)>, usize) {
+    let capacity = capacity_text(scenario.server.capacity_milli);
+    let mut keys = vec![
+        (Key::Served, "served".to_string()),
+        (Key::TurnedAway, "turned away".to_string()),
+        (
+            Key::Capacity,
+            if layout.capacity_shown {
+                format!("capacity {capacity}")
+            } else {
+                format!("capacity {capacity}, above the scale")
+            },
+        ),
+    ];
+    let down = scenario
+        .server
+        .outages
+        .iter()
+        .any(|o| o.from < layout.end && o.to > o.from);
     if down {
-        let swatch = rect(x, y, 12.0, 12.0)
-            .set("class", "down")
-            .set("fill", DOWN);
-        group = item(group, Box::new(swatch), "server down", &mut x);
+        keys.push((Key::Down, "server down".to_string()));
     }
-    if breaker {
-        let swatch = rect(x, y, 12.0, 12.0)
-            .set("class", "failed-fast")
-            .set("fill", FAST_TINT)
-            .set("stroke", FAST)
-            .set("stroke-dasharray", "1.5 1.5");
-        group = item(group, Box::new(swatch), "failed fast", &mut x);
+    if scenario.retry.breaker.is_some() {
+        keys.push((Key::FailedFast, "failed fast".to_string()));
+    }
+    let form = layout.form;
+    let (mut x, mut row) = (layout.left, 0);
+    let mut placed = Vec::new();
+    for (key, name) in keys {
+        let width = 17.0 + form.text_width(&name, false);
+        if x > layout.left && x + width > layout.right() {
+            x = layout.left;
+            row += 1;
+        }
+        placed.push((key, name, x, row));
+        x += width + 18.0;
+    }
+    (placed, row + 1)
+}
+
+/// The legend: a swatch for each entry, drawn as the chart draws it, and its name.
+fn legend(layout: &Layout, hatch_id: &str, scenario: &Scenario) -> Group {
+    let mut group = Group::new().set("class", "legend");
+    let font = layout.form.font();
+    for (key, name, x, row) in legend_items(layout, scenario).0 {
+        let y = 8.0 + row as f64 * layout.row();
+        let swatch: Box<dyn svg::Node> = match key {
+            Key::Served => Box::new(
+                rect(x, y, 12.0, 12.0)
+                    .set("class", "served")
+                    .set("fill", SERVED),
+            ),
+            Key::TurnedAway => Box::new(
+                rect(x, y, 12.0, 12.0)
+                    .set("class", "rejected outlined")
+                    .set("fill", format!("url(#{hatch_id})"))
+                    .set("stroke", REJECTED),
+            ),
+            Key::Capacity => Box::new(capacity_line(x - 2.0, x + 13.0, y + 6.0)),
+            Key::Down => Box::new(
+                rect(x, y, 12.0, 12.0)
+                    .set("class", "down")
+                    .set("fill", DOWN),
+            ),
+            Key::FailedFast => Box::new(
+                rect(x, y, 12.0, 12.0)
+                    .set("class", "failed-fast")
+                    .set("fill", FAST_TINT)
+                    .set("stroke", FAST)
+                    .set("stroke-dasharray", "1.5 1.5"),
+            ),
+        };
+        group = group
+            .add(swatch)
+            .add(text(x + 17.0, y + 6.0 + font * 0.32, &name).set("class", "label"));
     }
     group
 }
 
-/// The line above a lane, at its right: the typical run's calls, and whoever is left.
+/// The line above a lane: the typical run's own totals, named as one run's, since the
+/// table beside the chart gives medians over every run.
 fn lane_summary(strategy: &StrategyResult) -> String {
     let totals = &strategy.typical.totals;
-    let mut text = format!("{} calls", thousands(totals.calls));
+    let mut text = format!("this run: {} calls", thousands(totals.calls));
     if totals.failed_fast > 0 {
         text.push_str(&format!(", {} failed fast", thousands(totals.failed_fast)));
     }
@@ -672,7 +929,7 @@ fn lane_summary(strategy: &StrategyResult) -> String {
 }
 
 /// The chart in words, for the SVG's `<desc>`: what the lanes show, and per strategy
-/// its calls and when it was done or that it never was.
+/// its run's calls and when it was done or that it never was.
 fn description(scenario: &Scenario, result: &ScenarioResult, layout: &Layout) -> String {
     let end = layout.end;
     let mut out = format!(
@@ -682,6 +939,9 @@ fn description(scenario: &Scenario, result: &ScenarioResult, layout: &Layout) ->
         duration(end),
         capacity_text(scenario.server.capacity_milli)
     );
+    if !layout.capacity_shown {
+        out.push_str(" The height scale ends below the capacity, to fit the bars.");
+    }
     if layout.bin > 1 {
         out.push(' ');
         out.push_str(&binned_note(scenario, layout.bin));
@@ -702,7 +962,7 @@ fn description(scenario: &Scenario, result: &ScenarioResult, layout: &Layout) ->
     for s in &result.strategies {
         let t = &s.typical.totals;
         out.push_str(&format!(
-            " {}: {} calls, {} clients served",
+            " {}, in the run drawn: {} calls, {} clients served",
             s.strategy.name(),
             thousands(t.calls),
             thousands(t.served)

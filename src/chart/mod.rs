@@ -10,6 +10,7 @@
 //! - [`CSS`]: the stylesheet that themes them, light and dark.
 
 pub mod lanes;
+mod scale;
 pub mod schedule;
 pub mod sweep;
 pub mod table;
@@ -17,6 +18,8 @@ pub mod thumb;
 
 mod draw;
 
+#[cfg(test)]
+mod readable;
 #[cfg(test)]
 mod tests;
 
@@ -43,7 +46,8 @@ pub struct FigureOptions {
 }
 
 /// The whole HTML block for one scenario directive: a `<figure class="sim" id="sim-{id}">`
-/// holding the lane-chart SVG and a `<figcaption>`, then the results table, then a
+/// holding the lane chart in both its layouts, wide and narrow, and a `<figcaption>`, then
+/// the results table, then a
 /// `<details>` with the per-tick data of the window as a table (the chart's data for
 /// readers who cannot see it). A window with more ticks than the chart has columns is
 /// drawn and tabulated in bins of ticks (see [`lanes`]), so that neither grows with the
@@ -65,13 +69,9 @@ pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOpti
     }
     let mut out = String::new();
     out.push_str(&format!("<figure class=\"sim\" id=\"sim-{id}\">\n"));
-    // The chart scrolls sideways on a narrow screen rather than shrink its text; a
-    // scrolling region must be reachable by keyboard, hence the tabindex.
-    out.push_str(&format!(
-        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-title\">\n"
-    ));
-    out.push_str(&lanes::lane_chart(scenario, result, window));
-    out.push_str("\n</div>\n");
+    out.push_str(&charts(|form| {
+        lanes::lane_chart(scenario, result, window, form)
+    }));
     out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
     out.push_str(&scroll(
         &format!("{id}-results"),
@@ -85,6 +85,18 @@ pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOpti
         &table::tick_table(scenario, result, window, bin),
     ));
     out.push_str("</details>\n");
+    out
+}
+
+/// A chart in both its layouts, wide then narrow, one a line: drawn for the width it is
+/// shown at rather than scrolled or shrunk, so that its text stays at 11 CSS px or more
+/// (see [`draw::Form`]). The page's stylesheet shows one and hides the other.
+pub(crate) fn charts(chart: impl Fn(draw::Form) -> String) -> String {
+    let mut out = String::new();
+    for form in draw::Form::BOTH {
+        out.push_str(&chart(form));
+        out.push('\n');
+    }
     out
 }
 

@@ -12,23 +12,14 @@ use crate::engine::Strategy;
 use crate::engine::schedule::Step;
 use crate::engine::units::{Micros, SECOND};
 
-use super::draw::{CHAR, GRID, Label, WIDTH, line, rect, text};
+use super::draw::{Form, GRID, Label, line, rect, text};
+use super::scale::Scale;
 use super::sweep::{Shape, mark, marker};
 use super::table::escape;
-use super::{coord, seconds_fixed, tidy_ceiling, tidy_step};
+use super::{coord, seconds_fixed, tidy_step};
 
-/// Right edge of the panels.
-const RIGHT: f64 = WIDTH - 16.0;
-/// Height of the legend row at the top.
-const LEGEND: f64 = 30.0;
-/// Height of the label row above each panel.
-const LABEL: f64 = 26.0;
-/// Height of a panel's plot.
-const PANEL: f64 = 90.0;
 /// Space below a panel.
 const GAP: f64 = 16.0;
-/// Height of the retry axis below the last panel.
-const AXIS: f64 = 46.0;
 
 /// Whether a strategy's waits follow the ceiling `d(a)`: fixed waits are always the
 /// base, and decorrelated jitter draws from three times its previous wait, so for them
@@ -64,21 +55,45 @@ pub(crate) fn wait_number(us: Micros) -> String {
     text
 }
 
-/// The shared scales.
+/// The shared scales, in one of the two layouts.
 struct Layout {
+    form: Form,
     /// Retries shown (the longest schedule).
     retries: usize,
     /// Left edge of the plots.
     left: f64,
-    /// The top of the wait scale, µs.
-    top: Micros,
-    /// The wait scale's step, µs.
-    step: Micros,
+    /// The wait scale, in seconds: logarithmic when the waits span orders of magnitude,
+    /// so that the first doublings show as clearly as the last.
+    scale: Scale,
+    /// Height of the legend at the top.
+    legend: f64,
 }
 
 impl Layout {
+    /// Right edge of the panels.
+    fn right(&self) -> f64 {
+        self.form.width()
+            - match self.form {
+                Form::Wide => 16.0,
+                Form::Narrow => 12.0,
+            }
+    }
+
+    /// Height of a panel's plot.
+    fn panel(&self) -> f64 {
+        match self.form {
+            Form::Wide => 90.0,
+            Form::Narrow => 80.0,
+        }
+    }
+
+    /// Height of the label row above each panel.
+    fn label(&self) -> f64 {
+        self.form.font() + 12.0
+    }
+
     fn slot(&self) -> f64 {
-        (RIGHT - self.left) / self.retries.max(1) as f64
+        (self.right() - self.left) / self.retries.max(1) as f64
     }
 
     /// The left edge of retry `i`'s slot (counting from 0).
@@ -88,18 +103,18 @@ impl Layout {
 
     /// The height of a wait above a baseline.
     fn height(&self, us: Micros) -> f64 {
-        PANEL * us as f64 / self.top as f64
+        self.panel() * self.scale.at(us as f64 / SECOND as f64)
     }
 
     /// The baseline of panel `i`.
     fn base(&self, i: usize) -> f64 {
-        LEGEND + i as f64 * (LABEL + PANEL + GAP) + LABEL + PANEL
+        self.legend + i as f64 * (self.label() + self.panel() + GAP) + self.label() + self.panel()
     }
 }
 
 /// The whole HTML block of a schedule directive: a `<figure class="sim sim-schedule"
-/// id="schedule-{id}">` with a panel of waits per strategy and a caption, then the
-/// waits as a table.
+/// id="schedule-{id}">` with a panel of waits per strategy, in both layouts, and a
+/// caption, then the waits as a table.
 pub fn schedule_figure(id: &str, rows: &[(Strategy, Vec<Step>)], caption: Option<&str>) -> String {
     let id = escape(id);
     let caption = match caption {
@@ -107,11 +122,7 @@ pub fn schedule_figure(id: &str, rows: &[(Strategy, Vec<Step>)], caption: Option
         None => escape(&generated_caption(rows)),
     };
     let mut out = format!("<figure class=\"sim sim-schedule\" id=\"schedule-{id}\">\n");
-    out.push_str(&format!(
-        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-title\">\n"
-    ));
-    out.push_str(&schedule_chart(&id, rows));
-    out.push_str("\n</div>\n");
+    out.push_str(&super::charts(|form| schedule_chart(&id, rows, form)));
     out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
     out.push_str(&format!(
         "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-waits-caption\">\n{}</div>\n",
@@ -120,58 +131,92 @@ pub fn schedule_figure(id: &str, rows: &[(Strategy, Vec<Step>)], caption: Option
     out
 }
 
-/// The panels as an `<svg>` element whose ids start with `id` (already escaped).
-fn schedule_chart(id: &str, rows: &[(Strategy, Vec<Step>)]) -> String {
-    let retries = rows.iter().map(|(_, s)| s.len()).max().unwrap_or(0).max(1);
-    let highest = rows
+/// The wait scale of `rows`, in seconds: every wait, range end and ceiling drawn, with
+/// zero in a slot of its own when a range starts at zero; waits under a thousandth of
+/// the longest share the scale's floor.
+fn wait_scale(rows: &[(Strategy, Vec<Step>)]) -> Scale {
+    let mut values: Vec<Micros> = Vec::new();
+    for (strategy, steps) in rows {
+        for s in steps {
+            values.extend([s.low, s.high, s.wait]);
+            if uses_ceiling(*strategy) {
+                values.push(s.ceiling);
+            }
+        }
+    }
+    let values: Vec<f64> = values
+        .into_iter()
+        .map(|us| us as f64 / SECOND as f64)
+        .collect();
+    let highest = values.iter().copied().fold(0.0, f64::max);
+    if highest <= 0.0 {
+        return Scale::linear(0.0, 1.0, 2.0);
+    }
+    let floor = highest / 1000.0;
+    let clamped: Vec<f64> = values
         .iter()
-        .flat_map(|(strategy, steps)| {
-            steps.iter().map(move |s| {
-                let ceiling = if uses_ceiling(*strategy) {
-                    s.ceiling
-                } else {
-                    0
-                };
-                s.high.max(s.wait).max(ceiling)
-            })
-        })
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let top = tidy_ceiling(highest);
-    let step = tidy_step(top.div_ceil(2)).max(1);
-    let top = top.div_ceil(step) * step;
-    let widest = (0..=top / step)
-        .map(|k| wait_number(k * step).len())
-        .max()
-        .unwrap_or(1);
-    let layout = Layout {
+        .map(|&v| if v > 0.0 { v.max(floor) } else { 0.0 })
+        .collect();
+    let mut with_zero = clamped.clone();
+    with_zero.push(0.0);
+    let scale = Scale::of(&clamped, 2.0, true, 10.0);
+    if scale.log {
+        scale
+    } else {
+        Scale::of(&with_zero, 2.0, false, 10.0)
+    }
+}
+
+/// The panels in one layout, as an `<svg>` element whose ids start with `id` (already
+/// escaped).
+fn schedule_chart(id: &str, rows: &[(Strategy, Vec<Step>)], form: Form) -> String {
+    let retries = rows.iter().map(|(_, s)| s.len()).max().unwrap_or(0).max(1);
+    let scale = wait_scale(rows);
+    let mut layout = Layout {
+        form,
         retries,
-        left: (34.0 + CHAR * widest as f64).max(48.0),
-        top,
-        step,
+        left: 0.0,
+        scale,
+        legend: 0.0,
     };
+    let labels = layout.scale.labelled(layout.panel(), |_| form.font() + 2.0);
+    let widest = labels
+        .iter()
+        .map(|t| form.text_width(&t.1, false))
+        .fold(0.0, f64::max);
+    layout.left = (form.font() + 16.0 + widest).max(form.font() * 3.4);
+    let (legend, rows_of_legend) = legend(&layout);
+    layout.legend = 8.0 + rows_of_legend as f64 * (form.font() + 8.0);
     let panels = rows.len().max(1);
-    let height = layout.base(panels - 1) + AXIS;
+    let height = layout.base(panels - 1) + form.font() * 3.3;
 
     let mut doc = super::draw::document(
         id,
         "sim-schedule",
-        (WIDTH, height),
+        form,
+        height,
         format!("{id}: the wait before each retry, by strategy"),
-        description(rows),
+        description(rows, &layout.scale),
     )
-    .add(legend(layout.left));
+    .add(legend);
     for (i, (strategy, steps)) in rows.iter().enumerate() {
-        doc = doc.add(panel(&layout, i, *strategy, steps));
+        doc = doc.add(panel(&layout, &labels, i, *strategy, steps));
     }
     doc.add(retry_axis(&layout, panels)).to_string()
 }
 
 /// One strategy's panel: its name, grid, range band, ceiling and sampled waits.
-fn panel(layout: &Layout, i: usize, strategy: Strategy, steps: &[Step]) -> Group {
+fn panel(
+    layout: &Layout,
+    ticks: &[(f64, String)],
+    i: usize,
+    strategy: Strategy,
+    steps: &[Step],
+) -> Group {
+    let form = layout.form;
+    let right = layout.right();
     let base = layout.base(i);
-    let plot_top = base - PANEL;
+    let plot_top = base - layout.panel();
     let m = mark(strategy);
     let slot = layout.slot();
     let mut group = Group::new().set("class", format!("panel {}", m.class));
@@ -184,18 +229,32 @@ fn panel(layout: &Layout, i: usize, strategy: Strategy, steps: &[Step]) -> Group
         .set("class", "label")
         .set("fill", "currentColor")
         .set("text-anchor", "end");
-    for k in 0..=layout.top / layout.step {
-        let y = base - layout.height(k * layout.step);
-        if k > 0 {
-            grid = grid.add(line(layout.left, y, RIGHT, y));
+    for (v, label) in ticks {
+        let y = base - layout.panel() * layout.scale.at(*v);
+        if y < base - 0.5 {
+            grid = grid.add(line(layout.left, y, right, y));
         }
-        labels = labels.add(Label::at(
-            layout.left - 6.0,
-            y + 4.5,
-            &wait_number(k * layout.step),
-        ));
+        labels = labels.add(Label::at(layout.left - 6.0, y + form.font() * 0.32, label));
     }
     group = group.add(grid);
+    if let Some(gap) = layout.scale.gap() {
+        let y = base - layout.panel() * gap;
+        group = group.add(
+            Path::new()
+                .set(
+                    "d",
+                    format!(
+                        "M{} {}l8 -4M{} {}l8 -4",
+                        coord(layout.left - 4.0),
+                        coord(y + 4.0),
+                        coord(layout.left - 4.0),
+                        coord(y)
+                    ),
+                )
+                .set("class", "axis break")
+                .set("stroke", "currentColor"),
+        );
+    }
 
     // The range: one shape of slots, each as wide as its retry; a range of one value
     // is a thin line, so that it still shows.
@@ -260,7 +319,7 @@ fn panel(layout: &Layout, i: usize, strategy: Strategy, steps: &[Step]) -> Group
     group
         .add(markers)
         .add(
-            line(layout.left, base, RIGHT, base)
+            line(layout.left, base, right, base)
                 .set("class", "axis")
                 .set("stroke", "currentColor"),
         )
@@ -274,10 +333,12 @@ fn panel(layout: &Layout, i: usize, strategy: Strategy, steps: &[Step]) -> Group
 
 /// The retry numbers under the last panel, the axis titles.
 fn retry_axis(layout: &Layout, panels: usize) -> Group {
+    let form = layout.form;
+    let right = layout.right();
     let last = layout.base(panels - 1);
     // Every retry numbered when there is room, else every second, fifth, …
     let every = tidy_step(
-        (layout.retries as f64 * 3.0 * CHAR / (RIGHT - layout.left)).ceil() as u64,
+        (layout.retries as f64 * 3.0 * form.char() / (right - layout.left)).ceil() as u64,
     )
     .max(1) as usize;
     let mut ticks = Group::new()
@@ -294,71 +355,104 @@ fn retry_axis(layout: &Layout, panels: usize) -> Group {
         }
         let x = layout.x_of(n) + layout.slot() / 2.0;
         ticks = ticks.add(line(x, last, x, last + 4.0));
-        labels = labels.add(Label::at(x, last + 19.0, &number.to_string()));
+        labels = labels.add(Label::at(x, last + 5.0 + form.font(), &number.to_string()));
     }
-    let middle = (LEGEND + LABEL + last) / 2.0;
+    let middle = (layout.legend + last) / 2.0;
+    let title_x = form.font() + 4.0;
+    let title = if layout.scale.log {
+        "wait (s, log scale)"
+    } else {
+        "wait (s)"
+    };
     Group::new()
         .add(ticks)
         .add(labels)
         .add(
-            text((layout.left + RIGHT) / 2.0, last + 39.0, "retry")
-                .set("class", "label")
-                .set("text-anchor", "middle"),
+            text(
+                (layout.left + right) / 2.0,
+                last + 5.0 + 2.4 * form.font(),
+                "retry",
+            )
+            .set("class", "label")
+            .set("text-anchor", "middle"),
         )
         .add(
-            text(18.0, middle, "wait (s)")
+            text(title_x, middle, title)
                 .set("class", "label")
                 .set("text-anchor", "middle")
-                .set("transform", format!("rotate(-90 18 {})", coord(middle))),
+                .set(
+                    "transform",
+                    format!("rotate(-90 {} {})", coord(title_x), coord(middle)),
+                ),
         )
 }
 
-/// The legend row: the ceiling, the range and a sampled wait, each as drawn.
-fn legend(left: f64) -> Group {
-    let y = 8.0;
-    let item = |group: Group, swatch: Box<dyn svg::Node>, name: &str, x: &mut f64| {
-        let at = *x;
-        *x += 24.0 + CHAR * name.chars().count() as f64 + 18.0;
-        group
-            .add(swatch)
-            .add(text(at + 24.0, y + 10.5, name).set("class", "label"))
-    };
-    let mut x = left;
+/// The legend: the ceiling, the range and a sampled wait, each as drawn, wrapped onto
+/// as many rows as needed. Returns it and its number of rows.
+fn legend(layout: &Layout) -> (Group, usize) {
+    let form = layout.form;
+    let (left, right) = (layout.left, layout.right());
+    let names = ["ceiling d(a)", "possible waits", "sampled wait"];
     let mut group = Group::new().set("class", "legend");
-    let ceiling = Path::new()
-        .set(
-            "d",
-            format!(
-                "M{} {}H{}V{}H{}",
-                coord(x),
-                coord(y + 10.0),
-                coord(x + 9.0),
-                coord(y + 2.0),
-                coord(x + 18.0)
+    let (mut x, mut row) = (left, 0);
+    for (n, name) in names.into_iter().enumerate() {
+        let width = 24.0 + form.text_width(name, false);
+        if x > left && x + width > right {
+            x = left;
+            row += 1;
+        }
+        let y = 8.0 + row as f64 * (form.font() + 8.0);
+        let swatch: Box<dyn svg::Node> = match n {
+            0 => Box::new(
+                Path::new()
+                    .set(
+                        "d",
+                        format!(
+                            "M{} {}H{}V{}H{}",
+                            coord(x),
+                            coord(y + 10.0),
+                            coord(x + 9.0),
+                            coord(y + 2.0),
+                            coord(x + 18.0)
+                        ),
+                    )
+                    .set("class", "ceiling")
+                    .set("fill", "none")
+                    .set("stroke", "currentColor")
+                    .set("stroke-width", "1.5"),
             ),
-        )
-        .set("class", "ceiling")
-        .set("fill", "none")
-        .set("stroke", "currentColor")
-        .set("stroke-width", "1.5");
-    group = item(group, Box::new(ceiling), "ceiling d(a)", &mut x);
-    let range = rect(x, y, 18.0, 12.0)
-        .set("class", "range neutral")
-        .set("fill", "currentColor")
-        .set("fill-opacity", "0.22");
-    group = item(group, Box::new(range), "possible waits", &mut x);
-    let sample = marker(Shape::Circle, x + 9.0, y + 6.0, 9.0)
-        .set("class", "marker neutral")
-        .set("fill", "currentColor");
-    item(group, Box::new(sample), "sampled wait", &mut x)
+            1 => Box::new(
+                rect(x, y, 18.0, 12.0)
+                    .set("class", "range neutral")
+                    .set("fill", "currentColor")
+                    .set("fill-opacity", "0.22"),
+            ),
+            _ => Box::new(
+                marker(Shape::Circle, x + 9.0, y + 6.0, 9.0)
+                    .set("class", "marker neutral")
+                    .set("fill", "currentColor"),
+            ),
+        };
+        group = group
+            .add(swatch)
+            .add(text(x + 24.0, y + 6.0 + form.font() * 0.32, name).set("class", "label"));
+        x += width + 18.0;
+    }
+    (group, row + 1)
 }
 
 /// The waits in words, for the SVG's `<desc>`: per strategy, the sampled waits.
-fn description(rows: &[(Strategy, Vec<Step>)]) -> String {
+fn description(rows: &[(Strategy, Vec<Step>)], scale: &Scale) -> String {
     let mut out = "The wait before each retry of one client, one panel per strategy: the \
                    range a wait may be drawn from, the ceiling d(a) where the strategy \
                    uses it, and one sampled wait."
         .to_string();
+    if scale.log {
+        out.push_str(
+            " The wait axis is logarithmic, so that each doubling is a step of the same \
+             height; zero has a place of its own at the bottom.",
+        );
+    }
     for (strategy, steps) in rows {
         let waits: Vec<String> = steps.iter().map(|s| wait_number(s.wait)).collect();
         out.push_str(&format!(" {}: {} s.", strategy.name(), waits.join(", ")));

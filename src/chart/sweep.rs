@@ -15,7 +15,8 @@ use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
 use crate::format::thousands;
 
 use super::coord;
-use super::draw::{CHAR, GRID, WIDTH, line, text};
+use super::draw::{Form, GRID, Label, line, text};
+use super::scale::Scale;
 use super::table::escape;
 
 /// The totals a sweep may show, by the names a directive uses.
@@ -58,15 +59,6 @@ pub struct Sweep<'a> {
     /// Caption text (plain text, HTML-escaped here); `None` = a generated one.
     pub caption: Option<&'a str>,
 }
-
-/// Right edge of the plot (room for the last x label).
-const RIGHT: f64 = WIDTH - 24.0;
-/// Height of one legend row.
-const LEGEND_ROW: f64 = 22.0;
-/// Height of the plot.
-const PLOT: f64 = 240.0;
-/// Height of the x axis below the plot.
-const AXIS: f64 = 46.0;
 
 /// The total a sweep shows, parsed from its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,129 +255,42 @@ pub(crate) fn marker(shape: Shape, x: f64, y: f64, size: f64) -> Path {
     Path::new().set("d", d)
 }
 
-/// An axis's scale: where its ticks go and how to print them.
-struct Scale {
-    /// The value at the start.
-    lo: f64,
-    /// The value at the end.
-    hi: f64,
-    /// Log ten of the values, for a sweep over several orders of magnitude.
-    log: bool,
-    /// The ticks, with their labels.
-    ticks: Vec<(f64, String)>,
-}
-
-impl Scale {
-    /// A linear scale over `[min, max]` with about `count` tidy ticks, from zero when
-    /// zero is not far off; a log scale when `log_ok` and the values span more than two
-    /// orders of magnitude.
-    fn new(min: f64, max: f64, count: f64, log_ok: bool) -> Scale {
-        if log_ok && min > 0.0 && max / min >= 100.0 {
-            let first = min.log10().floor() as i32;
-            let last = max.log10().ceil() as i32;
-            let ticks = (first..=last)
-                .map(|k| (10f64.powi(k), number(10f64.powi(k), (-k).max(0) as usize)))
-                .collect();
-            return Scale {
-                lo: 10f64.powi(first),
-                hi: 10f64.powi(last),
-                log: true,
-                ticks,
-            };
-        }
-        let min = if min >= 0.0 && min <= max / 2.0 {
-            0.0
-        } else {
-            min
-        };
-        let span = if max > min {
-            max - min
-        } else {
-            max.abs().max(1.0)
-        };
-        let (step, decimals) = tidy_f64(span / count);
-        let lo = (min / step).floor() * step;
-        let mut hi = (max / step).ceil() * step;
-        if hi <= lo {
-            hi = lo + step;
-        }
-        let n = ((hi - lo) / step).round() as i64;
-        let ticks = (0..=n)
-            .map(|i| {
-                let v = lo + i as f64 * step;
-                (v, number(v, decimals))
-            })
-            .collect();
-        Scale {
-            lo,
-            hi,
-            log: false,
-            ticks,
-        }
-    }
-
-    /// Where a value falls, from 0 at `lo` to 1 at `hi`.
-    fn at(&self, v: f64) -> f64 {
-        if self.log {
-            let v = v.max(self.lo);
-            (v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
-        } else {
-            (v - self.lo) / (self.hi - self.lo)
-        }
-    }
-}
-
-/// The first of 1, 2, 5 × a power of ten at least `at_least` (positive), and the
-/// decimals its multiples need.
-fn tidy_f64(at_least: f64) -> (f64, usize) {
-    let at_least = if at_least > 0.0 { at_least } else { 1.0 };
-    let mut k = at_least.log10().floor() as i32 - 1;
-    loop {
-        for m in [1.0, 2.0, 5.0] {
-            let step = m * 10f64.powi(k);
-            if step >= at_least * (1.0 - 1e-9) {
-                return (step, (-k).max(0) as usize);
-            }
-        }
-        k += 1;
-    }
-}
-
-/// A tick value with `decimals` places, and thousands separators when whole.
-fn number(v: f64, decimals: usize) -> String {
-    if decimals == 0 {
-        let whole = v.round();
-        if whole < 0.0 {
-            format!("-{}", thousands((-whole) as u64))
-        } else {
-            thousands(whole as u64)
-        }
-    } else {
-        format!("{v:.decimals$}")
-    }
-}
-
-/// Where everything goes.
+/// Where everything goes, in one of the two layouts.
 struct Layout {
+    form: Form,
     /// Top of the plot.
     top: f64,
     /// Left edge of the plot.
     left: f64,
+    /// Height of the plot.
+    plot: f64,
+    /// The row above the plot where points with no value sit ("never"), when a point
+    /// has none: its y.
+    never: Option<f64>,
     x: Scale,
     y: Scale,
 }
 
 impl Layout {
+    /// Right edge of the plot (room for the last x label).
+    fn right(&self) -> f64 {
+        self.form.width()
+            - match self.form {
+                Form::Wide => 24.0,
+                Form::Narrow => 18.0,
+            }
+    }
+
     fn x_of(&self, v: f64) -> f64 {
-        self.left + (RIGHT - self.left) * self.x.at(v)
+        self.left + (self.right() - self.left) * self.x.at(v)
     }
 
     fn y_of(&self, v: f64) -> f64 {
-        self.top + PLOT * (1.0 - self.y.at(v))
+        self.top + self.plot * (1.0 - self.y.at(v))
     }
 
     fn bottom(&self) -> f64 {
-        self.top + PLOT
+        self.top + self.plot
     }
 }
 
@@ -415,7 +320,8 @@ fn series(points: &[SweepPoint], strategy: Strategy, total: Total) -> Vec<Option
 }
 
 /// The whole HTML block of a sweep directive: a `<figure class="sim sim-sweep"
-/// id="sweep-{id}">` with the line chart and a caption, then the numbers as a table.
+/// id="sweep-{id}">` with the line chart in both layouts and a caption, then the
+/// numbers as a table.
 pub fn sweep_figure(sweep: &Sweep) -> String {
     let id = escape(sweep.id);
     let total = Total::of(sweep.total);
@@ -424,11 +330,7 @@ pub fn sweep_figure(sweep: &Sweep) -> String {
         None => escape(&generated_caption(sweep, total)),
     };
     let mut out = format!("<figure class=\"sim sim-sweep\" id=\"sweep-{id}\">\n");
-    out.push_str(&format!(
-        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-title\">\n"
-    ));
-    out.push_str(&sweep_chart(sweep, total));
-    out.push_str("\n</div>\n");
+    out.push_str(&super::charts(|form| sweep_chart(sweep, total, form)));
     out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
     out.push_str(&format!(
         "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-sweep-caption\">\n{}</div>\n",
@@ -437,8 +339,9 @@ pub fn sweep_figure(sweep: &Sweep) -> String {
     out
 }
 
-/// The line chart as an `<svg>` element whose ids start with the sweep's id.
-fn sweep_chart(sweep: &Sweep, total: Total) -> String {
+/// The line chart in one layout, as an `<svg>` element whose ids start with the
+/// sweep's id.
+fn sweep_chart(sweep: &Sweep, total: Total, form: Form) -> String {
     let id = sweep.id;
     let strategies = strategies(sweep.points);
     let all: Vec<Vec<Option<Values>>> = strategies
@@ -453,42 +356,69 @@ fn sweep_chart(sweep: &Sweep, total: Total) -> String {
         .unwrap_or(1);
 
     let xs: Vec<f64> = sweep.points.iter().map(|p| p.x).collect();
-    let x_min = xs.iter().copied().fold(f64::INFINITY, f64::min);
-    let x_max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let (x_min, x_max) = if x_min.is_finite() {
-        (x_min, x_max)
+    // The values drawn: the medians, and the band's ends when runs differ.
+    let ys: Vec<f64> = all
+        .iter()
+        .flatten()
+        .flatten()
+        .flat_map(|v| {
+            if runs > 1 {
+                vec![v.median, v.p5, v.p95]
+            } else {
+                vec![v.median]
+            }
+        })
+        .collect();
+    let x = Scale::of(&xs, 6.0, true, 10.0);
+    // All zeros (a recovery that is immediate everywhere) still gets a readable axis;
+    // a total that spans orders of magnitude gets a log axis, so that its small values
+    // do not lie flat along the bottom.
+    let y_min = ys.iter().copied().fold(f64::INFINITY, f64::min);
+    let y_max = ys.iter().copied().fold(0.0, f64::max);
+    let y = if y_max <= 0.0 {
+        Scale::linear(0.0, 1.0, 5.0)
+    } else if y_min > 0.0 && Scale::of(&ys, 5.0, true, 20.0).log {
+        Scale::of(&ys, 5.0, true, 20.0)
     } else {
-        (0.0, 1.0)
+        Scale::linear(0.0, y_max, 5.0)
     };
-    let y_max = all
+    let plot = match form {
+        Form::Wide => 240.0,
+        Form::Narrow => 200.0,
+    };
+    let y_labels = y.labelled(plot, |_| form.font() + 4.0);
+    let widest = y_labels
         .iter()
-        .flatten()
-        .flatten()
-        .map(|v| if runs > 1 { v.p95 } else { v.median })
+        .map(|t| form.text_width(&t.1, false))
+        .chain(std::iter::once(form.text_width("never", false)))
         .fold(0.0, f64::max);
-    let x = Scale::new(x_min, x_max, 6.0, true);
-    // All zeros (a recovery that is immediate everywhere) still gets a readable axis.
-    let y = Scale::new(0.0, if y_max > 0.0 { y_max } else { 1.0 }, 5.0, false);
-    let widest = y
-        .ticks
-        .iter()
-        .map(|t| t.1.chars().count())
-        .max()
-        .unwrap_or(1);
-    let left = (34.0 + CHAR * widest as f64).max(48.0);
-    let (legend, rows) = legend(&strategies, left);
-    let layout = Layout {
-        top: 8.0 + rows as f64 * LEGEND_ROW + 12.0,
+    let left = (form.font() + 16.0 + widest).max(form.font() * 3.4);
+    let has_never = all.iter().flatten().any(Option::is_none);
+    let mut layout = Layout {
+        form,
+        top: 0.0,
         left,
+        plot,
+        never: None,
         x,
         y,
     };
-    let height = layout.bottom() + AXIS;
+    let (legend, rows) = legend(&strategies, &layout);
+    let row = form.font() + 8.0;
+    let below_legend = 8.0 + rows as f64 * row + 12.0;
+    if has_never {
+        layout.never = Some(below_legend + row / 2.0);
+        layout.top = below_legend + row + 6.0;
+    } else {
+        layout.top = below_legend;
+    }
+    let height = layout.bottom() + form.font() * 3.3;
 
     let mut doc = super::draw::document(
         id,
         "sim-sweep",
-        (WIDTH, height),
+        form,
+        height,
         format!(
             "{id}: {} against {}, by strategy",
             total.words(),
@@ -497,7 +427,7 @@ fn sweep_chart(sweep: &Sweep, total: Total) -> String {
         description(sweep, total, &strategies, &all),
     )
     .add(legend)
-    .add(axes(&layout, sweep.axis, total.axis()));
+    .add(axes(&layout, &y_labels, sweep.axis, total.axis()));
     let mut bands = Group::new().set("class", "bands");
     let mut lines = Group::new().set("class", "lines");
     for (strategy, values) in strategies.iter().zip(&all) {
@@ -592,7 +522,8 @@ fn stretches(values: &[Option<Values>]) -> Vec<Vec<usize>> {
 }
 
 /// A strategy's line through its medians, broken where a point has none, and its
-/// markers.
+/// markers; a point with none ("never") is a hollow marker in the row above the plot,
+/// tied to its neighbours by dotted lines, so the line visibly leaves the scale.
 fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mark) -> Group {
     let mut d = String::new();
     for stretch in stretches(values) {
@@ -615,25 +546,68 @@ fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mar
         .set("fill", m.colour)
         .set("stroke", "#ffffff")
         .set("stroke-width", "1");
+    let mut never = Group::new()
+        .set("class", "never")
+        .set("fill", "#ffffff")
+        .set("stroke", m.colour)
+        .set("stroke-width", "1.5");
+    let mut links = String::new();
     for (i, v) in values.iter().enumerate() {
-        if let Some(v) = v {
-            markers = markers.add(marker(
-                m.shape,
-                layout.x_of(xs[i]),
-                layout.y_of(v.median),
-                9.0,
-            ));
+        match (v, layout.never) {
+            (Some(v), _) => {
+                markers = markers.add(marker(
+                    m.shape,
+                    layout.x_of(xs[i]),
+                    layout.y_of(v.median),
+                    9.0,
+                ));
+            }
+            (None, Some(y)) => {
+                let x = layout.x_of(xs[i]);
+                for n in [i.checked_sub(1), Some(i + 1)].into_iter().flatten() {
+                    if let Some(Some(v)) = values.get(n) {
+                        links.push_str(&format!(
+                            "M{} {}L{} {}",
+                            coord(layout.x_of(xs[n])),
+                            coord(layout.y_of(v.median)),
+                            coord(x),
+                            coord(y)
+                        ));
+                    }
+                }
+                never = never.add(marker(m.shape, x, y, 9.0));
+            }
+            (None, None) => {}
         }
     }
-    Group::new()
+    let mut group = Group::new()
         .set("class", format!("strategy {}", m.class))
         .add(path)
-        .add(markers)
+        .add(markers);
+    if !links.is_empty() {
+        group = group.add(
+            Path::new()
+                .set("d", links)
+                .set("class", "line link")
+                .set("fill", "none")
+                .set("stroke", m.colour)
+                .set("stroke-width", "1.5")
+                .set("stroke-dasharray", "1 3"),
+        );
+    }
+    if layout.never.is_some() && values.iter().any(Option::is_none) {
+        group = group.add(never);
+    }
+    group
 }
 
-/// The grid, both axes with their ticks and labels, and their titles.
-fn axes(layout: &Layout, x_title: &str, y_title: &str) -> Group {
+/// The grid, both axes with their ticks and `y_labels`, their titles, the break of a
+/// log axis that also shows zero, and the "never" row's name.
+fn axes(layout: &Layout, y_labels: &[(f64, String)], x_title: &str, y_title: &str) -> Group {
+    let form = layout.form;
+    let right = layout.right();
     let bottom = layout.bottom();
+    let lift = form.font() * 0.32;
     let mut grid = Group::new()
         .set("class", "grid")
         .set("stroke", GRID)
@@ -644,56 +618,97 @@ fn axes(layout: &Layout, x_title: &str, y_title: &str) -> Group {
     let mut labels = Group::new()
         .set("class", "label")
         .set("fill", "currentColor");
-    for (v, label) in &layout.y.ticks {
+    for (v, label) in y_labels {
         let y = layout.y_of(*v);
-        if *v != layout.y.lo {
-            grid = grid.add(line(layout.left, y, RIGHT, y));
+        if y < bottom - 0.5 {
+            grid = grid.add(line(layout.left, y, right, y));
         }
-        labels = labels.add(
-            super::draw::Label::at(layout.left - 6.0, y + 4.5, label).set("text-anchor", "end"),
-        );
+        labels =
+            labels.add(Label::at(layout.left - 6.0, y + lift, label).set("text-anchor", "end"));
     }
-    for (v, label) in &layout.x.ticks {
+    if let Some(y) = layout.never {
+        labels = labels.add(
+            Label::at(layout.left - 10.0, y + lift, "never")
+                .set("text-anchor", "end")
+                .set("font-style", "italic"),
+        );
+        grid = grid.add(line(layout.left, y, right, y).set("stroke-dasharray", "2 3"));
+    }
+    let x_labels = layout.x.labelled(right - layout.left, |l| {
+        form.text_width(l, false) + 1.5 * form.char()
+    });
+    for (v, _) in &layout.x.ticks {
         let x = layout.x_of(*v);
         grid = grid.add(line(x, layout.top, x, bottom));
+    }
+    for (v, label) in &x_labels {
+        let x = layout.x_of(*v);
         ticks = ticks.add(line(x, bottom, x, bottom + 4.0));
         labels = labels
-            .add(super::draw::Label::at(x, bottom + 19.0, label).set("text-anchor", "middle"));
+            .add(Label::at(x, bottom + 5.0 + form.font(), label).set("text-anchor", "middle"));
     }
     ticks = ticks
-        .add(line(layout.left, bottom, RIGHT, bottom))
+        .add(line(layout.left, bottom, right, bottom))
         .add(line(layout.left, layout.top, layout.left, bottom));
-    let middle = layout.top + PLOT / 2.0;
+    if let Some(gap) = layout.x.gap() {
+        let x = layout.left + (right - layout.left) * gap;
+        ticks = ticks.add(
+            Path::new()
+                .set(
+                    "d",
+                    format!(
+                        "M{} {}l4 -8M{} {}l4 -8",
+                        coord(x - 4.0),
+                        coord(bottom + 4.0),
+                        coord(x),
+                        coord(bottom + 4.0)
+                    ),
+                )
+                .set("class", "break"),
+        );
+    }
+    let middle = layout.top + layout.plot / 2.0;
+    let title_x = form.font() + 4.0;
     Group::new()
         .add(grid)
         .add(ticks)
         .add(labels)
         .add(
-            text((layout.left + RIGHT) / 2.0, bottom + 39.0, x_title)
-                .set("class", "label")
-                .set("text-anchor", "middle"),
+            text(
+                (layout.left + right) / 2.0,
+                bottom + 5.0 + 2.4 * form.font(),
+                x_title,
+            )
+            .set("class", "label")
+            .set("text-anchor", "middle"),
         )
         .add(
-            text(18.0, middle, y_title)
+            text(title_x, middle, y_title)
                 .set("class", "label")
                 .set("text-anchor", "middle")
-                .set("transform", format!("rotate(-90 18 {})", coord(middle))),
+                .set(
+                    "transform",
+                    format!("rotate(-90 {} {})", coord(title_x), coord(middle)),
+                ),
         )
 }
 
 /// The legend: per strategy a stretch of its line with its marker, and its name,
 /// wrapped onto as many rows as needed. Returns it and its number of rows.
-fn legend(strategies: &[Strategy], left: f64) -> (Group, usize) {
+fn legend(strategies: &[Strategy], layout: &Layout) -> (Group, usize) {
+    let form = layout.form;
+    let (left, right) = (layout.left, layout.right());
+    let row_height = form.font() + 8.0;
     let mut group = Group::new().set("class", "legend");
     let (mut x, mut row) = (left, 0);
     for &s in strategies {
         let m = mark(s);
-        let width = 30.0 + 6.0 + CHAR * s.name().chars().count() as f64;
-        if x > left && x + width > RIGHT {
+        let width = 30.0 + 6.0 + form.text_width(s.name(), false);
+        if x > left && x + width > right {
             x = left;
             row += 1;
         }
-        let y = 8.0 + row as f64 * LEGEND_ROW + 6.0;
+        let y = 8.0 + row as f64 * row_height + 6.0;
         let mut sample = line(x, y, x + 30.0, y)
             .set("class", "line")
             .set("stroke", m.colour)
@@ -712,7 +727,7 @@ fn legend(strategies: &[Strategy], left: f64) -> (Group, usize) {
                         .set("stroke", "#ffffff")
                         .set("stroke-width", "1"),
                 )
-                .add(text(x + 36.0, y + 4.5, s.name()).set("class", "label")),
+                .add(text(x + 36.0, y + form.font() * 0.32, s.name()).set("class", "label")),
         );
         x += width + 18.0;
     }
@@ -801,7 +816,7 @@ fn generated_caption(sweep: &Sweep, total: Total) -> String {
         .any(|s| series(sweep.points, s, total).iter().any(Option::is_none));
     if never {
         text.push_str(&format!(
-            " A line breaks where fewer than half the runs {}.",
+            " Where fewer than half the runs {}, the point is a hollow marker in the row marked “never”.",
             total.ended()
         ));
     }

@@ -1,6 +1,7 @@
 //! Tests of the charts and tables: a snapshot of a whole figure, the automatic window,
 //! escaping, the SVG's accessibility hooks and determinism.
 
+use super::draw::Form;
 use super::lanes::lane_chart;
 use super::table::escape;
 use super::*;
@@ -59,7 +60,7 @@ fn auto_window_of_a_storm_that_never_ends_is_the_horizon() {
     let result = run_scenario(&scenario);
     assert!(result.strategies[0].typical.totals.still_retrying > 0);
     assert_eq!(auto_window(&scenario, &result), scenario.horizon);
-    let svg = lane_chart(&scenario, &result, scenario.horizon);
+    let svg = lane_chart(&scenario, &result, scenario.horizon, Form::Wide);
     assert!(svg.contains("still retrying at the horizon (2 min)"));
 }
 
@@ -75,7 +76,12 @@ fn escape_covers_markup_and_quotes() {
 #[test]
 fn svg_has_prefixed_ids_lane_labels_and_finite_numbers() {
     let (scenario, result) = crowd();
-    let svg = lane_chart(&scenario, &result, auto_window(&scenario, &result));
+    let svg = lane_chart(
+        &scenario,
+        &result,
+        auto_window(&scenario, &result),
+        Form::Wide,
+    );
     assert!(svg.starts_with("<svg"));
     assert!(svg.contains(r#"aria-labelledby="crowd-title""#));
     assert!(svg.contains(r#"aria-describedby="crowd-desc""#));
@@ -214,7 +220,9 @@ fn sweep_breaks_the_line_where_no_run_finished() {
     }
     let html = sweep_figure(&sweep_of(&points, "done_at"));
     assert_eq!(html.matches(">never</td>").count(), 2, "{html}");
-    assert!(html.contains("A line breaks where fewer than half the runs finished."));
+    assert!(html.contains(
+        "Where fewer than half the runs finished, the point is a hollow marker in the row marked “never”."
+    ));
     assert!(html.contains("; fewer than half the runs finished at 50."));
     // Each strategy's line is two stretches, one point each: two moves, no line-to.
     for class in ["st-exponential", "st-full-jitter"] {
@@ -319,7 +327,7 @@ fn schedule_ids_are_prefixed_and_waits_read_as_seconds() {
 #[test]
 fn thumbnail_snapshot() {
     let (scenario, result) = crowd();
-    insta::assert_snapshot!(thumbnail(&scenario, &result));
+    insta::assert_snapshot!(thumbnail(&scenario, &result, None));
 }
 
 #[test]
@@ -328,7 +336,7 @@ fn thumbnail_of_a_long_storm_stays_small() {
     scenario.server.capacity_milli = 5_000;
     scenario.strategies = vec![Strategy::Fixed, Strategy::FullJitter];
     let result = run_scenario(&scenario);
-    let svg = thumbnail(&scenario, &result);
+    let svg = thumbnail(&scenario, &result, None);
     assert!(svg.len() < 12_000, "{}", svg.len());
     assert!(
         svg.contains("<title id=\"storm-thumb-title\">storm: calls per tick, by strategy</title>")
@@ -350,13 +358,16 @@ fn new_figures_are_deterministic() {
     );
     let (scenario, result) = crowd();
     let (_, again) = crowd();
-    assert_eq!(thumbnail(&scenario, &result), thumbnail(&scenario, &again));
+    assert_eq!(
+        thumbnail(&scenario, &result, None),
+        thumbnail(&scenario, &again, None)
+    );
 }
 
 #[test]
 fn failed_fast_calls_are_a_third_kind_only_with_a_breaker() {
     let (scenario, result) = crowd();
-    let svg = lane_chart(&scenario, &result, 3 * SECOND);
+    let svg = lane_chart(&scenario, &result, 3 * SECOND, Form::Wide);
     assert!(!svg.contains("failed-fast") && !svg.contains("failed fast"));
 
     let yaml = "id: fast\nclients: 0\narrivals: {rate: 100}\nhorizon: 20s\n\
@@ -364,12 +375,12 @@ fn failed_fast_calls_are_a_third_kind_only_with_a_breaker() {
                 retry: {max_attempts: 3, breaker: {}}\nstrategies: [fixed]\n";
     let scenario = crate::engine::parse_scenario(yaml, None).unwrap();
     let result = run_scenario(&scenario);
-    let svg = lane_chart(&scenario, &result, 10 * SECOND);
+    let svg = lane_chart(&scenario, &result, 10 * SECOND, Form::Wide);
     assert!(svg.contains(">failed fast</text>"), "a legend entry");
     assert!(svg.contains("<g class=\"failed-fast\""), "a group of bars");
     assert!(svg.contains("failed fast at the clients' circuit breaker"));
     // The same input gives the same bytes.
-    assert_eq!(svg, lane_chart(&scenario, &result, 10 * SECOND));
+    assert_eq!(svg, lane_chart(&scenario, &result, 10 * SECOND, Form::Wide));
     let html = figure(&scenario, &result, &FigureOptions::default());
     assert!(html.contains("<th scope=\"col\" class=\"num\">failed fast</th>"));
     assert!(html.contains("New requests at 100 per second call a server"));

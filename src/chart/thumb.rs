@@ -9,6 +9,7 @@
 use svg::Document;
 use svg::node::element::{Group, Path, Title};
 
+use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, StrategyResult};
 
 use super::draw::GRID;
@@ -41,12 +42,14 @@ fn calls_at(strategy: &StrategyResult, k: usize) -> (f64, f64) {
     }
 }
 
-/// A small `<svg class="sim-thumb">` of a scenario's typical runs over the automatic
-/// window: one thin lane per strategy, calls served solid, calls turned away lighter
-/// above them, all lanes on one height scale. Its only id is `{id}-thumb-title`.
-pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult) -> String {
+/// A small `<svg class="sim-thumb">` of a scenario's typical runs over the window of
+/// the scenario's figure (`None`: the automatic window, as the figure's), so that a
+/// card shows what the figure shows: one thin lane per strategy, calls served solid,
+/// calls turned away lighter above them, all lanes on one height scale. Its only id is
+/// `{id}-thumb-title`.
+pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Micros>) -> String {
     let id = escape(&result.id);
-    let window = auto_window(scenario, result);
+    let window = window.unwrap_or_else(|| auto_window(scenario, result));
     let shown = ticks_shown(scenario, result, window);
     let columns = shown.clamp(1, COLUMNS);
     // Column c covers ticks [c·shown/columns, (c+1)·shown/columns).

@@ -258,7 +258,16 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         .map(|page| {
             let id = page.front.card.as_deref()?;
             let (scenario, result) = by_id.get(id)?;
-            Some(chart::thumbnail(scenario, result))
+            // The card shows its figure's window, as the author set it.
+            let window = parts
+                .iter()
+                .flat_map(|p| &p.blocks)
+                .find_map(|b| match b {
+                    Block::Sim(sim, _) if sim.scenario.id == id => Some(sim.figure.window),
+                    Block::Sim(..) | Block::Sweep(_) | Block::Schedule(_) | Block::Table(_) => None,
+                })
+                .flatten();
+            Some(chart::thumbnail(scenario, result, window))
         })
         .collect();
     // The binary carries the playground's engine and writes it whenever a site has one.

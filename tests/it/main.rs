@@ -3,6 +3,7 @@
 mod addresses;
 mod articles;
 mod beyond;
+mod cards;
 mod content;
 mod engine_facts;
 mod errors;
