@@ -65,17 +65,16 @@ pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOpti
     }
     let mut out = String::new();
     out.push_str(&format!("<figure class=\"sim\" id=\"sim-{id}\">\n"));
-    // The chart scrolls sideways on a narrow screen rather than shrink its text; a
-    // scrolling region must be reachable by keyboard, hence the tabindex.
-    out.push_str(&format!(
-        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-title\">\n"
-    ));
+    // The chart scales with its viewBox to the column's width: nothing to scroll.
+    out.push_str("<div class=\"sim-chart\">\n");
     out.push_str(&lanes::lane_chart(scenario, result, window));
     out.push_str("\n</div>\n");
     out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
-    out.push_str(&scroll(
-        &format!("{id}-results"),
-        &table::results_table(result),
+    // The results never scroll: the table's column fits it, or it stacks a strategy to
+    // a block (the stylesheet asks its wrapper's width), so no column is out of view.
+    out.push_str(&format!(
+        "<div class=\"sim-results-wrap\">\n{}</div>\n",
+        table::results_table(result)
     ));
     out.push_str(
         "<details class=\"sim-data\">\n<summary>The chart’s data: calls per tick</summary>\n",

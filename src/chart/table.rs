@@ -111,10 +111,7 @@ pub fn results_table(result: &ScenarioResult) -> String {
             thousands(result.runs)
         )
     };
-    let mut out = format!(
-        "<table class=\"sim-results\">\n<caption id=\"{id}-results-caption\">{caption}</caption>\n<thead>\n<tr>"
-    );
-    out.push_str("<th scope=\"col\">strategy</th>");
+
     let f = result.features;
     let mut headings = vec![
         "calls",
@@ -136,11 +133,8 @@ pub fn results_table(result: &ScenarioResult) -> String {
     if f.recovery {
         headings.push("recovery");
     }
-    for heading in headings {
-        out.push_str(&format!("<th scope=\"col\" class=\"num\">{heading}</th>"));
-    }
-    out.push_str("</tr>\n</thead>\n<tbody>\n");
     let count = |n: u64| thousands(n);
+    let mut rows = Vec::new();
     for s in &result.strategies {
         let mut cells = vec![
             spread_cell(&s.calls, count),
@@ -162,18 +156,80 @@ pub fn results_table(result: &ScenarioResult) -> String {
         if f.recovery {
             cells.push(recovery_cell(s, result.runs));
         }
-        out.push_str(&format!(
-            "<tr><th scope=\"row\">{}</th>",
-            escape(s.strategy.name())
-        ));
-        for cell in cells {
-            // Numbers and markup of ours only: nothing here needs escaping.
-            out.push_str(&format!("<td class=\"num\">{cell}</td>"));
+        rows.push((escape(s.strategy.name()), cells));
+    }
+    let mut out = format!(
+        "<table class=\"sim-results sim-fit-{}\">\n<caption id=\"{id}-results-caption\">{caption}</caption>\n<thead>\n<tr>",
+        fit_class(&headings, &rows)
+    );
+    out.push_str("<th scope=\"col\">strategy</th>");
+    for heading in &headings {
+        out.push_str(&format!("<th scope=\"col\" class=\"num\">{heading}</th>"));
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    for (name, cells) in rows {
+        out.push_str(&format!("<tr><th scope=\"row\">{name}</th>"));
+        for (heading, cell) in headings.iter().zip(cells) {
+            // Numbers and markup of ours only: nothing here needs escaping. The label
+            // names the cell where a narrow screen stacks a strategy's cells.
+            out.push_str(&format!(
+                "<td class=\"num\" data-label=\"{heading}\">{cell}</td>"
+            ));
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table>\n");
     out
+}
+
+/// The widths, in rem, at which the stylesheet knows to lay a results table out as a
+/// table (`sim-fit-N`: its column is at least N rem wide); a table that needs more is
+/// always stacked, a strategy to a block (`sim-fit-stack`).
+const FIT_STEPS: [u32; 9] = [20, 25, 30, 35, 40, 45, 50, 55, 60];
+
+/// The class that says how wide a results table needs its column to be, from the
+/// longest piece of each column that cannot wrap (a heading's longest word, a number,
+/// a range). An estimate in characters of the table's font, erring wide: too wide
+/// stacks a table that would have fitted, too narrow would hide a column.
+fn fit_class(headings: &[&str], rows: &[(String, Vec<String>)]) -> String {
+    // A character of the table's 0.9em type, and a cell's padding, in rem.
+    const CHAR_REM: f64 = 0.55;
+    const PADDING_REM: f64 = 1.0;
+    let name = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut chars = name.max("strategy".len());
+    let mut columns = 1;
+    for (i, heading) in headings.iter().enumerate() {
+        let words = heading.split(' ').map(|w| w.chars().count());
+        let cells = rows.iter().filter_map(|(_, cells)| cells.get(i));
+        let pieces = cells.flat_map(|cell| unbreakable_pieces(cell));
+        chars += words.chain(pieces).max().unwrap_or(0);
+        columns += 1;
+    }
+    let need = chars as f64 * CHAR_REM + f64::from(columns) * PADDING_REM;
+    FIT_STEPS
+        .iter()
+        .find(|&&step| f64::from(step) >= need)
+        .map_or_else(|| "stack".to_string(), |step| step.to_string())
+}
+
+/// The lengths, in characters, of the pieces of a cell's HTML that a line cannot break
+/// inside: its text split at plain spaces (`&nbsp;` joins, tags take no room).
+fn unbreakable_pieces(html: &str) -> Vec<usize> {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.replace("&nbsp;", "\u{a0}").chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split(' ').map(|piece| piece.chars().count()).collect()
 }
 
 /// The chart's data as an HTML `<table>`: one row per tick of the window in which any
