@@ -329,3 +329,73 @@ pub fn tick_table(
     out.push_str("</tbody>\n</table>\n");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Strategy, run_scenario};
+
+    fn fit(html: &str) -> &str {
+        let start = html.find("sim-fit-").expect("a fit class") + "sim-fit-".len();
+        let end = start + html[start..].find('"').expect("the class ends");
+        &html[start..end]
+    }
+
+    #[test]
+    fn every_results_cell_is_labelled_with_its_column_for_a_stacked_layout() {
+        let mut scenario = Scenario::with_clients("crowd", 100);
+        scenario.strategies = vec![Strategy::Fixed, Strategy::Exponential];
+        let mut result = run_scenario(&scenario);
+        result.features.budget = true;
+        result.features.open = true;
+        let html = results_table(&result);
+        assert_eq!(html.matches("<td ").count(), 2 * 8, "{html}");
+        assert_eq!(html.matches(" data-label=\"").count(), 2 * 8, "{html}");
+        for label in [
+            "calls per client",
+            "denied by the budget",
+            "goodput per second",
+        ] {
+            assert_eq!(
+                html.matches(&format!("data-label=\"{label}\"")).count(),
+                2,
+                "{label}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_table_asks_for_a_column_as_wide_as_its_cells_and_the_widest_always_stack() {
+        let mut scenario = Scenario::with_clients("crowd", 100);
+        scenario.strategies = vec![Strategy::Fixed, Strategy::Exponential];
+        let mut result = run_scenario(&scenario);
+        // Two strategies and six short columns fit a phone's column; each column more
+        // asks for more room.
+        let narrow = fit(&results_table(&result)).to_string();
+        assert_eq!(narrow, "35");
+        result.features.budget = true;
+        result.features.breaker = true;
+        let wider = fit(&results_table(&result)).to_string();
+        assert!(wider.parse::<u32>().unwrap() > 35, "{wider}");
+        // Every column with a range of five-digit numbers cannot fit any column of ours.
+        result.features.open = true;
+        result.features.recovery = true;
+        for s in &mut result.strategies {
+            s.calls.p5 = 10_000;
+            s.calls.median = 20_000;
+            s.calls.p95 = 30_000;
+            s.served = s.calls;
+            s.gave_up = s.calls;
+            s.still_retrying = s.calls;
+        }
+        assert_eq!(fit(&results_table(&result)), "stack");
+    }
+
+    #[test]
+    fn unbreakable_pieces_ignore_tags_and_keep_no_break_spaces() {
+        assert_eq!(
+            unbreakable_pieces("2.2&nbsp;s <span class=\"range\">(1.8–2.9&nbsp;s)</span>"),
+            vec![5, 11]
+        );
+    }
+}

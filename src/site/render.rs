@@ -411,6 +411,29 @@ mod tests {
     }
 
     #[test]
+    fn every_code_block_scrolls_in_a_focusable_region_named_by_its_place() {
+        let body = "```\nplain <b>\n```\n\n    indented\n\n```python\nif x:\n    y()\n```\n";
+        let r = page(body, &[], &[]);
+        assert_eq!(r.html.matches("<div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Code example ").count(), 3, "{}", r.html);
+        assert!(
+            r.html.starts_with(
+                "<div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Code example 1\">\
+                 <pre><code>plain &lt;b&gt;\n</code></pre></div>\n\
+                 <div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Code example 2\">\
+                 <pre><code>indented\n</code></pre></div>\n"
+            ),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html
+                .contains("aria-label=\"Code example 3 (python)\"><pre class=\"hl-code\">")
+        );
+        // The indentation is the text's own: nothing joins or re-wraps its lines.
+        assert!(r.html.contains("\n    "), "{}", r.html);
+    }
+
+    #[test]
     fn references_are_replaced_even_when_the_parser_splits_them() {
         let body = "It made {{ s.fixed.gave_up }} calls.";
         let start = body.find("{{").unwrap();
