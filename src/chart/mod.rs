@@ -73,9 +73,11 @@ pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOpti
         lanes::lane_chart(scenario, result, window, form)
     }));
     out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
-    out.push_str(&scroll(
-        &format!("{id}-results"),
-        &table::results_table(result),
+    // The results never scroll: the table's column fits it, or it stacks a strategy to
+    // a block (the stylesheet asks its wrapper's width), so no column is out of view.
+    out.push_str(&format!(
+        "<div class=\"sim-results-wrap\">\n{}</div>\n",
+        table::results_table(result)
     ));
     out.push_str(
         "<details class=\"sim-data\">\n<summary>The chart’s data: calls per tick</summary>\n",

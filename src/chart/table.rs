@@ -121,10 +121,7 @@ pub fn results_table(result: &ScenarioResult) -> String {
             thousands(result.runs)
         )
     };
-    let mut out = format!(
-        "<table class=\"sim-results\">\n<caption id=\"{id}-results-caption\">{caption}</caption>\n<thead>\n<tr>"
-    );
-    out.push_str("<th scope=\"col\">strategy</th>");
+
     let f = result.features;
     let mut headings = vec![
         "calls",
@@ -146,11 +143,8 @@ pub fn results_table(result: &ScenarioResult) -> String {
     if f.recovery {
         headings.push("recovery");
     }
-    for heading in headings {
-        out.push_str(&format!("<th scope=\"col\" class=\"num\">{heading}</th>"));
-    }
-    out.push_str("</tr>\n</thead>\n<tbody>\n");
     let count = |n: u64| thousands(n);
+    let mut rows = Vec::new();
     for s in &result.strategies {
         let mut cells = vec![
             spread_cell(&s.calls, count),
@@ -172,18 +166,80 @@ pub fn results_table(result: &ScenarioResult) -> String {
         if f.recovery {
             cells.push(recovery_cell(s, result.runs));
         }
-        out.push_str(&format!(
-            "<tr><th scope=\"row\">{}</th>",
-            escape(s.strategy.name())
-        ));
-        for cell in cells {
-            // Numbers and markup of ours only: nothing here needs escaping.
-            out.push_str(&format!("<td class=\"num\">{cell}</td>"));
+        rows.push((escape(s.strategy.name()), cells));
+    }
+    let mut out = format!(
+        "<table class=\"sim-results sim-fit-{}\">\n<caption id=\"{id}-results-caption\">{caption}</caption>\n<thead>\n<tr>",
+        fit_class(&headings, &rows)
+    );
+    out.push_str("<th scope=\"col\">strategy</th>");
+    for heading in &headings {
+        out.push_str(&format!("<th scope=\"col\" class=\"num\">{heading}</th>"));
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    for (name, cells) in rows {
+        out.push_str(&format!("<tr><th scope=\"row\">{name}</th>"));
+        for (heading, cell) in headings.iter().zip(cells) {
+            // Numbers and markup of ours only: nothing here needs escaping. The label
+            // names the cell where a narrow screen stacks a strategy's cells.
+            out.push_str(&format!(
+                "<td class=\"num\" data-label=\"{heading}\">{cell}</td>"
+            ));
         }
         out.push_str("</tr>\n");
     }
     out.push_str("</tbody>\n</table>\n");
     out
+}
+
+/// The widths, in rem, at which the stylesheet knows to lay a results table out as a
+/// table (`sim-fit-N`: its column is at least N rem wide); a table that needs more is
+/// always stacked, a strategy to a block (`sim-fit-stack`).
+const FIT_STEPS: [u32; 9] = [20, 25, 30, 35, 40, 45, 50, 55, 60];
+
+/// The class that says how wide a results table needs its column to be, from the
+/// longest piece of each column that cannot wrap (a heading's longest word, a number,
+/// a range). An estimate in characters of the table's font, erring wide: too wide
+/// stacks a table that would have fitted, too narrow would hide a column.
+fn fit_class(headings: &[&str], rows: &[(String, Vec<String>)]) -> String {
+    // A character of the table's 0.9em type, and a cell's padding, in rem.
+    const CHAR_REM: f64 = 0.55;
+    const PADDING_REM: f64 = 1.0;
+    let name = rows
+        .iter()
+        .map(|(n, _)| n.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut chars = name.max("strategy".len());
+    let mut columns = 1;
+    for (i, heading) in headings.iter().enumerate() {
+        let words = heading.split(' ').map(|w| w.chars().count());
+        let cells = rows.iter().filter_map(|(_, cells)| cells.get(i));
+        let pieces = cells.flat_map(|cell| unbreakable_pieces(cell));
+        chars += words.chain(pieces).max().unwrap_or(0);
+        columns += 1;
+    }
+    let need = chars as f64 * CHAR_REM + f64::from(columns) * PADDING_REM;
+    FIT_STEPS
+        .iter()
+        .find(|&&step| f64::from(step) >= need)
+        .map_or_else(|| "stack".to_string(), |step| step.to_string())
+}
+
+/// The lengths, in characters, of the pieces of a cell's HTML that a line cannot break
+/// inside: its text split at plain spaces (`&nbsp;` joins, tags take no room).
+fn unbreakable_pieces(html: &str) -> Vec<usize> {
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in html.replace("&nbsp;", "\u{a0}").chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.split(' ').map(|piece| piece.chars().count()).collect()
 }
 
 /// The chart's data as an HTML `<table>`: one row per tick of the window in which any
@@ -282,4 +338,74 @@ pub fn tick_table(
     }
     out.push_str("</tbody>\n</table>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Strategy, run_scenario};
+
+    fn fit(html: &str) -> &str {
+        let start = html.find("sim-fit-").expect("a fit class") + "sim-fit-".len();
+        let end = start + html[start..].find('"').expect("the class ends");
+        &html[start..end]
+    }
+
+    #[test]
+    fn every_results_cell_is_labelled_with_its_column_for_a_stacked_layout() {
+        let mut scenario = Scenario::with_clients("crowd", 100);
+        scenario.strategies = vec![Strategy::Fixed, Strategy::Exponential];
+        let mut result = run_scenario(&scenario);
+        result.features.budget = true;
+        result.features.open = true;
+        let html = results_table(&result);
+        assert_eq!(html.matches("<td ").count(), 2 * 8, "{html}");
+        assert_eq!(html.matches(" data-label=\"").count(), 2 * 8, "{html}");
+        for label in [
+            "calls per client",
+            "denied by the budget",
+            "goodput per second",
+        ] {
+            assert_eq!(
+                html.matches(&format!("data-label=\"{label}\"")).count(),
+                2,
+                "{label}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_table_asks_for_a_column_as_wide_as_its_cells_and_the_widest_always_stack() {
+        let mut scenario = Scenario::with_clients("crowd", 100);
+        scenario.strategies = vec![Strategy::Fixed, Strategy::Exponential];
+        let mut result = run_scenario(&scenario);
+        // Two strategies and six short columns fit a phone's column; each column more
+        // asks for more room.
+        let narrow = fit(&results_table(&result)).to_string();
+        assert_eq!(narrow, "35");
+        result.features.budget = true;
+        result.features.breaker = true;
+        let wider = fit(&results_table(&result)).to_string();
+        assert!(wider.parse::<u32>().unwrap() > 35, "{wider}");
+        // Every column with a range of five-digit numbers cannot fit any column of ours.
+        result.features.open = true;
+        result.features.recovery = true;
+        for s in &mut result.strategies {
+            s.calls.p5 = 10_000;
+            s.calls.median = 20_000;
+            s.calls.p95 = 30_000;
+            s.served = s.calls;
+            s.gave_up = s.calls;
+            s.still_retrying = s.calls;
+        }
+        assert_eq!(fit(&results_table(&result)), "stack");
+    }
+
+    #[test]
+    fn unbreakable_pieces_ignore_tags_and_keep_no_break_spaces() {
+        assert_eq!(
+            unbreakable_pieces("2.2&nbsp;s <span class=\"range\">(1.8–2.9&nbsp;s)</span>"),
+            vec![5, 11]
+        );
+    }
 }

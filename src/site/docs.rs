@@ -61,7 +61,9 @@ fn table(caption: &str, heads: &[&str], rows: Vec<Vec<String>>) -> String {
             if i == 0 {
                 out.push_str(&format!("<th scope=\"row\">{cell}</th>"));
             } else {
-                out.push_str(&format!("<td>{cell}</td>"));
+                // The label names the cell where a narrow screen stacks a row.
+                let label = heads.get(i).copied().unwrap_or_default();
+                out.push_str(&format!("<td data-label=\"{label}\">{cell}</td>"));
             }
         }
         out.push_str("</tr>\n");

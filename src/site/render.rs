@@ -81,8 +81,10 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     let mut events: Vec<Event> = Vec::new();
     let mut figure = 0;
     let mut in_sim = false;
-    // A fenced block with a language, being collected for highlighting.
+    // A code block being collected (its language, or "" for none), and how many the
+    // page has had, which names each block's region.
     let mut code: Option<(String, String)> = None;
+    let mut code_blocks = 0;
     let mut heading: Option<(HeadingLevel, Vec<Event>)> = None;
     let mut pending_text: Option<(String, Range<usize>)> = None;
     let mut used_ids: BTreeMap<String, usize> = BTreeMap::new();
@@ -127,10 +129,13 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
                 continue;
             }
             _ if in_sim => continue,
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
-                if !info.split_whitespace().next().unwrap_or("").is_empty() =>
-            {
-                let language = info.split_whitespace().next().unwrap_or("").to_string();
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let language = match kind {
+                    CodeBlockKind::Fenced(info) => {
+                        info.split_whitespace().next().unwrap_or("").to_string()
+                    }
+                    CodeBlockKind::Indented => String::new(),
+                };
                 code = Some((language, String::new()));
                 continue;
             }
@@ -142,7 +147,8 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
             }
             Event::End(TagEnd::CodeBlock) if code.is_some() => {
                 let (language, text) = code.take().unwrap_or_default();
-                Event::Html(CowStr::from(code_block(&language, &text)))
+                code_blocks += 1;
+                Event::Html(CowStr::from(code_block(&language, &text, code_blocks)))
             }
             Event::Text(text) => Event::Text(tokens.fill(text)),
             // Code and HTML are written as they are: should a token land there, it is the
@@ -333,18 +339,30 @@ fn unused_mark(body: &str) -> String {
         .expect("a page holds fewer pairs of characters than there are")
 }
 
-/// A fenced code block: highlighted when its language is known, plain otherwise.
-fn code_block(language: &str, text: &str) -> String {
+/// A code block, the `n`th of its page: highlighted when its language is known, plain
+/// otherwise. Its lines never wrap (a wrapped line breaks Python's indentation and a
+/// shell command's meaning): a block wider than the column scrolls sideways inside a
+/// region that the keyboard can reach and that says what it holds.
+fn code_block(language: &str, text: &str, n: usize) -> String {
     let class = escape(language);
-    match super::highlight::highlight(text, language) {
+    let label = if language.is_empty() {
+        format!("Code example {n}")
+    } else {
+        format!("Code example {n} ({class})")
+    };
+    let pre = match super::highlight::highlight(text, language) {
         Some(html) => {
-            format!("<pre class=\"hl-code\"><code class=\"language-{class}\">{html}</code></pre>\n")
+            format!("<pre class=\"hl-code\"><code class=\"language-{class}\">{html}</code></pre>")
         }
+        None if language.is_empty() => format!("<pre><code>{}</code></pre>", escape(text)),
         None => format!(
-            "<pre><code class=\"language-{class}\">{}</code></pre>\n",
+            "<pre><code class=\"language-{class}\">{}</code></pre>",
             escape(text)
         ),
-    }
+    };
+    format!(
+        "<div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"{label}\">{pre}</div>\n"
+    )
 }
 
 fn heading_html(
@@ -518,13 +536,38 @@ mod tests {
         assert!(
             r.html.starts_with(
                 "<p>Intro</p>\n<figure>F</figure>\n\
-                 <pre><code class=\"language-nolang\">x &lt; 1\n</code></pre>\n\
+                 <div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Code example 1 (nolang)\">\
+                 <pre><code class=\"language-nolang\">x &lt; 1\n</code></pre></div>\n\
+                 <div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Code example 2 (yaml)\">\
                  <pre class=\"hl-code\"><code class=\"language-yaml\"><span class=\"hl-source hl-yaml\">"
             ),
             "{}",
             r.html
         );
         assert!(r.html.contains("hl-entity"), "{}", r.html);
+    }
+
+    #[test]
+    fn every_code_block_scrolls_in_a_focusable_region_named_by_its_place() {
+        let body = "```\nplain <b>\n```\n\n    indented\n\n```python\nif x:\n    y()\n```\n";
+        let r = page(body, &[], &[]);
+        assert_eq!(r.html.matches("<div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Code example ").count(), 3, "{}", r.html);
+        assert!(
+            r.html.starts_with(
+                "<div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Code example 1\">\
+                 <pre><code>plain &lt;b&gt;\n</code></pre></div>\n\
+                 <div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Code example 2\">\
+                 <pre><code>indented\n</code></pre></div>\n"
+            ),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html
+                .contains("aria-label=\"Code example 3 (python)\"><pre class=\"hl-code\">")
+        );
+        // The indentation is the text's own: nothing joins or re-wraps its lines.
+        assert!(r.html.contains("\n    "), "{}", r.html);
     }
 
     #[test]

@@ -1,8 +1,12 @@
 // Loads every page of a built site in headless Chromium, the way readers meet it, and
 // fails on what they would notice: a console error, a request that fails, a chart drawn
-// at no size, a serious or critical axe-core violation. Each page is loaded in light and
-// dark colour schemes, at phone and desktop widths, and a full-page screenshot of each
-// is kept.
+// at no size, a serious or critical axe-core violation, and anything hidden by the
+// layout: a page that scrolls sideways, an element in the article wider than its
+// column (unless it is a code block's scroll region), chart text under 11 CSS px as
+// drawn, a code block whose lines wrap or that scrolls without a focusable, labelled
+// region. Each page is loaded in light and dark colour schemes, at phone and desktop
+// widths; a full-page screenshot of each, and one of each figure and results table,
+// are kept.
 //
 //   node check.mjs SITE_DIR [--screenshots DIR] [--chromium PATH]
 //
@@ -39,6 +43,8 @@ const VIEWPORTS = [
   { name: 'phone', width: 390, height: 844 },
   { name: 'desktop', width: 1280, height: 900 },
 ];
+// The smallest chart text a reader can read, in CSS px as drawn.
+const MIN_CHART_TEXT = 11;
 // Impacts that fail the check; `minor` and `moderate` are printed but pass.
 const FAILING_IMPACTS = new Set(['serious', 'critical']);
 
@@ -109,11 +115,15 @@ async function checkPage(context, origin, file, shot) {
   const unsized = await page.evaluate(() =>
     [...document.querySelectorAll('figure svg, .card-chart svg')]
       .filter((svg) => !svg.parentElement.closest('svg'))
+      // A figure holds a wide and a narrow layout and hides the one that does not fit.
+      .filter((svg) => getComputedStyle(svg).display !== 'none')
       .map((svg, i) => ({ i, box: svg.getBoundingClientRect(), label: svg.getAttribute('aria-labelledby') ?? svg.id }))
       .filter(({ box }) => !(box.width > 0 && box.height > 0))
       .map(({ i, box, label }) => `svg #${i} (${label ?? 'no label'}) is ${box.width}×${box.height}`),
   );
   for (const u of unsized) problems.push(`chart drawn at no size: ${u}`);
+
+  for (const p of await layoutProblems(page)) problems.push(p);
 
   await page.addScriptTag({ content: axeSource });
   const axe = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
@@ -126,8 +136,124 @@ async function checkPage(context, origin, file, shot) {
   }
 
   await page.screenshot({ path: shot, fullPage: true });
+  await figureShots(page, shot.replace(/\.png$/, ''));
   await page.close();
   return problems;
+}
+
+/** What the layout hides from a reader, as lines of text: measured with every
+ * `<details>` of the article open, so that what is one tap away is measured too. */
+async function layoutProblems(page) {
+  return page.evaluate((minText) => {
+    const out = [];
+    const px = (n) => `${Math.round(n * 10) / 10} px`;
+    /** A short name for an element: its tag, id or class, and its caption or label. */
+    const name = (el) => {
+      let s = el.tagName.toLowerCase();
+      if (el.id) s += `#${el.id}`;
+      else if (typeof el.className === 'string' && el.className) s += `.${el.className.trim().split(/\s+/).join('.')}`;
+      const labelledBy = el.getAttribute('aria-labelledby');
+      const label = el.querySelector(':scope > caption')?.textContent
+        ?? el.getAttribute('aria-label')
+        ?? (labelledBy && document.getElementById(labelledBy)?.textContent)
+        ?? el.querySelector('caption')?.textContent
+        ?? el.closest('figure')?.id;
+      return label ? `${s} (${label.trim().slice(0, 60)})` : s;
+    };
+    const main = document.querySelector('main');
+    if (!main) return out;
+    for (const d of main.querySelectorAll('details')) d.open = true;
+
+    const view = document.documentElement.clientWidth;
+    const scroll = document.documentElement.scrollWidth;
+    if (scroll > view) out.push(`page scrolls sideways: ${px(scroll)} wide in a ${px(view)} viewport`);
+
+    // A code block's region is the one element allowed to be wider inside: it scrolls.
+    const codeRegion = (el) => el.closest('.code-scroll[role="region"][tabindex="0"][aria-label]');
+    // So is the chart's data, calls per tick, one tap away under a figure: a table of
+    // up to sixteen columns of counts, for reading cell by cell, that scrolls both ways
+    // in a focusable region named by its caption.
+    const dataRegion = (el) => el.closest('details.sim-data .sim-scroll[role="region"][tabindex="0"]');
+    // The text column every element must fit in: the content box of <main>. An element
+    // inside a scroll box is measured where it is laid out, so what a scroll box hides
+    // counts as sticking out.
+    const mainBox = main.getBoundingClientRect();
+    const mainStyle = getComputedStyle(main);
+    const col = {
+      left: mainBox.left + parseFloat(mainStyle.paddingLeft),
+      right: mainBox.right - parseFloat(mainStyle.paddingRight),
+    };
+    const reported = new Set();
+    const clipped = [];
+    for (const el of main.querySelectorAll('*')) {
+      if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') continue;
+      const region = codeRegion(el) ?? dataRegion(el);
+      if (region && region !== el) continue;
+      // Visually hidden (a stacked table's headings, kept for screen readers): a
+      // clipped box of a pixel, and everything in it.
+      if (clipped.some((c) => c.contains(el))) continue;
+      const box = el.getBoundingClientRect();
+      if (box.width <= 1 && box.height <= 1 && getComputedStyle(el).overflow === 'hidden') {
+        clipped.push(el);
+        continue;
+      }
+      if (box.width === 0 && box.height === 0) continue;
+      const style = getComputedStyle(el);
+      if (style.visibility === 'hidden' || style.position === 'fixed') continue;
+      const over = Math.max(col.left - box.left, 0) + Math.max(box.right - col.right, 0);
+      // An ancestor already reported explains its descendants.
+      if (over > 0.5 && ![...reported].some((r) => r.contains(el))) {
+        reported.add(el);
+        out.push(`${name(el)} is ${px(box.width)} wide, ${px(over)} beyond its ${px(col.right - col.left)} column`);
+      }
+      // Content clipped or scrolled out of view inside a box, other than a code region.
+      if (!region && el.scrollWidth > el.clientWidth + 1 && style.overflowX !== 'visible'
+          && !(el.tagName.toLowerCase() === 'textarea')
+          && ![...reported].some((r) => r.contains(el))) {
+        reported.add(el);
+        out.push(`${name(el)} hides ${px(el.scrollWidth - el.clientWidth)} of its content sideways`);
+      }
+    }
+
+    // Chart text as drawn: its font size times the scale the SVG is drawn at.
+    for (const svg of main.querySelectorAll('figure svg')) {
+      if (svg.parentElement.closest('svg') || getComputedStyle(svg).display === 'none') continue;
+      let smallest = Infinity;
+      let sample = '';
+      for (const t of svg.querySelectorAll('text')) {
+        if (!t.textContent.trim() || t.getBBox().width === 0) continue;
+        const m = t.getScreenCTM();
+        const size = parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b);
+        if (size < smallest) { smallest = size; sample = t.textContent.trim().slice(0, 30); }
+      }
+      if (smallest < minText - 0.05) {
+        out.push(`chart text too small: ${name(svg.closest('figure'))} draws "${sample}" at ${px(smallest)} (at least ${minText} px)`);
+      }
+    }
+
+    // Code keeps its lines: no wrapping, a focusable, labelled region that scrolls.
+    for (const pre of main.querySelectorAll('pre')) {
+      const ws = getComputedStyle(pre).whiteSpace;
+      if (ws !== 'pre') out.push(`code block wraps: ${name(pre)} has white-space: ${ws}`);
+      const region = codeRegion(pre);
+      if (!region) out.push(`code block without a focusable, labelled region: ${name(pre)}`);
+      else if (getComputedStyle(region).overflowX !== 'auto') out.push(`code region does not scroll: ${name(region)}`);
+    }
+    return out;
+  }, MIN_CHART_TEXT);
+}
+
+/** A screenshot of every figure and results table of the page (with its `<details>`
+ * open, as measured), as `BASE-figure-N.png` and `BASE-table-N.png`. */
+async function figureShots(page, base) {
+  const figures = await page.$$('main figure:not([hidden])');
+  for (const [i, f] of figures.entries()) {
+    if (await f.isVisible()) await f.screenshot({ path: `${base}-figure-${i + 1}.png` });
+  }
+  const tables = await page.$$('main .sim-results-wrap, main .table-scroll');
+  for (const [i, t] of tables.entries()) {
+    if (await t.isVisible()) await t.screenshot({ path: `${base}-table-${i + 1}.png` });
+  }
 }
 
 const files = await htmlFiles(site);
