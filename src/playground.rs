@@ -78,7 +78,21 @@ fn settings_json(s: &Scenario) -> Value {
         "strategies": s.strategies.iter().map(|st| st.name()).collect::<Vec<_>>(),
         "runs": s.runs,
         "seed": s.seed,
+        "open": !s.arrivals.is_empty(),
+        "gives_up": gives_up(s),
     })
+}
+
+/// Whether a client of the scenario can give up before it is served: an attempt limit,
+/// a deadline, a budget that refuses a retry, a breaker outside the retry loop, or
+/// layers, each with its attempts. The replay's "still waiting" counts on there being
+/// none, since the lanes say when calls are served but not when a client gives up.
+fn gives_up(s: &Scenario) -> bool {
+    s.retry.max_attempts.is_some()
+        || s.retry.deadline.is_some()
+        || s.retry.budget.is_some()
+        || s.retry.breaker.as_ref().is_some_and(|b| !b.retry_when_open)
+        || !s.layers.is_empty()
 }
 
 #[cfg(test)]
@@ -112,5 +126,22 @@ mod tests {
         assert_eq!(out["retry"]["cap"], "10s");
         assert_eq!(out["retry"]["max_attempts"], Value::Null);
         assert_eq!(out["strategies"], json!(["fixed", "full-jitter"]));
+        assert_eq!(
+            (&out["open"], &out["gives_up"]),
+            (&json!(false), &json!(false))
+        );
+    }
+
+    #[test]
+    fn settings_say_whether_a_client_can_give_up() {
+        let gives_up = |extra: &str| {
+            let out: Value = serde_json::from_str(&settings(&format!("{CROWD}{extra}"))).unwrap();
+            out["gives_up"].as_bool().unwrap()
+        };
+        assert!(gives_up("retry: {max_attempts: 3}\n"));
+        assert!(gives_up("retry: {deadline: 2s}\n"));
+        assert!(gives_up("retry: {budget: aws}\n"));
+        assert!(gives_up("retry: {breaker: {retry_when_open: false}}\n"));
+        assert!(!gives_up("retry: {breaker: {}}\n"));
     }
 }

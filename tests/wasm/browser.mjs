@@ -85,7 +85,7 @@ try {
   await page.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
   await page.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
   await page.waitForSelector("#pg-results:not([hidden]) table.sim-results");
-  const rows = await page.locator("table.sim-results tbody tr").count();
+  const rows = await page.locator("#pg-results table.sim-results tbody tr").count();
   if (rows !== 5) fail(`the results table has ${rows} rows, not 5`);
   const address = new URL(page.url());
   if (!address.searchParams.get("s")) fail("the address does not carry the scenario");
@@ -149,6 +149,73 @@ try {
   });
   if (!selected[0] || selected[1] !== "runz") fail(`the mistake's place selects ${JSON.stringify(selected)}`);
   console.log(`a mistake in the editor: "${(await again.textContent("#pg-errors p")).trim()}"`);
+
+  // The replay: a preset replayed tick by tick from the keyboard, its counters checked
+  // against running sums of the engine's own lanes, and the results once at the end.
+  {
+    const quiet = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: "reduce" });
+    const p = await quiet.newPage();
+    watch(p);
+    await p.goto(`${origin}/playground/`);
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    await p.click('#pg-presets button[data-preset="crowd"]');
+    await p.waitForSelector("#pg-replay:not([hidden])");
+    // The engine's lanes for the same scenario, and what the counters must say after k ticks.
+    const expected = await p.evaluate(async () => {
+      const { load } = await import("/playground.js");
+      const engine = await load(await (await fetch("/retrylab.wasm")).arrayBuffer());
+      const result = JSON.parse(engine.run(document.getElementById("pg-yaml").value));
+      return { clients: result.clients, strategies: result.strategies.map((s) => ({
+        strategy: s.strategy, calls: s.calls.median, served: s.lanes.served, rejected: s.lanes.rejected })) };
+    });
+    const counters = () => p.evaluate(() => ({
+      heads: [...document.querySelectorAll("#pg-counters thead th")].map((th) => th.textContent),
+      rows: [...document.querySelectorAll("#pg-counters tbody tr")].map((tr) =>
+        [...tr.cells].map((c) => c.textContent.replace(/,/g, ""))),
+      value: Number(document.getElementById("pg-scrub").value),
+      max: Number(document.getElementById("pg-scrub").max),
+      valuetext: document.getElementById("pg-scrub").getAttribute("aria-valuetext"),
+    }));
+    const want = (k) => expected.strategies.map((s) => {
+      let served = 0, rejected = 0;
+      for (let i = 0; i < k && i < s.served.length; i++) { served += s.served[i]; rejected += s.rejected[i]; }
+      return [s.strategy, served + rejected, served, rejected, expected.clients - served].map(String);
+    });
+    let state = await counters();
+    if (state.heads.join("|") !== "strategy|sent|served|turned away|still waiting") fail(`the counters' columns: ${state.heads.join(", ")}`);
+    // Without motion, the replay starts at its end, with the results table.
+    if (state.value !== state.max) fail(`with reduced motion the replay starts at tick ${state.value} of ${state.max}`);
+    await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+    // The article's figure shows the first 6 s: 60 ticks of 100 ms.
+    if (state.max !== 60) fail(`the crowd's replay has ${state.max} ticks, not the figure's 60`);
+    await p.focus("#pg-scrub");
+    await p.keyboard.press("Home");
+    let ticks = 0, wrong = 0;
+    for (let k = 0; ; k++) {
+      state = await counters();
+      if (state.value !== k) { fail(`after ${k} steps the scrubber is at tick ${state.value}`); break; }
+      if (JSON.stringify(state.rows) !== JSON.stringify(want(k))) {
+        if (wrong++ < 3) fail(`after tick ${k} the counters say ${JSON.stringify(state.rows)}, the lanes ${JSON.stringify(want(k))}`);
+      }
+      if (!state.valuetext?.includes(`tick ${k} of ${state.max}`)) fail(`the scrubber reads "${state.valuetext}" at tick ${k}`);
+      if (k === state.max) break;
+      // One tick at a time, alternately from the scrubber's arrow and the L key.
+      await p.keyboard.press(k % 2 ? "ArrowRight" : "l");
+      ticks += 1;
+    }
+    if (!(await p.isDisabled("#pg-step"))) fail("at the end, Step one tick is still enabled");
+    // K plays from the start again; K pauses; End jumps to the end.
+    await p.keyboard.press("k");
+    await p.waitForFunction(() => document.getElementById("pg-play").textContent === "Pause");
+    await p.keyboard.press("k");
+    if ((await p.textContent("#pg-play")) !== "Play") fail("K does not pause the replay");
+    await p.focus("#pg-scrub");
+    await p.keyboard.press("End");
+    state = await counters();
+    if (state.value !== state.max) fail(`End moves the scrubber to tick ${state.value} of ${state.max}`);
+    console.log(`replayed the crowd preset tick by tick from the keyboard: ${ticks} ticks, counters equal to the lanes' running sums at each`);
+    await quiet.close();
+  }
 
   // 2. A "try it" link under an article's figure opens the playground with its scenario.
   const article = await desktop.newPage();
@@ -237,6 +304,39 @@ try {
     await article.close();
   }
   console.log(`${tables} try-it links ran to their article's results table and chart data, cell for cell`);
+
+  // Every preset button runs the scenario of the figure its link leads to: the article's
+  // results table and chart data, cell for cell.
+  {
+    const p = await early.newPage();
+    p.on("pageerror", (e) => fail(`page error: ${e.message}`));
+    await p.goto(`${origin}/playground/`);
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    const presets = await p.locator("#pg-presets button").evaluateAll((bs) => bs.map((b) => [b.dataset.preset, b.textContent]));
+    const names = presets.map(([, name]) => name).join(", ");
+    if (names !== "the crowd, half capacity, the outage, the beginner’s 30 clients, metastable failure") fail(`the presets are ${names}`);
+    const links = await p.locator("article .content a[href*='#sim-']").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    for (const [i, [id, name]] of presets.entries()) {
+      const article = await early.newPage();
+      await article.goto(new URL(links[i], `${origin}/playground/`).href);
+      const [expected, expectedTicks] = await article.locator(`#sim-${id}`).evaluate((e, textOf) => {
+        const text = new Function("t", `return (${textOf})(t)`);
+        return [text(e.nextElementSibling.querySelector("table.sim-results")),
+          text(e.nextElementSibling.nextElementSibling.querySelector("table.sim-ticks"))];
+      }, textOf.toString());
+      await article.close();
+      await p.click(`#pg-presets button[data-preset="${id}"]`);
+      await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
+      await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+      if ((await p.getAttribute(`#pg-presets button[data-preset="${id}"]`, "aria-pressed")) !== "true") fail(`the preset ${name} is not shown as pressed`);
+      const got = await tableText(p, "#pg-results table");
+      const gotTicks = await tableText(p, "#pg-ticks table");
+      if (JSON.stringify(got) !== JSON.stringify(expected)) fail(`the preset ${name}: the results differ from #sim-${id}:\n  ${got.join("\n  ")}`);
+      if (JSON.stringify(gotTicks) !== JSON.stringify(expectedTicks)) fail(`the preset ${name}: the chart's data differs from #sim-${id}`);
+    }
+    console.log(`${presets.length} presets (${names}) ran to their article's results table and chart data, cell for cell`);
+    await p.close();
+  }
   console.log(`before the engine loaded, the form showed the scenario of ${same} try-it links as the engine does; ${beyond} say more than the form shows`);
   await early.close();
 
@@ -291,7 +391,7 @@ try {
         await p.waitForTimeout(700);
         await p.screenshot({ path: join(shots, `${name}-${scheme}-running.png`), fullPage: true });
         await p.click("#pg-end").catch(() => {});
-        await p.waitForSelector("table.sim-results");
+        await p.waitForSelector("#pg-results table.sim-results");
         await p.screenshot({ path: join(shots, `${name}-${scheme}-done.png`), fullPage: true });
         await context.close();
       }
