@@ -393,7 +393,8 @@ function startReplay(chart, counters, finished) {
     const from = state.k;
     const started = performance.now();
     const frame = (now) => {
-      const k = Math.min(chart.shown, from + Math.floor((now - started) / perTick));
+      // A frame's time may precede the call to play: never before where it started.
+      const k = Math.min(chart.shown, from + Math.floor(Math.max(0, now - started) / perTick));
       if (k !== state.k) show(k);
       if (k >= chart.shown) pause();
       else state.frame = requestAnimationFrame(frame);
@@ -576,6 +577,8 @@ const secondsOf = (text) => {
 };
 
 function run() {
+  // From Run to the finished chart, for the speed test: "playground-run" to "playground-chart".
+  performance.mark("playground-run");
   let yaml = yamlBox.value;
   let fieldOf = null;
   if (!fromYaml) {
@@ -625,6 +628,7 @@ function run() {
     "(the first whose number of calls is the median)." +
     (outages.length ? " Grey: the server is down." : ""));
   ticksBox.innerHTML = tickTable(answer, tickUs, chart.shown);
+  performance.mark("playground-chart");
   startReplay(chart, countersOf(answer, settings), () => {
     resultsBox.innerHTML = table(answer);
     resultsBox.hidden = false;
