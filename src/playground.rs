@@ -21,6 +21,23 @@ pub fn run(source: &str) -> String {
     }
 }
 
+/// Runs a scenario for the playground's page: `{"table": …, "report": …}`, the results
+/// table as the site's figures have it ([`crate::chart::table::results_table`], HTML)
+/// and what [`run`] returns, from one simulation; or the errors JSON of [`errors_json`].
+pub fn page(source: &str) -> String {
+    match parse_scenario(source, Some(DEFAULT_ID)) {
+        Ok(scenario) => {
+            let result = run_scenario(&scenario);
+            let table = Value::String(crate::chart::table::results_table(&result));
+            format!(
+                "{{\"table\":{table},\"report\":{}}}",
+                report::json(&result, true)
+            )
+        }
+        Err(errors) => errors_json(&errors),
+    }
+}
+
 /// Reads a scenario and returns its settings, every default filled in, as the
 /// playground's form needs them (durations and decimals as YAML writes them), or the
 /// errors JSON of [`errors_json`].
@@ -105,6 +122,23 @@ mod tests {
     fn run_gives_the_report_with_lanes() {
         let scenario = parse_scenario(CROWD, None).unwrap();
         assert_eq!(run(CROWD), report::json(&run_scenario(&scenario), true));
+    }
+
+    #[test]
+    fn the_page_gets_the_report_and_the_sites_table_from_one_run() {
+        let scenario = parse_scenario(CROWD, None).unwrap();
+        let result = run_scenario(&scenario);
+        let out: Value = serde_json::from_str(&page(CROWD)).unwrap();
+        assert_eq!(
+            out["table"],
+            Value::String(crate::chart::table::results_table(&result))
+        );
+        let report: Value = serde_json::from_str(&run(CROWD)).unwrap();
+        assert_eq!(out["report"], report);
+        assert_eq!(
+            page("clients: 100\nrunz: 3\n"),
+            run("clients: 100\nrunz: 3\n")
+        );
     }
 
     #[test]

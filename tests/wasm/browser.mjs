@@ -247,8 +247,9 @@ try {
   await article.goto(`${origin}/backoff-and-jitter/`);
   const links = await article.locator("p.sim-try a").count();
   if (links === 0) fail("no try-it link under the article's figures");
-  await article.locator("p.sim-try a").first().click();
-  await article.waitForFunction(() => !document.getElementById("pg-run").disabled);
+  // The click navigates: wait for the playground before asking for its Run button.
+  await Promise.all([article.waitForURL("**/playground/**"), article.locator("p.sim-try a").first().click()]);
+  await article.waitForFunction(() => !document.getElementById("pg-run")?.disabled);
   const loaded = await article.inputValue('input[name="clients"]');
   console.log(`the article's first try-it link (of ${links}) opened the playground with ${loaded} clients`);
   if (!loaded) fail("the try-it link did not fill the form");

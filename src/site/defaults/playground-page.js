@@ -429,68 +429,8 @@ document.addEventListener("keydown", (event) => {
   else if (key === "l") { event.preventDefault(); replay.step(); }
 });
 
-// ---- The results table, as the site's figures show it ------------------------------
+// ---- The results table comes from the engine's module: the site's own Rust code -----
 const thousands = (n) => Math.round(n).toLocaleString("en-US");
-// `x` with `d` decimals as the site's Rust writes it: an exact tie goes to the even
-// digit, where toFixed goes up (1.125 is "1.12" there).
-const fixed = (x, d) => {
-  const exact = x.toFixed(100);
-  const cut = exact.indexOf(".") + d + (d > 0 ? 1 : 0);
-  const tie = /^50*$/.test(exact.slice(exact.indexOf(".") + 1 + d));
-  return tie && Number(exact[cut - 1]) % 2 === 0 ? exact.slice(0, cut) : x.toFixed(d);
-};
-// Two decimals and thousands separators, as the site's "calls per client".
-const perClient = (n) => {
-  const [whole, hundredths] = fixed(n, 2).split(".");
-  return `${thousands(Number(whole))}.${hundredths}`;
-};
-const cell = (s, f = thousands) =>
-  s.p5 === s.p95 ? f(s.median) : `${f(s.median)} <span class="range">(${f(s.p5)}–${f(s.p95)})</span>`;
-const secs = (n) => `${fixed(n, 1)}&nbsp;s`;
-
-// A rate as the site writes it from thousandths per second: rounded half up.
-const perSecond = (n) => {
-  const tenths = Math.floor((Math.round(n * 1000) + 50) / 100);
-  return `${thousands(Math.floor(tenths / 10))}.${tenths % 10}`;
-};
-
-function table(result) {
-  const head = ["calls", "calls per client", "served", "gave up", "still retrying", "done at"];
-  const first = result.strategies[0] ?? {};
-  // The columns of a scenario beyond the closed crowd, as the site's tables have them.
-  const extra = [
-    ["denied", "denied by the budget", (s) => cell(s.denied)],
-    ["failed_fast", "failed fast", (s) => cell(s.failed_fast)],
-    ["goodput_per_s", "goodput per second", (s) => cell(s.goodput_per_s, perSecond)],
-    ["recovery_s", "recovery", (s) => {
-      const r = s.recovery_s;
-      if (!r) return "never";
-      let text = r.p5 === r.p95 ? secs(r.median)
-        : `${secs(r.median)} <span class="range">(${fixed(r.p5, 1)}–${secs(r.p95)})</span>`;
-      if (s.recovered_runs < result.runs) text += `, in ${thousands(s.recovered_runs)} of ${thousands(result.runs)} runs`;
-      return text;
-    }],
-  ].filter(([key]) => key in first);
-  head.push(...extra.map(([, title]) => title));
-  const rows = result.strategies.map((s) => {
-    let done = "never";
-    if (s.done_at_s) {
-      const d = s.done_at_s;
-      done = d.p5 === d.p95 ? secs(d.median)
-        : `${secs(d.median)} <span class="range">(${fixed(d.p5, 1)}–${secs(d.p95)})</span>`;
-      if (s.finished_runs < result.runs) done += `, in ${thousands(s.finished_runs)} of ${thousands(result.runs)} runs`;
-    }
-    const cells = [cell(s.calls), cell(s.calls_per_client, perClient), cell(s.served),
-      cell(s.gave_up), cell(s.still_retrying), done, ...extra.map(([, , show]) => show(s))];
-    return `<tr><th scope="row">${s.strategy}</th>${cells.map((c) => `<td class="num">${c}</td>`).join("")}</tr>`;
-  });
-  const id = escapeHtml(result.id);
-  const captionText = result.runs === 1 ? `Results of ${id}, one run`
-    : `Results of ${id} over ${thousands(result.runs)} runs: median, with the 5th–95th percentile in brackets`;
-  return `<table class="sim-results"><caption>${captionText}</caption><thead><tr><th scope="col">strategy</th>` +
-    head.map((h) => `<th scope="col" class="num">${h}</th>`).join("") +
-    `</tr></thead><tbody>${rows.join("")}</tbody></table>`;
-}
 
 // ---- The chart's data, as the site's figures give it ------------------------------
 // Integer microseconds throughout, as the site's Rust counts them.
@@ -590,7 +530,7 @@ function run() {
   history.replaceState(null, "", address);
   share.href = address;
   const started = performance.now();
-  const answer = JSON.parse(engine.run(yaml));
+  const answer = JSON.parse(engine.page(yaml));
   const ms = performance.now() - started;
   if (answer.errors) {
     if (fromYaml) showYamlErrors(answer.errors, yaml);
@@ -601,13 +541,16 @@ function run() {
     return;
   }
   showYamlErrors([], yaml);
+  // The results table as the site's figures have it, and the report with the lanes.
+  const resultsTable = answer.table;
+  const result = answer.report;
   const settings = JSON.parse(engine.settings(yaml));
   if (fromYaml) {
     const plain = settingsOf(yaml, DEFAULTS) !== null;
     fill(settings, yaml);
     formUsable(plain);
   }
-  const runs = answer.runs * answer.strategies.length;
+  const runs = result.runs * result.strategies.length;
   status.textContent = `${thousands(runs)} run${runs === 1 ? "" : "s"} computed in ${Math.round(ms)} ms, in your browser.`;
   status.dataset.ms = ms.toFixed(1);
   const outages = settings.server.outages.map((o) => ({ from: secondsOf(o.from), to: secondsOf(o.to) }));
@@ -618,8 +561,8 @@ function run() {
   const tickUs = micros(settings.server.tick);
   const windowText = windowOf(yaml) || linkWindow;
   const shownTicks = windowText
-    ? ticksShown(answer, tickUs, micros(settings.horizon), micros(windowText)) : null;
-  const chart = draw(answer, { capacity: Number(settings.server.capacity), outages, shown: shownTicks });
+    ? ticksShown(result, tickUs, micros(settings.horizon), micros(windowText)) : null;
+  const chart = draw(result, { capacity: Number(settings.server.capacity), outages, shown: shownTicks });
   if (figure.getBoundingClientRect().top > innerHeight * 0.7) {
     figure.scrollIntoView({ block: "start", behavior: "smooth" });
   }
@@ -627,10 +570,10 @@ function run() {
   caption.textContent = captionOf(yaml) ?? (`Calls per ${tick} tick, one lane per strategy: its typical run ` +
     "(the first whose number of calls is the median)." +
     (outages.length ? " Grey: the server is down." : ""));
-  ticksBox.innerHTML = tickTable(answer, tickUs, chart.shown);
+  ticksBox.innerHTML = tickTable(result, tickUs, chart.shown);
   performance.mark("playground-chart");
-  startReplay(chart, countersOf(answer, settings), () => {
-    resultsBox.innerHTML = table(answer);
+  startReplay(chart, countersOf(result, settings), () => {
+    resultsBox.innerHTML = resultsTable;
     resultsBox.hidden = false;
     ticksDetails.hidden = false;
   });
