@@ -11,6 +11,7 @@
 import { createServer } from "node:http";
 import { readFile, mkdir } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
+import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 
 const [site, shots] = process.argv.slice(2);
@@ -214,6 +215,17 @@ try {
     await p.keyboard.press("End");
     state = await counters();
     if (state.value !== state.max) fail(`End moves the scrubber to tick ${state.value} of ${state.max}`);
+    // With the replay, its counters and the results on the page, in both schemes: no
+    // serious or critical axe-core violation (axe-core from tests/browser, where
+    // check.mjs runs it over every page as it loads).
+    const axeSource = await readFile(createRequire(new URL("../browser/", import.meta.url)).resolve("axe-core/axe.min.js"), "utf8");
+    await p.addScriptTag({ content: axeSource });
+    for (const scheme of ["light", "dark"]) {
+      await p.emulateMedia({ colorScheme: scheme });
+      const violations = await p.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] }))
+        .violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`));
+      for (const v of violations) fail(`axe (${scheme}) after a replay: ${v}`);
+    }
     console.log(`replayed the crowd preset tick by tick from the keyboard: ${ticks} ticks, counters equal to the lanes' running sums at each`);
     await quiet.close();
   }
