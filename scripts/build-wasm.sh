@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the engine for the browser playground (`wasm/`) into the module the binary
+# Builds the engine for the browser playground (`wasm/`), shrunk by binaryen's wasm-opt
+# (a pinned version from npm, so Node and npm are needed), into the module the binary
 # carries, src/site/defaults/retrylab.wasm, and writes beside it the manifest of what it
 # was built from, src/site/defaults/retrylab.wasm.manifest: the workspace sources the
 # build read (from cargo's dep-info), each with the SHA-256 of its text (CRLF read as
@@ -27,7 +28,6 @@ esac
 module=src/site/defaults/retrylab.wasm
 manifest=src/site/defaults/retrylab.wasm.manifest
 target=wasm32-unknown-unknown
-built=target/$target/wasm/retrylab_wasm.wasm
 
 if ! rustup target list --installed 2>/dev/null | grep -qx $target; then
   rustup target add $target
@@ -39,6 +39,22 @@ cargo_home=${CARGO_HOME:-$HOME/.cargo}
 export CARGO_ENCODED_RUSTFLAGS="--remap-path-prefix=$cargo_home=/cargo"
 cargo build --locked --profile wasm --target $target -p retrylab-wasm
 
+# Binaryen's wasm-opt, pinned, from npm (its package runs under Node), shrinks what
+# rustc wrote: the module carries the site's own results table and must stay within
+# its 300 KB budget. Installed once into target/, like the rest of the build.
+binaryen_version=132.0.0
+wasm_opt=target/binaryen-$binaryen_version/node_modules/binaryen/bin/wasm-opt
+if [ ! -x "$wasm_opt" ]; then
+  npm install --no-save --no-audit --no-fund --silent \
+    --prefix "target/binaryen-$binaryen_version" "binaryen@$binaryen_version" >&2
+fi
+rustc_output=target/$target/wasm/retrylab_wasm.wasm
+built=target/$target/wasm/retrylab_wasm.opt.wasm
+# The features rustc's wasm32 target turns on, which wasm-opt must accept.
+"$wasm_opt" -Os --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+  --enable-nontrapping-float-to-int --enable-multivalue --enable-reference-types \
+  "$rustc_output" -o "$built"
+
 sha() {
   if command -v sha256sum >/dev/null; then sha256sum; else shasum -a 256; fi | cut -d' ' -f1
 }
@@ -48,9 +64,9 @@ text_of() { sed "s/$cr\$//" "$1"; }
 
 # The manifest: every workspace file the build read, relative to the root and sorted.
 here=$(pwd -P)
-sources=$(sed -n '1s/^[^:]*: *//p' "${built%.wasm}.d" | tr ' ' '\n' | sed -n "s|^$here/||p" | LC_ALL=C sort)
+sources=$(sed -n '1s/^[^:]*: *//p' "${rustc_output%.wasm}.d" | tr ' ' '\n' | sed -n "s|^$here/||p" | LC_ALL=C sort)
 if [ -z "$sources" ]; then
-  echo "error: cargo's dep-info ${built%.wasm}.d lists no source of the module" >&2
+  echo "error: cargo's dep-info ${rustc_output%.wasm}.d lists no source of the module" >&2
   exit 1
 fi
 new_manifest=$(
@@ -58,6 +74,7 @@ new_manifest=$(
   echo "# The test playground_module checks it: run the script after a change to the engine."
   echo "module $(sha < "$built") $(wc -c < "$built" | tr -d ' ')"
   echo "compiler $(rustc --version)"
+  echo "optimizer wasm-opt -Os, binaryen $binaryen_version"
   for file in $sources; do
     echo "source $(text_of "$file" | sha) $file"
   done

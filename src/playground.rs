@@ -21,6 +21,23 @@ pub fn run(source: &str) -> String {
     }
 }
 
+/// Runs a scenario for the playground's page: `{"table": …, "report": …}`, the results
+/// table as the site's figures have it ([`crate::chart::table::results_table`], HTML)
+/// and what [`run`] returns, from one simulation; or the errors JSON of [`errors_json`].
+pub fn page(source: &str) -> String {
+    match parse_scenario(source, Some(DEFAULT_ID)) {
+        Ok(scenario) => {
+            let result = run_scenario(&scenario);
+            let table = Value::String(crate::chart::table::results_table(&result));
+            format!(
+                "{{\"table\":{table},\"report\":{}}}",
+                report::json(&result, true)
+            )
+        }
+        Err(errors) => errors_json(&errors),
+    }
+}
+
 /// Reads a scenario and returns its settings, every default filled in, as the
 /// playground's form needs them (durations and decimals as YAML writes them), or the
 /// errors JSON of [`errors_json`].
@@ -78,7 +95,21 @@ fn settings_json(s: &Scenario) -> Value {
         "strategies": s.strategies.iter().map(|st| st.name()).collect::<Vec<_>>(),
         "runs": s.runs,
         "seed": s.seed,
+        "open": !s.arrivals.is_empty(),
+        "gives_up": gives_up(s),
     })
+}
+
+/// Whether a client of the scenario can give up before it is served: an attempt limit,
+/// a deadline, a budget that refuses a retry, a breaker outside the retry loop, or
+/// layers, each with its attempts. The replay's "still waiting" counts on there being
+/// none, since the lanes say when calls are served but not when a client gives up.
+fn gives_up(s: &Scenario) -> bool {
+    s.retry.max_attempts.is_some()
+        || s.retry.deadline.is_some()
+        || s.retry.budget.is_some()
+        || s.retry.breaker.as_ref().is_some_and(|b| !b.retry_when_open)
+        || !s.layers.is_empty()
 }
 
 #[cfg(test)]
@@ -91,6 +122,23 @@ mod tests {
     fn run_gives_the_report_with_lanes() {
         let scenario = parse_scenario(CROWD, None).unwrap();
         assert_eq!(run(CROWD), report::json(&run_scenario(&scenario), true));
+    }
+
+    #[test]
+    fn the_page_gets_the_report_and_the_sites_table_from_one_run() {
+        let scenario = parse_scenario(CROWD, None).unwrap();
+        let result = run_scenario(&scenario);
+        let out: Value = serde_json::from_str(&page(CROWD)).unwrap();
+        assert_eq!(
+            out["table"],
+            Value::String(crate::chart::table::results_table(&result))
+        );
+        let report: Value = serde_json::from_str(&run(CROWD)).unwrap();
+        assert_eq!(out["report"], report);
+        assert_eq!(
+            page("clients: 100\nrunz: 3\n"),
+            run("clients: 100\nrunz: 3\n")
+        );
     }
 
     #[test]
@@ -112,5 +160,22 @@ mod tests {
         assert_eq!(out["retry"]["cap"], "10s");
         assert_eq!(out["retry"]["max_attempts"], Value::Null);
         assert_eq!(out["strategies"], json!(["fixed", "full-jitter"]));
+        assert_eq!(
+            (&out["open"], &out["gives_up"]),
+            (&json!(false), &json!(false))
+        );
+    }
+
+    #[test]
+    fn settings_say_whether_a_client_can_give_up() {
+        let gives_up = |extra: &str| {
+            let out: Value = serde_json::from_str(&settings(&format!("{CROWD}{extra}"))).unwrap();
+            out["gives_up"].as_bool().unwrap()
+        };
+        assert!(gives_up("retry: {max_attempts: 3}\n"));
+        assert!(gives_up("retry: {deadline: 2s}\n"));
+        assert!(gives_up("retry: {budget: aws}\n"));
+        assert!(gives_up("retry: {breaker: {retry_when_open: false}}\n"));
+        assert!(!gives_up("retry: {breaker: {}}\n"));
     }
 }

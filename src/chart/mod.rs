@@ -9,18 +9,28 @@
 //! - [`thumb`]: a small lane chart, bars only, for a card on the home page;
 //! - [`CSS`]: the stylesheet that themes them, light and dark.
 
+// Without the `site` feature only the tables are built, for the playground's module,
+// and the helpers of the drawings go unused.
+#![cfg_attr(not(feature = "site"), allow(dead_code, unused_imports))]
+
+#[cfg(feature = "site")]
 pub mod lanes;
+#[cfg(feature = "site")]
 mod scale;
+#[cfg(feature = "site")]
 pub mod schedule;
+#[cfg(feature = "site")]
 pub mod sweep;
 pub mod table;
+#[cfg(feature = "site")]
 pub mod thumb;
 
+#[cfg(feature = "site")]
 mod draw;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "site"))]
 mod readable;
-#[cfg(test)]
+#[cfg(all(test, feature = "site"))]
 mod tests;
 
 use crate::engine::units::{Micros, SECOND};
@@ -29,8 +39,11 @@ use crate::format::thousands;
 
 use self::table::escape;
 
+#[cfg(feature = "site")]
 pub use self::schedule::schedule_figure;
+#[cfg(feature = "site")]
 pub use self::sweep::{SWEEP_TOTALS, Sweep, SweepPoint, sweep_figure};
+#[cfg(feature = "site")]
 pub use self::thumb::thumbnail;
 
 /// The stylesheet for figures, charts and tables; the site embeds it in its pages' CSS.
@@ -52,6 +65,7 @@ pub struct FigureOptions {
 /// readers who cannot see it). A window with more ticks than the chart has columns is
 /// drawn and tabulated in bins of ticks (see [`lanes`]), so that neither grows with the
 /// horizon.
+#[cfg(feature = "site")]
 pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> String {
     let window = options
         .window
@@ -93,6 +107,7 @@ pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOpti
 /// A chart in both its layouts, wide then narrow, one a line: drawn for the width it is
 /// shown at rather than scrolled or shrunk, so that its text stays at 11 CSS px or more
 /// (see [`draw::Form`]). The page's stylesheet shows one and hides the other.
+#[cfg(feature = "site")]
 pub(crate) fn charts(chart: impl Fn(draw::Form) -> String) -> String {
     let mut out = String::new();
     for form in draw::Form::BOTH {

@@ -1,6 +1,9 @@
 //! HTML tables: a scenario's results, the per-tick data behind its chart, and the
 //! escaping every piece of text goes through.
 
+// Without the `site` feature the per-tick table, and what only it uses, is left out.
+#![cfg_attr(not(feature = "site"), allow(unused_imports))]
+
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, Spread, StrategyResult};
 use crate::format::{per_second_milli, seconds_number, thousands};
@@ -247,6 +250,7 @@ fn unbreakable_pieces(html: &str) -> Vec<usize> {
 /// id is `{id}-ticks-caption`. With `bin` ticks per column of the chart (more than 1
 /// when the window has more ticks than the chart has columns), a row is a bin and holds
 /// the calls of all its ticks, so the table has no more rows than the chart has bars.
+#[cfg(feature = "site")]
 pub fn tick_table(
     scenario: &Scenario,
     result: &ScenarioResult,

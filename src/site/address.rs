@@ -42,6 +42,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("playground-yaml.js", "the playground's reader of scenarios"),
     ("playground-page.js", "the playground's script"),
     (playground::DEFAULTS_SCRIPT, "the playground's defaults"),
+    (playground::SCENARIOS_SCRIPT, "the playground's presets"),
     (playground::MODULE, "the playground's engine"),
     (output::MARKER, "the mark of a folder that retrylab built"),
 ];

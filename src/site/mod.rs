@@ -236,12 +236,23 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         })
         .collect();
     let mut by_id: ResultsById = BTreeMap::new();
+    // Every scenario figure as its try-it link gives it, for the playground's presets.
+    let mut shown: Vec<playground::Figure> = Vec::new();
     let mut in_order = results.iter();
     for block in parts.iter().flat_map(|p| &p.blocks) {
         for scenario in block.scenarios() {
             let result = in_order.next().expect("a result per scenario");
-            if let Block::Sim(..) = block {
+            if let Block::Sim(sim, source) = block {
                 by_id.insert(scenario.id.as_str(), (scenario, result));
+                let window = sim
+                    .figure
+                    .window
+                    .unwrap_or_else(|| chart::auto_window(scenario, result));
+                shown.push(playground::Figure {
+                    id: &scenario.id,
+                    source,
+                    window,
+                });
             }
         }
     }
@@ -279,7 +290,7 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     staging.copy_tree(&root.join("static"))?;
     write_defaults(&staging)?;
     if playground.is_some() {
-        playground::write_files(&staging, root)?;
+        playground::write_files(&staging, root, &shown)?;
     }
     staging.commit()?;
     Ok(Summary {
@@ -326,10 +337,21 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
     problems.extend(more);
     let (rendered, more) = render_pages(&pages, &parts, &config, None);
     problems.extend(more);
-    let ids: BTreeMap<&str, &HashSet<String>> = pages
+    // A page's anchors: its headings, and its scenario figures (`sim-{id}`), which the
+    // playground's presets link to.
+    let ids: BTreeMap<&str, HashSet<String>> = pages
         .iter()
         .zip(&rendered)
-        .map(|(p, r)| (p.url.as_str(), &r.ids))
+        .zip(&parts)
+        .map(|((p, r), part)| {
+            let mut ids = r.ids.clone();
+            for block in &part.blocks {
+                if let Block::Sim(sim, _) = block {
+                    ids.insert(format!("sim-{}", sim.scenario.id));
+                }
+            }
+            (p.url.as_str(), ids)
+        })
         .collect();
     for (page, r) in pages.iter().zip(&rendered) {
         let index = LineIndex::new(&page.source);
@@ -338,7 +360,7 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
             let problem = match (target, &link.anchor) {
                 (None, _) => Some(format!("no page has the address `/{}`", link.page)),
                 (Some(ids), Some(anchor)) if !ids.contains(anchor) => Some(format!(
-                    "`/{}` has no heading with the anchor `#{anchor}`",
+                    "`/{}` has no heading or figure with the anchor `#{anchor}`",
                     link.page
                 )),
                 _ => None,

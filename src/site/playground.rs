@@ -47,6 +47,40 @@ pub fn defaults_script() -> String {
     )
 }
 
+/// The script that gives the page every scenario figure of the site, by id: a link on
+/// the playground page to a figure (`article.md#sim-ID`) becomes a preset button that
+/// loads its scenario, as the figure's try-it link would.
+pub const SCENARIOS_SCRIPT: &str = "playground-scenarios.js";
+
+/// A scenario figure of the site, as its try-it link gives it to the playground.
+#[derive(Clone, Debug)]
+pub struct Figure<'a> {
+    /// The scenario's id: the figure's anchor is `sim-{id}`.
+    pub id: &'a str,
+    /// The scenario's YAML as the author wrote it.
+    pub source: &'a str,
+    /// The window the figure shows, in µs.
+    pub window: Micros,
+}
+
+/// `export const SCENARIOS = {"ID": {"yaml": …, "window": "6s"}, …};`: each figure's
+/// scenario as its author wrote it and the window its figure shows, so that a preset
+/// runs exactly what the article's figure shows. A site's ids are unique, so each id
+/// names one figure.
+pub fn scenarios_script(figures: &[Figure]) -> String {
+    let all: serde_json::Map<String, serde_json::Value> = figures
+        .iter()
+        .map(|f| {
+            let figure = serde_json::json!({"yaml": f.source, "window": format_duration(f.window)});
+            (f.id.to_string(), figure)
+        })
+        .collect();
+    format!(
+        "// Every scenario figure of the site, by id, written by the site's build.\nexport const SCENARIOS = {};\n",
+        serde_json::Value::Object(all)
+    )
+}
+
 /// The name of the engine compiled to WebAssembly in the site's output.
 pub const MODULE: &str = "retrylab.wasm";
 
@@ -78,17 +112,18 @@ pub fn try_it(address: &str, source: &str, window: Micros) -> String {
     )
 }
 
-/// Writes the playground's scripts, unless `static/` brought its own, and the engine
-/// module. A different module in `static/` is refused: the playground promises the
+/// Writes the playground's scripts, unless `static/` brought its own, the scenarios of
+/// the site's `figures` for its presets, and the engine module. A different module in `static/` is refused: the playground promises the
 /// articles' numbers, which only the engine that computed them can keep (and a copy
 /// left there by an earlier, separate build step would silently go stale).
-pub fn write_files(staging: &Staging, root: &Path) -> Result<(), Failure> {
+pub fn write_files(staging: &Staging, root: &Path, figures: &[Figure]) -> Result<(), Failure> {
     for (name, text) in SCRIPTS {
         if !staging.has(name) {
             staging.write(name, text.as_bytes())?;
         }
     }
     staging.write(DEFAULTS_SCRIPT, defaults_script().as_bytes())?;
+    staging.write(SCENARIOS_SCRIPT, scenarios_script(figures).as_bytes())?;
     let own = root.join("static").join(MODULE);
     if own.is_file() {
         let bytes = std::fs::read(&own)
@@ -157,6 +192,26 @@ mod tests {
         assert_eq!(defaults["server"]["tick"], "100ms");
         assert_eq!(defaults["id"], crate::playground::DEFAULT_ID);
         assert!(defaults.get("errors").is_none(), "{script}");
+    }
+
+    #[test]
+    fn the_presets_are_the_figures_scenarios_as_written() {
+        let figures = [
+            Figure {
+                id: "crowd",
+                source: "id: crowd\nclients: 100 # a \"crowd\"\n",
+                window: 6_000_000,
+            },
+            Figure {
+                id: "b",
+                source: "id: b\nclients: 1\n",
+                window: 250_000,
+            },
+        ];
+        assert_eq!(
+            scenarios_script(&figures),
+            "// Every scenario figure of the site, by id, written by the site's build.\nexport const SCENARIOS = {\"b\":{\"window\":\"250ms\",\"yaml\":\"id: b\\nclients: 1\\n\"},\"crowd\":{\"window\":\"6s\",\"yaml\":\"id: crowd\\nclients: 100 # a \\\"crowd\\\"\\n\"}};\n"
+        );
     }
 
     #[test]

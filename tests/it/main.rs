@@ -11,6 +11,7 @@ mod links;
 mod located_errors;
 mod output_safety;
 mod playground_module;
+mod presets;
 mod properties;
 mod proportionate;
 mod publish;

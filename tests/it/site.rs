@@ -172,6 +172,24 @@ fn check_lists_every_problem_with_its_place() {
 }
 
 #[test]
+fn check_knows_a_scenario_figure_by_its_anchor() {
+    let site = fixture("good");
+    let notes = site.path().join("content/guide/notes.md");
+    let text = read(&notes).replace("#the-scenario", "#sim-storm");
+    std::fs::write(&notes, &text).unwrap();
+    let root = site.path().to_str().unwrap();
+    let (code, _, stderr) = run(&["check", "--root", root]);
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::write(&notes, text.replace("#sim-storm", "#sim-storms")).unwrap();
+    let (code, _, stderr) = run(&["check", "--root", root]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("error: `/storm/` has no heading or figure with the anchor `#sim-storms`"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn check_finds_broken_anchors_and_addresses() {
     let site = fixture("good");
     let notes = site.path().join("content/guide/notes.md");
@@ -182,7 +200,7 @@ fn check_finds_broken_anchors_and_addresses() {
     let (code, _, stderr) = run(&["check", "--root", site.path().to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("error: `/storm/` has no heading with the anchor `#the-scenari`"),
+        stderr.contains("error: `/storm/` has no heading or figure with the anchor `#the-scenari`"),
         "{stderr}"
     );
     assert!(

@@ -11,6 +11,7 @@
 import { createServer } from "node:http";
 import { readFile, mkdir } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
+import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 
 const [site, shots] = process.argv.slice(2);
@@ -19,7 +20,10 @@ if (!site) {
   process.exit(2);
 }
 const BUDGET_RUN_MS = 100;
+const BUDGET_METASTABLE_MS = 300;
 const BUDGET_READY_MS = 1000;
+// The issue's target for a phone, reported; the gate above stays at a second.
+const TARGET_READY_MS = 500;
 
 const types = { ".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
   ".wasm": "application/wasm", ".svg": "image/svg+xml" };
@@ -85,7 +89,7 @@ try {
   await page.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
   await page.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
   await page.waitForSelector("#pg-results:not([hidden]) table.sim-results");
-  const rows = await page.locator("table.sim-results tbody tr").count();
+  const rows = await page.locator("#pg-results table.sim-results tbody tr").count();
   if (rows !== 5) fail(`the results table has ${rows} rows, not 5`);
   const address = new URL(page.url());
   if (!address.searchParams.get("s")) fail("the address does not carry the scenario");
@@ -150,14 +154,122 @@ try {
   if (!selected[0] || selected[1] !== "runz") fail(`the mistake's place selects ${JSON.stringify(selected)}`);
   console.log(`a mistake in the editor: "${(await again.textContent("#pg-errors p")).trim()}"`);
 
+  // The replay: a preset replayed tick by tick from the keyboard, its counters checked
+  // against running sums of the engine's own lanes, and the results once at the end.
+  {
+    const quiet = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: "reduce" });
+    const p = await quiet.newPage();
+    watch(p);
+    await p.goto(`${origin}/playground/`);
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    await p.click('#pg-presets button[data-preset="crowd"]');
+    await p.waitForSelector("#pg-replay:not([hidden])");
+    // The engine's lanes for the same scenario, and what the counters must say after k ticks.
+    const expected = await p.evaluate(async () => {
+      const { load } = await import("/playground.js");
+      const engine = await load(await (await fetch("/retrylab.wasm")).arrayBuffer());
+      const result = JSON.parse(engine.run(document.getElementById("pg-yaml").value));
+      return { clients: result.clients, strategies: result.strategies.map((s) => ({
+        strategy: s.strategy, calls: s.calls.median, served: s.lanes.served, rejected: s.lanes.rejected })) };
+    });
+    const counters = () => p.evaluate(() => ({
+      heads: [...document.querySelectorAll("#pg-counters thead th")].map((th) => th.textContent),
+      rows: [...document.querySelectorAll("#pg-counters tbody tr")].map((tr) =>
+        [...tr.cells].map((c) => c.textContent.replace(/,/g, ""))),
+      value: Number(document.getElementById("pg-scrub").value),
+      max: Number(document.getElementById("pg-scrub").max),
+      valuetext: document.getElementById("pg-scrub").getAttribute("aria-valuetext"),
+    }));
+    const want = (k) => expected.strategies.map((s) => {
+      let served = 0, rejected = 0;
+      for (let i = 0; i < k && i < s.served.length; i++) { served += s.served[i]; rejected += s.rejected[i]; }
+      return [s.strategy, served + rejected, served, rejected, expected.clients - served].map(String);
+    });
+    let state = await counters();
+    if (state.heads.join("|") !== "strategy|sent|served|turned away|still waiting") fail(`the counters' columns: ${state.heads.join(", ")}`);
+    // Without motion, the replay starts at its end, with the results table.
+    if (state.value !== state.max) fail(`with reduced motion the replay starts at tick ${state.value} of ${state.max}`);
+    await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+    // The article's figure shows the first 6 s: 60 ticks of 100 ms.
+    if (state.max !== 60) fail(`the crowd's replay has ${state.max} ticks, not the figure's 60`);
+    await p.focus("#pg-scrub");
+    await p.keyboard.press("Home");
+    let ticks = 0, wrong = 0;
+    for (let k = 0; ; k++) {
+      state = await counters();
+      if (state.value !== k) { fail(`after ${k} steps the scrubber is at tick ${state.value}`); break; }
+      if (JSON.stringify(state.rows) !== JSON.stringify(want(k))) {
+        if (wrong++ < 3) fail(`after tick ${k} the counters say ${JSON.stringify(state.rows)}, the lanes ${JSON.stringify(want(k))}`);
+      }
+      if (!state.valuetext?.includes(`tick ${k} of ${state.max}`)) fail(`the scrubber reads "${state.valuetext}" at tick ${k}`);
+      if (k === state.max) break;
+      // One tick at a time, alternately from the scrubber's arrow and the L key.
+      await p.keyboard.press(k % 2 ? "ArrowRight" : "l");
+      ticks += 1;
+    }
+    if (!(await p.isDisabled("#pg-step"))) fail("at the end, Step one tick is still enabled");
+    // K plays from the start again; K pauses; End jumps to the end.
+    await p.keyboard.press("k");
+    await p.waitForFunction(() => document.getElementById("pg-play").textContent === "Pause");
+    await p.keyboard.press("k");
+    if ((await p.textContent("#pg-play")) !== "Play") fail("K does not pause the replay");
+    await p.focus("#pg-scrub");
+    await p.keyboard.press("End");
+    state = await counters();
+    if (state.value !== state.max) fail(`End moves the scrubber to tick ${state.value} of ${state.max}`);
+    // With the replay, its counters and the results on the page, in both schemes: no
+    // serious or critical axe-core violation (axe-core from tests/browser, where
+    // check.mjs runs it over every page as it loads).
+    const axeSource = await readFile(createRequire(new URL("../browser/", import.meta.url)).resolve("axe-core/axe.min.js"), "utf8");
+    await p.addScriptTag({ content: axeSource });
+    for (const scheme of ["light", "dark"]) {
+      await p.emulateMedia({ colorScheme: scheme });
+      const violations = await p.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] }))
+        .violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`));
+      for (const v of violations) fail(`axe (${scheme}) after a replay: ${v}`);
+    }
+    console.log(`replayed the crowd preset tick by tick from the keyboard: ${ticks} ticks, counters equal to the lanes' running sums at each`);
+    await quiet.close();
+  }
+
+  // From Run to the finished chart (every bar drawn, the replay aside), for the presets
+  // of the budgets: the crowd (five strategies, 200 runs) and metastable failure (50 runs).
+  {
+    const p = await desktop.newPage();
+    watch(p);
+    await p.goto(`${origin}/playground/`);
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    for (const [id, budget] of [["crowd", BUDGET_RUN_MS], ["metastable", BUDGET_METASTABLE_MS]]) {
+      const ms = [];
+      for (let i = 0; i < 7; i++) {
+        ms.push(await p.evaluate((id) => {
+          performance.clearMarks();
+          document.querySelector(`#pg-presets button[data-preset="${id}"]`).click();
+          return performance.measure("m", "playground-run", "playground-chart").duration;
+        }, id));
+      }
+      const median = [...ms].sort((a, b) => a - b)[3];
+      console.log(`preset ${id}: from Run to the finished chart, first ${ms[0].toFixed(1)} ms, median of 7 ${median.toFixed(1)} ms (budget ${budget} ms)`);
+      // The crowd's budget is a gate (its engine time is checked above too); the
+      // metastable scenario's is a benchmark figure, reported, since its time is the
+      // engine's (50 runs of two minutes of open-loop load) and varies with the machine.
+      if (median > budget) {
+        if (id === "crowd") fail(`preset ${id}: Run to chart took ${median.toFixed(1)} ms, over ${budget} ms`);
+        else console.log(`  note: over the ${budget} ms budget on this machine`);
+      }
+    }
+    await p.close();
+  }
+
   // 2. A "try it" link under an article's figure opens the playground with its scenario.
   const article = await desktop.newPage();
   watch(article);
   await article.goto(`${origin}/backoff-and-jitter/`);
   const links = await article.locator("p.sim-try a").count();
   if (links === 0) fail("no try-it link under the article's figures");
-  await article.locator("p.sim-try a").first().click();
-  await article.waitForFunction(() => !document.getElementById("pg-run").disabled);
+  // The click navigates: wait for the playground before asking for its Run button.
+  await Promise.all([article.waitForURL("**/playground/**"), article.locator("p.sim-try a").first().click()]);
+  await article.waitForFunction(() => !document.getElementById("pg-run")?.disabled);
   const loaded = await article.inputValue('input[name="clients"]');
   console.log(`the article's first try-it link (of ${links}) opened the playground with ${loaded} clients`);
   if (!loaded) fail("the try-it link did not fill the form");
@@ -237,6 +349,39 @@ try {
     await article.close();
   }
   console.log(`${tables} try-it links ran to their article's results table and chart data, cell for cell`);
+
+  // Every preset button runs the scenario of the figure its link leads to: the article's
+  // results table and chart data, cell for cell.
+  {
+    const p = await early.newPage();
+    p.on("pageerror", (e) => fail(`page error: ${e.message}`));
+    await p.goto(`${origin}/playground/`);
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    const presets = await p.locator("#pg-presets button").evaluateAll((bs) => bs.map((b) => [b.dataset.preset, b.textContent]));
+    const names = presets.map(([, name]) => name).join(", ");
+    if (names !== "the crowd, half capacity, the outage, the beginner’s 30 clients, metastable failure") fail(`the presets are ${names}`);
+    const links = await p.locator("article .content a[href*='#sim-']").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    for (const [i, [id, name]] of presets.entries()) {
+      const article = await early.newPage();
+      await article.goto(new URL(links[i], `${origin}/playground/`).href);
+      const [expected, expectedTicks] = await article.locator(`#sim-${id}`).evaluate((e, textOf) => {
+        const text = new Function("t", `return (${textOf})(t)`);
+        return [text(e.nextElementSibling.querySelector("table.sim-results")),
+          text(e.nextElementSibling.nextElementSibling.querySelector("table.sim-ticks"))];
+      }, textOf.toString());
+      await article.close();
+      await p.click(`#pg-presets button[data-preset="${id}"]`);
+      await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
+      await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+      if ((await p.getAttribute(`#pg-presets button[data-preset="${id}"]`, "aria-pressed")) !== "true") fail(`the preset ${name} is not shown as pressed`);
+      const got = await tableText(p, "#pg-results table");
+      const gotTicks = await tableText(p, "#pg-ticks table");
+      if (JSON.stringify(got) !== JSON.stringify(expected)) fail(`the preset ${name}: the results differ from #sim-${id}:\n  ${got.join("\n  ")}`);
+      if (JSON.stringify(gotTicks) !== JSON.stringify(expectedTicks)) fail(`the preset ${name}: the chart's data differs from #sim-${id}`);
+    }
+    console.log(`${presets.length} presets (${names}) ran to their article's results table and chart data, cell for cell`);
+    await p.close();
+  }
   console.log(`before the engine loaded, the form showed the scenario of ${same} try-it links as the engine does; ${beyond} say more than the form shows`);
   await early.close();
 
@@ -269,11 +414,15 @@ try {
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
     await slow.goto(`${origin}/playground/`);
     await slow.waitForFunction(() => !document.getElementById("pg-run").disabled);
-    readies.push(await slow.evaluate(() => performance.getEntriesByName("playground-ready")[0]?.startTime));
+    const marks = await slow.evaluate(() => ["playground-form", "playground-engine", "playground-ready"]
+      .map((name) => performance.getEntriesByName(name)[0]?.startTime));
+    console.log(`  phone load ${i + 1}: form filled ${marks[0]?.toFixed(0)} ms, engine compiled ${marks[1]?.toFixed(0)} ms, Run works ${marks[2]?.toFixed(0)} ms`);
+    readies.push(marks[2]);
     await phone.close();
   }
   const ready = Math.min(...readies);
   console.log(`interactive on a phone-class CPU (4x slower, 390x844): Run works after ${ready.toFixed(0)} ms, best of ${readies.map((r) => r.toFixed(0)).join(", ")} ms (budget ${BUDGET_READY_MS} ms)`);
+  if (ready > TARGET_READY_MS) console.log(`  note: over the target of ${TARGET_READY_MS} ms from page load to a possible Run`);
   if (!(ready <= BUDGET_READY_MS)) fail(`Run worked only after ${ready?.toFixed(0)} ms`);
 
   // 6. Screenshots, light and dark, phone and desktop, when asked for.
@@ -291,7 +440,7 @@ try {
         await p.waitForTimeout(700);
         await p.screenshot({ path: join(shots, `${name}-${scheme}-running.png`), fullPage: true });
         await p.click("#pg-end").catch(() => {});
-        await p.waitForSelector("table.sim-results");
+        await p.waitForSelector("#pg-results table.sim-results");
         await p.screenshot({ path: join(shots, `${name}-${scheme}-done.png`), fullPage: true });
         await context.close();
       }

@@ -1,6 +1,7 @@
 // Native and WebAssembly agree: runs each scenario file with the native binary
 // (`retrylab sim FILE --json --lanes`) and with the WebAssembly module through the
-// playground's own loader, and requires byte-identical JSON.
+// playground's own loader, and requires byte-identical JSON; the page's call must give
+// the same report.
 //
 // usage: node tests/wasm/compare.mjs RETRYLAB_BINARY MODULE.wasm SCENARIO.yaml...
 
@@ -21,7 +22,12 @@ for (const file of files) {
   const started = performance.now();
   const wasm = engine.run(readFileSync(file, "utf8")) + "\n";
   const ms = (performance.now() - started).toFixed(1);
-  if (native === wasm) {
+  // The page's call gives the same report, beside the site's results table.
+  const page = JSON.parse(engine.page(readFileSync(file, "utf8")));
+  if (JSON.stringify(page.report) !== JSON.stringify(JSON.parse(native)) || !page.table.startsWith("<table class=\"sim-results\">")) {
+    failed += 1;
+    console.log(`DIFFER ${file}: the page's report or table is not the run's`);
+  } else if (native === wasm) {
     console.log(`same   ${file} (${native.length.toLocaleString("en")} bytes of JSON; ${ms} ms in WebAssembly)`);
   } else {
     failed += 1;

@@ -1,8 +1,8 @@
-//! retrylab's engine as a WebAssembly module, with a hand-written interface of four
+//! retrylab's engine as a WebAssembly module, with a hand-written interface of five
 //! functions; `playground.js` is its loader.
 //!
 //! Strings cross as UTF-8 bytes in the module's memory. The host asks for a buffer with
-//! `alloc`, writes the scenario's YAML into it and calls `run` or `settings`, which free
+//! `alloc`, writes the scenario's YAML into it and calls `run`, `page` or `settings`, which free
 //! the input and return the output's address and length packed into one `u64`
 //! (address in the high 32 bits); the host reads the JSON and frees it with `dealloc`.
 
@@ -14,7 +14,7 @@ pub extern "C" fn alloc(len: usize) -> *mut u8 {
     Box::into_raw(vec![0u8; len].into_boxed_slice()).cast()
 }
 
-/// Frees a buffer from `alloc`, `run` or `settings`.
+/// Frees a buffer from `alloc`, `run`, `page` or `settings`.
 ///
 /// # Safety
 /// `ptr` and `len` must describe exactly one such buffer, not freed before.
@@ -32,6 +32,16 @@ pub unsafe extern "C" fn dealloc(ptr: *mut u8, len: usize) {
 pub unsafe extern "C" fn run(ptr: *mut u8, len: usize) -> u64 {
     // SAFETY: as documented.
     unsafe { answer(ptr, len, retrylab::playground::run) }
+}
+
+/// Runs the scenario in the buffer for the page: `retrylab::playground::page`.
+///
+/// # Safety
+/// `ptr` and `len` must describe a buffer from `alloc`; it is freed here.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn page(ptr: *mut u8, len: usize) -> u64 {
+    // SAFETY: as documented.
+    unsafe { answer(ptr, len, retrylab::playground::page) }
 }
 
 /// Reads the scenario in the buffer: `retrylab::playground::settings`.

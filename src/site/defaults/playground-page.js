@@ -6,6 +6,7 @@
 import { load } from "./playground.js";
 import { DEFAULTS } from "./playground-defaults.js";
 import { readYaml, settingsOf } from "./playground-yaml.js";
+import { SCENARIOS } from "./playground-scenarios.js";
 
 const root = document.getElementById("playground");
 const form = document.getElementById("pg-form");
@@ -208,8 +209,6 @@ const tidy = (n) => {
 };
 const round = (x) => Math.round(x * 100) / 100;
 
-let animation = null;
-
 function draw(result, setup) {
   const lanes = result.strategies.map((s) => s.lanes);
   const tickS = lanes[0].tick_s;
@@ -232,6 +231,8 @@ function draw(result, setup) {
   const svg = el("svg", { class: "sim-lanes", viewBox: `0 0 ${W} ${height}`, width: "100%",
     role: "img", "font-size": 14, "aria-label": "Calls per tick, by strategy" });
   const defs = el("defs", {}, svg);
+  // Every bar is drawn once; the replay reveals them up to a tick through this clip.
+  const reveal = el("rect", { x: 0, y: 0, width: LEFT, height }, el("clipPath", { id: "pg-reveal" }, defs));
   const pattern = el("pattern", { id: "pg-hatch", width: 5, height: 5,
     patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
   el("rect", { class: "tint", width: 5, height: 5, fill: "#ffebe9" }, pattern);
@@ -267,11 +268,12 @@ function draw(result, setup) {
     text(result.strategies[i].strategy, { x: LEFT, y: y0 - 6, "font-weight": 600 }, g);
     text(String(top), { x: LEFT - 6, y: y0 + 5, "text-anchor": "end", "font-size": 12 }, g);
     text("0", { x: LEFT - 6, y: y0 + LANE, "text-anchor": "end", "font-size": 12 }, g);
-    const served = el("g", { class: "served", fill: "#1a7f37" }, g);
+    const bars = el("g", { "clip-path": "url(#pg-reveal)" }, g);
+    const served = el("g", { class: "served", fill: "#1a7f37" }, bars);
     const rejected = el("g", { class: bar >= 6 ? "rejected outlined" : "rejected",
-      fill: "url(#pg-hatch)", stroke: bar >= 6 ? "#cf222e" : "none" }, g);
+      fill: "url(#pg-hatch)", stroke: bar >= 6 ? "#cf222e" : "none" }, bars);
     const failed = el("g", { class: "failed-fast", fill: "#f6f8fa", stroke: "#59636e",
-      "stroke-width": 0.5, "stroke-dasharray": "1.5 1.5" }, g);
+      "stroke-width": 0.5, "stroke-dasharray": "1.5 1.5" }, bars);
     const capY = round(y0 + LANE - (setup.capacity / top) * LANE);
     el("line", { class: "capacity", x1: LEFT, x2: RIGHT, y1: capY, y2: capY, stroke: "currentColor",
       "stroke-dasharray": "6 4", "stroke-width": 1.5 }, g);
@@ -285,114 +287,150 @@ function draw(result, setup) {
   text("time (s)", { x: (LEFT + RIGHT) / 2, y: axisY + 30, "text-anchor": "middle", "font-size": 12 }, svg);
   const clock = text("", { x: RIGHT, y: 18.5, "text-anchor": "end", "font-variant-numeric": "tabular-nums" }, svg);
 
+  for (let k = 0; k < shown; k++) {
+    for (const { y0, served, rejected, failed, lane } of groups) {
+      const s = lane.served[k] ?? 0, r = lane.rejected[k] ?? 0, f = fast(lane, k);
+      const bx = round(LEFT + k * bar), bw = round(Math.max(bar - (bar >= 3 ? 1 : 0), 0.5));
+      const hs = (s / top) * LANE, hr = (r / top) * LANE, hf = (f / top) * LANE;
+      if (s) el("rect", { x: bx, y: round(y0 + LANE - hs), width: bw, height: round(hs) }, served);
+      if (r) el("rect", { x: bx, y: round(y0 + LANE - hs - hr), width: bw, height: round(hr) }, rejected);
+      if (f) el("rect", { x: bx, y: round(y0 + LANE - hs - hr - hf), width: bw, height: round(hf) }, failed);
+    }
+  }
   chartBox.replaceChildren(svg);
-  let drawn = 0;
-  const drawUpTo = (k) => {
-    for (; drawn < k; drawn++) {
-      for (const { y0, served, rejected, failed, lane } of groups) {
-        const s = lane.served[drawn] ?? 0, r = lane.rejected[drawn] ?? 0, f = fast(lane, drawn);
-        const bx = round(LEFT + drawn * bar), bw = round(Math.max(bar - (bar >= 3 ? 1 : 0), 0.5));
-        const hs = (s / top) * LANE, hr = (r / top) * LANE, hf = (f / top) * LANE;
-        if (s) el("rect", { x: bx, y: round(y0 + LANE - hs), width: bw, height: round(hs) }, served);
-        if (r) el("rect", { x: bx, y: round(y0 + LANE - hs - hr), width: bw, height: round(hr) }, rejected);
-        if (f) el("rect", { x: bx, y: round(y0 + LANE - hs - hr - hf), width: bw, height: round(hf) }, failed);
-      }
-    }
-    clock.textContent = `t = ${(drawn * tickS).toFixed(1)} s`;
+  // Shows the first `k` ticks.
+  const show = (k) => {
+    reveal.setAttribute("width", round(LEFT + k * bar));
+    clock.textContent = `t = ${(k * tickS).toFixed(1)} s`;
   };
-  return { shown, drawUpTo, seconds };
+  return { shown, show, seconds, tickS };
 }
 
-function animate(chart, done) {
-  cancelAnimationFrame(animation?.frame);
-  const quiet = matchMedia("(prefers-reduced-motion: reduce)").matches;
-  const duration = Math.min(6000, Math.max(1500, chart.seconds * 250));
-  const started = performance.now();
-  const finish = () => {
-    cancelAnimationFrame(animation?.frame);
-    animation = null;
-    chart.drawUpTo(chart.shown);
-    endButton.disabled = true;
-    done();
+
+// ---- The replay: play, pause, one tick, a scrubber; the counters follow -------------
+// The counters of each strategy's typical run after its first `k` ticks, from running
+// sums of its lanes: calls sent, served, turned away (and failed fast, with a breaker),
+// and the clients still waiting, which only a closed crowd in which nobody can give up
+// knows tick by tick (the lanes do not say when a client gives up or a request arrives).
+function countersOf(result, settings) {
+  const sums = (values, n) => {
+    const out = new Float64Array(n + 1);
+    for (let k = 0; k < n; k++) out[k + 1] = out[k] + (values?.[k] ?? 0);
+    return out;
   };
-  animation = { finish };
-  if (quiet) return finish();
-  endButton.disabled = false;
-  const frame = (now) => {
-    const k = Math.min(chart.shown, Math.ceil(((now - started) / duration) * chart.shown));
-    chart.drawUpTo(k);
-    if (k >= chart.shown) finish();
-    else animation.frame = requestAnimationFrame(frame);
-  };
-  animation.frame = requestAnimationFrame(frame);
-}
-
-// ---- The results table, as the site's figures show it ------------------------------
-const thousands = (n) => Math.round(n).toLocaleString("en-US");
-// `x` with `d` decimals as the site's Rust writes it: an exact tie goes to the even
-// digit, where toFixed goes up (1.125 is "1.12" there).
-const fixed = (x, d) => {
-  const exact = x.toFixed(100);
-  const cut = exact.indexOf(".") + d + (d > 0 ? 1 : 0);
-  const tie = /^50*$/.test(exact.slice(exact.indexOf(".") + 1 + d));
-  return tie && Number(exact[cut - 1]) % 2 === 0 ? exact.slice(0, cut) : x.toFixed(d);
-};
-// Two decimals and thousands separators, as the site's "calls per client".
-const perClient = (n) => {
-  const [whole, hundredths] = fixed(n, 2).split(".");
-  return `${thousands(Number(whole))}.${hundredths}`;
-};
-const cell = (s, f = thousands) =>
-  s.p5 === s.p95 ? f(s.median) : `${f(s.median)} <span class="range">(${f(s.p5)}–${f(s.p95)})</span>`;
-const secs = (n) => `${fixed(n, 1)}&nbsp;s`;
-
-// A rate as the site writes it from thousandths per second: rounded half up.
-const perSecond = (n) => {
-  const tenths = Math.floor((Math.round(n * 1000) + 50) / 100);
-  return `${thousands(Math.floor(tenths / 10))}.${tenths % 10}`;
-};
-
-// "never" (fewer than half the runs have a time), with how many runs have one.
-const never = (count, runs) =>
-  count === 0 ? "never" : `never, in ${thousands(count)} of ${thousands(runs)} runs`;
-
-function table(result) {
-  const head = ["calls", "calls per client", "served", "gave up", "still retrying", "done at"];
-  const first = result.strategies[0] ?? {};
-  // The columns of a scenario beyond the closed crowd, as the site's tables have them.
-  const extra = [
-    ["denied", "denied by the budget", (s) => cell(s.denied)],
-    ["failed_fast", "failed fast", (s) => cell(s.failed_fast)],
-    ["goodput_per_s", "goodput per second", (s) => cell(s.goodput_per_s, perSecond)],
-    ["recovery_s", "recovery", (s) => {
-      const r = s.recovery_s;
-      if (!r) return never(s.recovered_runs, result.runs);
-      let text = r.p5 === r.p95 ? secs(r.median)
-        : `${secs(r.median)} <span class="range">(${fixed(r.p5, 1)}–${secs(r.p95)})</span>`;
-      if (s.recovered_runs < result.runs) text += `, in ${thousands(s.recovered_runs)} of ${thousands(result.runs)} runs`;
-      return text;
-    }],
-  ].filter(([key]) => key in first);
-  head.push(...extra.map(([, title]) => title));
-  const rows = result.strategies.map((s) => {
-    let done = never(s.finished_runs, result.runs);
-    if (s.done_at_s) {
-      const d = s.done_at_s;
-      done = d.p5 === d.p95 ? secs(d.median)
-        : `${secs(d.median)} <span class="range">(${fixed(d.p5, 1)}–${secs(d.p95)})</span>`;
-      if (s.finished_runs < result.runs) done += `, in ${thousands(s.finished_runs)} of ${thousands(result.runs)} runs`;
-    }
-    const cells = [cell(s.calls), cell(s.calls_per_client, perClient), cell(s.served),
-      cell(s.gave_up), cell(s.still_retrying), done, ...extra.map(([, , show]) => show(s))];
-    return `<tr><th scope="row">${s.strategy}</th>${cells.map((c) => `<td class="num">${c}</td>`).join("")}</tr>`;
+  const fast = result.strategies.some((s) => "failed_fast" in s);
+  const waiting = !settings.open && !settings.gives_up;
+  const lanes = result.strategies.map(({ strategy, lanes: l }) => {
+    const n = l.served.length;
+    return { strategy, n, served: sums(l.served, n), rejected: sums(l.rejected, n), failed: sums(l.failed_fast, n) };
   });
-  const id = escapeHtml(result.id);
-  const captionText = result.runs === 1 ? `Results of ${id}, one run`
-    : `Results of ${id} over ${thousands(result.runs)} runs: median, with the 5th–95th percentile in brackets`;
-  return `<table class="sim-results"><caption>${captionText}</caption><thead><tr><th scope="col">strategy</th>` +
-    head.map((h) => `<th scope="col" class="num">${h}</th>`).join("") +
-    `</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  return { fast, waiting, clients: result.clients, lanes };
 }
+
+function countersTable(counters) {
+  const table = document.getElementById("pg-counters");
+  const heads = ["sent", "served", "turned away", ...(counters.fast ? ["failed fast"] : []),
+    ...(counters.waiting ? ["still waiting"] : [])];
+  table.tHead.innerHTML = `<tr><th scope="col">strategy</th>${heads.map((h) => `<th scope="col" class="num">${h}</th>`).join("")}</tr>`;
+  table.tBodies[0].innerHTML = counters.lanes.map((l) =>
+    `<tr><th scope="row">${escapeHtml(l.strategy)}</th>${heads.map(() => '<td class="num"></td>').join("")}</tr>`).join("");
+  return [...table.tBodies[0].rows].map((row) => [...row.cells].slice(1));
+}
+
+// The counters after the first `k` ticks, as numbers, in the table's column order.
+function countersAt(counters, k) {
+  return counters.lanes.map((l) => {
+    const at = Math.min(k, l.n);
+    const served = l.served[at], rejected = l.rejected[at], failed = l.failed[at];
+    return [served + rejected, served, rejected, ...(counters.fast ? [failed] : []),
+      ...(counters.waiting ? [counters.clients - served] : [])];
+  });
+}
+
+const replayBox = document.getElementById("pg-replay");
+const playButton = document.getElementById("pg-play");
+const stepButton = document.getElementById("pg-step");
+const scrub = document.getElementById("pg-scrub");
+const clockOut = document.getElementById("pg-clock");
+const countersBox = document.getElementById("pg-counters-box");
+const countersCaption = document.getElementById("pg-counters-caption");
+
+let replay = null;
+
+function startReplay(chart, counters, finished) {
+  cancelAnimationFrame(replay?.frame);
+  const cells = countersTable(counters);
+  const seconds = (k) => `${(k * chart.tickS).toFixed(1)} s`;
+  const state = { k: 0, frame: 0, playing: false, ended: false };
+  // The whole window plays in 1.5 to 6 seconds, as long as it lasts at a quarter speed.
+  const perTick = Math.min(6000, Math.max(1500, chart.seconds * 250)) / chart.shown;
+  const show = (k) => {
+    state.k = k;
+    chart.show(k);
+    scrub.value = String(k);
+    const where = `${seconds(k)}, tick ${k} of ${chart.shown}`;
+    scrub.setAttribute("aria-valuetext", where);
+    clockOut.textContent = `t = ${seconds(k)}`;
+    countersCaption.textContent = `After ${seconds(k)} (tick ${k} of ${chart.shown}), in each strategy's typical run` +
+      (counters.waiting ? "" : "; still waiting is not shown: in this scenario clients give up or arrive on the way");
+    const values = countersAt(counters, k);
+    values.forEach((row, i) => row.forEach((v, j) => { cells[i][j].textContent = thousands(v); }));
+    stepButton.disabled = endButton.disabled = k >= chart.shown;
+    if (k >= chart.shown && !state.ended) {
+      state.ended = true;
+      finished();
+    }
+  };
+  const pause = () => {
+    cancelAnimationFrame(state.frame);
+    state.playing = false;
+    playButton.textContent = "Play";
+  };
+  const play = () => {
+    if (state.k >= chart.shown) show(0);
+    state.playing = true;
+    playButton.textContent = "Pause";
+    const from = state.k;
+    const started = performance.now();
+    const frame = (now) => {
+      // A frame's time may precede the call to play: never before where it started.
+      const k = Math.min(chart.shown, from + Math.floor(Math.max(0, now - started) / perTick));
+      if (k !== state.k) show(k);
+      if (k >= chart.shown) pause();
+      else state.frame = requestAnimationFrame(frame);
+    };
+    state.frame = requestAnimationFrame(frame);
+  };
+  replay = {
+    toggle: () => (state.playing ? pause() : play()),
+    step: () => { pause(); show(Math.min(chart.shown, state.k + 1)); },
+    to: (k) => { pause(); show(Math.max(0, Math.min(chart.shown, k))); },
+    end: () => { pause(); show(chart.shown); },
+    get frame() { return state.frame; },
+  };
+  scrub.max = String(chart.shown);
+  replayBox.hidden = false;
+  countersBox.hidden = false;
+  show(0);
+  // Without motion, the replay starts at its end; Play runs it from the start.
+  if (matchMedia("(prefers-reduced-motion: reduce)").matches) replay.end();
+  else play();
+}
+
+playButton.addEventListener("click", () => replay?.toggle());
+stepButton.addEventListener("click", () => replay?.step());
+scrub.addEventListener("input", () => replay?.to(Number(scrub.value)));
+// K and L as in video players, anywhere but in a field that takes text.
+document.addEventListener("keydown", (event) => {
+  if (!replay || replayBox.hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.target.closest?.("input:not([type=range]), textarea, select")) return;
+  const key = event.key.toLowerCase();
+  if (key === "k") { event.preventDefault(); replay.toggle(); }
+  else if (key === "l") { event.preventDefault(); replay.step(); }
+});
+
+// ---- The results table comes from the engine's module: the site's own Rust code -----
+const thousands = (n) => Math.round(n).toLocaleString("en-US");
 
 // ---- The chart's data, as the site's figures give it ------------------------------
 // Integer microseconds throughout, as the site's Rust counts them.
@@ -441,6 +479,34 @@ function tickTable(result, tick, shown) {
     `<tbody>${rows.join("")}</tbody></table>`;
 }
 
+// ---- Presets -------------------------------------------------------------------------
+// A link on the page to a scenario's figure (`…#sim-ID`) becomes a button that loads
+// that figure's scenario, as the author wrote it, with the window the figure shows: the
+// same as the figure's try-it link. The link stays, for the article itself.
+const presetsBox = document.getElementById("pg-presets");
+const presetButtons = [];
+for (const link of document.querySelectorAll("article .content a[href*='#sim-']")) {
+  const id = decodeURIComponent(new URL(link.href).hash.slice("#sim-".length));
+  const preset = Object.hasOwn(SCENARIOS, id) ? SCENARIOS[id] : null;
+  if (!preset) continue;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.textContent = link.textContent;
+  button.dataset.preset = id;
+  button.disabled = true;
+  button.setAttribute("aria-pressed", "false");
+  button.addEventListener("click", () => {
+    yamlBox.value = preset.yaml;
+    linkWindow = preset.window;
+    fromYaml = true;
+    for (const b of presetButtons) b.setAttribute("aria-pressed", String(b === button));
+    form.requestSubmit();
+  });
+  presetButtons.push(button);
+  presetsBox.append(button);
+}
+presetsBox.hidden = presetButtons.length === 0;
+
 // ---- Wiring --------------------------------------------------------------------------
 let engine = null;
 
@@ -451,6 +517,8 @@ const secondsOf = (text) => {
 };
 
 function run() {
+  // From Run to the finished chart, for the speed test: "playground-run" to "playground-chart".
+  performance.mark("playground-run");
   let yaml = yamlBox.value;
   let fieldOf = null;
   if (!fromYaml) {
@@ -462,7 +530,7 @@ function run() {
   history.replaceState(null, "", address);
   share.href = address;
   const started = performance.now();
-  const answer = JSON.parse(engine.run(yaml));
+  const answer = JSON.parse(engine.page(yaml));
   const ms = performance.now() - started;
   if (answer.errors) {
     if (fromYaml) showYamlErrors(answer.errors, yaml);
@@ -473,13 +541,16 @@ function run() {
     return;
   }
   showYamlErrors([], yaml);
+  // The results table as the site's figures have it, and the report with the lanes.
+  const resultsTable = answer.table;
+  const result = answer.report;
   const settings = JSON.parse(engine.settings(yaml));
   if (fromYaml) {
     const plain = settingsOf(yaml, DEFAULTS) !== null;
     fill(settings, yaml);
     formUsable(plain);
   }
-  const runs = answer.runs * answer.strategies.length;
+  const runs = result.runs * result.strategies.length;
   status.textContent = `${thousands(runs)} run${runs === 1 ? "" : "s"} computed in ${Math.round(ms)} ms, in your browser.`;
   status.dataset.ms = ms.toFixed(1);
   const outages = settings.server.outages.map((o) => ({ from: secondsOf(o.from), to: secondsOf(o.to) }));
@@ -490,8 +561,8 @@ function run() {
   const tickUs = micros(settings.server.tick);
   const windowText = windowOf(yaml) || linkWindow;
   const shownTicks = windowText
-    ? ticksShown(answer, tickUs, micros(settings.horizon), micros(windowText)) : null;
-  const chart = draw(answer, { capacity: Number(settings.server.capacity), outages, shown: shownTicks });
+    ? ticksShown(result, tickUs, micros(settings.horizon), micros(windowText)) : null;
+  const chart = draw(result, { capacity: Number(settings.server.capacity), outages, shown: shownTicks });
   if (figure.getBoundingClientRect().top > innerHeight * 0.7) {
     figure.scrollIntoView({ block: "start", behavior: "smooth" });
   }
@@ -499,9 +570,10 @@ function run() {
   caption.textContent = captionOf(yaml) ?? (`Calls per ${tick} tick, one lane per strategy: its typical run ` +
     "(the first whose number of calls is the median)." +
     (outages.length ? " Grey: the server is down." : ""));
-  ticksBox.innerHTML = tickTable(answer, tickUs, chart.shown);
-  animate(chart, () => {
-    resultsBox.innerHTML = table(answer);
+  ticksBox.innerHTML = tickTable(result, tickUs, chart.shown);
+  performance.mark("playground-chart");
+  startReplay(chart, countersOf(result, settings), () => {
+    resultsBox.innerHTML = resultsTable;
     resultsBox.hidden = false;
     ticksDetails.hidden = false;
   });
@@ -513,11 +585,15 @@ form.addEventListener("submit", (event) => {
 });
 // Touching the form makes it the scenario's writer; the editor shows what it writes.
 form.addEventListener("input", () => {
+  for (const b of presetButtons) b.setAttribute("aria-pressed", "false");
   fromYaml = false;
   yamlBox.value = toYaml().yaml;
   yamlBox.removeAttribute("aria-invalid");
 });
-yamlBox.addEventListener("input", () => { fromYaml = true; });
+yamlBox.addEventListener("input", () => {
+  fromYaml = true;
+  for (const b of presetButtons) b.setAttribute("aria-pressed", "false");
+});
 // Ctrl+Enter (or ⌘+Enter) in the editor runs it, as Run does.
 yamlBox.addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -525,12 +601,13 @@ yamlBox.addEventListener("keydown", (event) => {
     form.requestSubmit();
   }
 });
-endButton.addEventListener("click", () => animation?.finish());
+endButton.addEventListener("click", () => replay?.end());
 
 // Without the engine nothing can run: the form goes, so no control is left that does
 // nothing, and the scenario stays readable as YAML for a `sim` block or `retrylab sim`.
 function unavailable(error) {
   form.hidden = true;
+  presetsBox.hidden = true;
   const p = document.createElement("p");
   p.id = "pg-unavailable";
   p.textContent = `The playground's engine could not be loaded (${error.message}), so ` +
@@ -590,6 +667,7 @@ async function start() {
     ready = formUsable(early !== null);
   }
   runButton.disabled = false;
+  for (const button of presetButtons) button.disabled = false;
   status.textContent = ready;
   performance.mark("playground-ready");
 }

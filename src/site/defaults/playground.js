@@ -1,9 +1,10 @@
 // The loader of retrylab's engine compiled to WebAssembly (`wasm/`), for the browser
 // playground and for the test that compares it with the native build under Node.
 //
-// The module exports alloc(len), dealloc(ptr, len), run(ptr, len) and settings(ptr, len).
-// A scenario's YAML goes in as UTF-8 bytes in a buffer from alloc, which run and settings
-// free; the JSON comes back as a buffer whose address and length are packed into one
+// The module exports alloc(len), dealloc(ptr, len), run(ptr, len), page(ptr, len) and
+// settings(ptr, len).
+// A scenario's YAML goes in as UTF-8 bytes in a buffer from alloc, which run, page and
+// settings free; the JSON comes back as a buffer whose address and length are packed into one
 // u64 (address high), which is read here and freed with dealloc.
 
 const encoder = new TextEncoder();
@@ -11,8 +12,10 @@ const decoder = new TextDecoder();
 
 /**
  * Instantiates the engine from the module's bytes (an ArrayBuffer or typed array) or
- * from a fetch() response, and returns { run(yaml), settings(yaml) }, each giving JSON
- * text: `retrylab sim --json --lanes` for run; the form's settings for settings; or
+ * from a fetch() response, and returns { run(yaml), page(yaml), settings(yaml) }, each
+ * giving JSON text: `retrylab sim --json --lanes` for run; {table, report} for page, the
+ * site's results table as HTML and run's JSON, from one simulation; the form's settings
+ * for settings; or
  * {"errors": [{line, column, width, message, help}]} when the scenario is wrong.
  */
 export async function load(source) {
@@ -37,6 +40,7 @@ export async function load(source) {
 
   return {
     run: (yaml) => call(wasm.run, yaml),
+    page: (yaml) => call(wasm.page, yaml),
     settings: (yaml) => call(wasm.settings, yaml),
   };
 }
