@@ -124,8 +124,10 @@ pub fn schedule_figure(id: &str, rows: &[(Strategy, Vec<Step>)], caption: Option
     let mut out = format!("<figure class=\"sim sim-schedule\" id=\"schedule-{id}\">\n");
     out.push_str(&super::charts(|form| schedule_chart(&id, rows, form)));
     out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
+    // The waits never scroll either: a table where the column is wide enough, a block
+    // of labelled values per retry where it is not.
     out.push_str(&format!(
-        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-waits-caption\">\n{}</div>\n",
+        "<div class=\"sim-results-wrap\">\n{}</div>\n",
         schedule_table(&id, rows)
     ));
     out
@@ -483,10 +485,37 @@ fn range_cell(low: Micros, high: Micros) -> String {
 /// and sampled wait. Its caption's id is `{id}-waits-caption` (`id` already escaped).
 fn schedule_table(id: &str, rows: &[(Strategy, Vec<Step>)]) -> String {
     let retries = rows.iter().map(|(_, s)| s.len()).max().unwrap_or(0);
+    let mut labels = Vec::new();
+    for (strategy, _) in rows {
+        for heading in ["ceiling", "range", "wait"] {
+            labels.push(format!("{} {heading}", strategy.name()));
+        }
+    }
+    let mut cells: Vec<(String, Vec<String>)> = Vec::new();
+    for n in 0..retries {
+        let mut row = Vec::new();
+        for (strategy, steps) in rows {
+            match steps.get(n) {
+                Some(s) => {
+                    row.push(if uses_ceiling(*strategy) {
+                        format!("{}&nbsp;s", wait_number(s.ceiling))
+                    } else {
+                        "–".to_string()
+                    });
+                    row.push(range_cell(s.low, s.high));
+                    row.push(format!("{}&nbsp;s", wait_number(s.wait)));
+                }
+                None => row.extend([String::new(), String::new(), String::new()]),
+            }
+        }
+        cells.push(((n + 1).to_string(), row));
+    }
+    let headings: Vec<&str> = labels.iter().map(String::as_str).collect();
     let mut out = format!(
-        "<table class=\"sim-ticks sim-waits\">\n<caption id=\"{id}-waits-caption\">The wait \
+        "<table class=\"sim-results sim-waits sim-fit-{}\">\n<caption id=\"{id}-waits-caption\">The wait \
          before each retry, in seconds: the ceiling d(a), the range a wait may be drawn \
-         from, and the wait sampled</caption>\n<thead>\n"
+         from, and the wait sampled</caption>\n<thead>\n",
+        super::table::fit_class(&headings, &cells)
     );
     out.push_str("<tr><th scope=\"col\" rowspan=\"2\" class=\"num\">retry</th>");
     for (strategy, _) in rows {
@@ -502,26 +531,18 @@ fn schedule_table(id: &str, rows: &[(Strategy, Vec<Step>)]) -> String {
         }
     }
     out.push_str("</tr>\n</thead>\n<tbody>\n");
-    for n in 0..retries {
+    for (retry, row) in &cells {
         out.push_str(&format!(
-            "<tr><th scope=\"row\" class=\"num\">{}</th>",
-            n + 1
+            "<tr><th scope=\"row\" class=\"num\" data-label=\"retry\">{retry}</th>"
         ));
-        for (strategy, steps) in rows {
-            match steps.get(n) {
-                Some(s) => {
-                    let ceiling = if uses_ceiling(*strategy) {
-                        format!("{}&nbsp;s", wait_number(s.ceiling))
-                    } else {
-                        "–".to_string()
-                    };
-                    out.push_str(&format!(
-                        "<td class=\"num\">{ceiling}</td><td class=\"num\">{}</td><td class=\"num\">{}&nbsp;s</td>",
-                        range_cell(s.low, s.high),
-                        wait_number(s.wait)
-                    ));
-                }
-                None => out.push_str("<td></td><td></td><td></td>"),
+        for (label, cell) in labels.iter().zip(row) {
+            // An empty cell (a strategy with fewer retries) has nothing to name.
+            if cell.is_empty() {
+                out.push_str("<td></td>");
+            } else {
+                out.push_str(&format!(
+                    "<td class=\"num\" data-label=\"{label}\">{cell}</td>"
+                ));
             }
         }
         out.push_str("</tr>\n");

@@ -332,8 +332,10 @@ pub fn sweep_figure(sweep: &Sweep) -> String {
     let mut out = format!("<figure class=\"sim sim-sweep\" id=\"sweep-{id}\">\n");
     out.push_str(&super::charts(|form| sweep_chart(sweep, total, form)));
     out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
+    // Like a scenario's results, the numbers never scroll: a table where its column is
+    // wide enough, a block of labelled values per point where it is not.
     out.push_str(&format!(
-        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{id}-sweep-caption\">\n{}</div>\n",
+        "<div class=\"sim-results-wrap\">\n{}</div>\n",
         sweep_table(sweep, total)
     ));
     out
@@ -843,28 +845,9 @@ fn sweep_table(sweep: &Sweep, total: Total) -> String {
     } else {
         String::new()
     };
-    let mut out = format!(
-        "<table class=\"sim-results sim-sweep-data\">\n<caption id=\"{id}-sweep-caption\">{}{} by {}{how}</caption>\n<thead>\n<tr>",
-        escape(&total.axis()[..1].to_uppercase()),
-        escape(&total.axis()[1..]),
-        escape(sweep.parameter)
-    );
-    out.push_str(&format!(
-        "<th scope=\"col\" class=\"num\">{}</th>",
-        escape(sweep.axis)
-    ));
-    for s in &strategies {
-        out.push_str(&format!(
-            "<th scope=\"col\" class=\"num\">{}</th>",
-            escape(s.name())
-        ));
-    }
-    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
     for p in sweep.points {
-        out.push_str(&format!(
-            "<tr><th scope=\"row\" class=\"num\">{}</th>",
-            escape(&p.label)
-        ));
+        let mut cells = Vec::new();
         for &s in &strategies {
             let cell = match p.result.strategy(s) {
                 None => "–".to_string(),
@@ -919,7 +902,38 @@ fn sweep_table(sweep: &Sweep, total: Total) -> String {
                     }
                 },
             };
-            out.push_str(&format!("<td class=\"num\">{cell}</td>"));
+            cells.push(cell);
+        }
+        rows.push((escape(&p.label), cells));
+    }
+    let names: Vec<&str> = strategies.iter().map(|s| s.name()).collect();
+    let axis = escape(sweep.axis);
+    let mut out = format!(
+        "<table class=\"sim-results sim-sweep-data sim-fit-{}\">\n<caption id=\"{id}-sweep-caption\">{}{} by {}{how}</caption>\n<thead>\n<tr>",
+        super::table::fit_class(&names, &rows),
+        escape(&total.axis()[..1].to_uppercase()),
+        escape(&total.axis()[1..]),
+        escape(sweep.parameter)
+    );
+    out.push_str(&format!("<th scope=\"col\" class=\"num\">{axis}</th>"));
+    for name in &names {
+        out.push_str(&format!(
+            "<th scope=\"col\" class=\"num\">{}</th>",
+            escape(name)
+        ));
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    for (label, cells) in &rows {
+        // Stacked, a row's heading reads "clients 25", and each value is named by its
+        // strategy.
+        out.push_str(&format!(
+            "<tr><th scope=\"row\" class=\"num\" data-label=\"{axis}\">{label}</th>"
+        ));
+        for (name, cell) in names.iter().zip(cells) {
+            out.push_str(&format!(
+                "<td class=\"num\" data-label=\"{}\">{cell}</td>",
+                escape(name)
+            ));
         }
         out.push_str("</tr>\n");
     }

@@ -204,7 +204,7 @@ const FIT_STEPS: [u32; 9] = [20, 25, 30, 35, 40, 45, 50, 55, 60];
 /// longest piece of each column that cannot wrap (a heading's longest word, a number,
 /// a range). An estimate in characters of the table's font, erring wide: too wide
 /// stacks a table that would have fitted, too narrow would hide a column.
-fn fit_class(headings: &[&str], rows: &[(String, Vec<String>)]) -> String {
+pub(crate) fn fit_class(headings: &[&str], rows: &[(String, Vec<String>)]) -> String {
     // A character of the table's 0.9em type, and a cell's padding, in rem.
     const CHAR_REM: f64 = 0.55;
     const PADDING_REM: f64 = 1.0;

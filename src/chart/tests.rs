@@ -319,9 +319,9 @@ fn schedule_ids_are_prefixed_and_waits_read_as_seconds() {
     {
         assert!(id.starts_with("waits-") || id == "schedule-waits", "{id}");
     }
-    assert!(html.contains("<td class=\"num\">0.1&nbsp;s</td>"));
-    assert!(html.contains("<td class=\"num\">0–1.6&nbsp;s</td>"));
-    assert!(html.contains("<td class=\"num\">10&nbsp;s</td>"));
+    assert!(html.contains("<td class=\"num\" data-label=\"exponential ceiling\">0.1&nbsp;s</td>"));
+    assert!(html.contains("<td class=\"num\" data-label=\"full-jitter range\">0–1.6&nbsp;s</td>"));
+    assert!(html.contains("<td class=\"num\" data-label=\"exponential wait\">10&nbsp;s</td>"));
 }
 
 #[test]
