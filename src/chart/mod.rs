@@ -47,6 +47,8 @@ pub use self::sweep::{SWEEP_TOTALS, Sweep, SweepPoint, sweep_figure};
 pub use self::thumb::thumbnail;
 
 /// The stylesheet for figures, charts and tables; the site embeds it in its pages' CSS.
+/// Only the site has it, so that a change of style leaves the playground's module as it is.
+#[cfg(feature = "site")]
 pub const CSS: &str = include_str!("chart.css");
 
 /// What an author may choose about a scenario's figure.
