@@ -263,6 +263,7 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         Some((&figures, &by_id)),
     ))?;
     let tera = templates::load(root)?;
+    stop_on(((), template_problems(&pages, &tera)))?;
     let staging = Staging::new(&place)?;
     let cards: Vec<Option<String>> = pages
         .iter()
@@ -324,14 +325,62 @@ fn write_defaults(staging: &Staging) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The pages whose front matter names a template the site does not have, each placed at
+/// the name (`check` finds them as `build` would).
+fn template_problems(pages: &[Page], tera: &tera::Tera) -> Vec<Diagnostic> {
+    let names: Vec<&str> = tera.get_template_names().collect();
+    pages
+        .iter()
+        .filter_map(|page| {
+            let name = page.front.template.as_deref()?;
+            if names.contains(&name) {
+                return None;
+            }
+            // The front matter's `template:` line, and the name on it.
+            let front = page.source.get(..page.body_start).unwrap_or("");
+            let offset = front
+                .match_indices("template:")
+                .map(|(i, _)| i)
+                .find(|&i| i == 0 || front[..i].ends_with('\n'))
+                .and_then(|i| front[i..].find(name).map(|j| i + j))
+                .unwrap_or(0);
+            let index = LineIndex::new(&page.source);
+            let pos = index.pos(&page.source, offset);
+            let mut choices: Vec<&str> = names
+                .iter()
+                .copied()
+                .filter(|n| !n.starts_with("partials/"))
+                .collect();
+            choices.sort_unstable();
+            let help = match closest(name, choices.iter().copied()) {
+                Some(near) => format!("did you mean `{near}`?"),
+                None => format!("the templates are: {}", choices.join(", ")),
+            };
+            Some(
+                Diagnostic::indexed(
+                    &page.file,
+                    &page.source,
+                    &index,
+                    pos,
+                    name.chars().count(),
+                    format!("there is no template `{name}`"),
+                )
+                .with_help(Some(help)),
+            )
+        })
+        .collect()
+}
+
 /// Validates everything `build` does, plus internal links and anchors, without running
 /// the engine or writing anything. Returns the number of pages checked.
 pub fn check(options: &Options) -> Result<usize, Failure> {
     let root = &options.root;
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
     let (pages, mut problems) = page::load_all(root, options.drafts)?;
-    if let Err(Failure::Input(more)) = templates::load(root) {
-        problems.extend(more);
+    match templates::load(root) {
+        Ok(tera) => problems.extend(template_problems(&pages, &tera)),
+        Err(Failure::Input(more)) => problems.extend(more),
+        Err(other) => return Err(other),
     }
     let (parts, more) = read_parts(&pages);
     problems.extend(more);

@@ -161,3 +161,30 @@ proptest! {
         prop_assert_eq!(checked.unwrap().is_ok(), built.unwrap().is_ok(), "check and build agree on {:?}", page);
     }
 }
+
+#[test]
+fn a_template_the_site_lacks_is_refused_by_check_as_by_build() {
+    // Found by fuzzing: `check` let the page through, and `build` then failed on it.
+    refused(
+        "---\ntitle: T\ntemplate: playgroupd.html\n---\n\nText.\n",
+        r"
+error: there is no template `playgroupd.html`
+ --> content/a.md:3:11
+  |
+3 | template: playgroupd.html
+  |           ^^^^^^^^^^^^^^^
+  = help: did you mean `playground.html`?
+
+error: 1 problem found
+",
+    );
+    let seed =
+        std::fs::read_to_string(root().join("fuzz/seeds/page/check-unknown-template")).unwrap();
+    let site = site_with(&[("a.md", &seed)]);
+    let (code, _, stderr) = run(&["check", "--root", arg(site.path())]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("there is no template `playgroupd.html`"),
+        "{stderr}"
+    );
+}
