@@ -2,8 +2,8 @@
 //! are not UTF-8, a line of megabytes, a byte-order mark, keys a directive would drop.
 //! Each with the exact text printed.
 
+use crate::util::run_in;
 use std::path::Path;
-use std::process::Command;
 
 use retrylab::diag::Diagnostic;
 use retrylab::yaml::Pos;
@@ -22,20 +22,6 @@ fn write(root: &Path, path: &str, bytes: &[u8]) {
     let path = root.join(path);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, bytes).unwrap();
-}
-
-/// Runs `retrylab ARGS` in `dir`: (exit code, stdout, stderr).
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_retrylab"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 /// Asserts that `retrylab ARGS` fails in `dir` and prints exactly `expected`.

@@ -23,12 +23,7 @@ fn run_on(site: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     let mut all: Vec<&str> = args.to_vec();
     let root = site.to_str().unwrap();
     all.extend(["--root", root]);
-    let out = crate::util::retrylab(&all);
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    crate::util::run(&all)
 }
 
 #[test]

@@ -2,8 +2,7 @@
 //! that typography would rewrite, links, and `check` agreeing with what `build`
 //! publishes. Each with the exact HTML published or the exact diagnostic printed.
 
-use std::path::Path;
-use std::process::Command;
+use crate::util::run_in;
 
 /// The scenarios every page here quotes: `s.fixed.calls` is 11, `s.fixed.served` 11
 /// clients of 11, `a--b.fixed.calls` 3 and `_x_.fixed.calls` 4.
@@ -19,20 +18,6 @@ fn site(prose: &str) -> tempfile::TempDir {
     let page = format!("---\ntitle: A\n---\n\n{SCENARIOS}START\n\n{prose}\n\nEND\n");
     std::fs::write(dir.path().join("content/a.md"), page).unwrap();
     dir
-}
-
-/// Runs `retrylab ARGS` in `dir`: (exit code, stdout, stderr).
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_retrylab"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
 }
 
 /// The HTML `prose` publishes as: `check` passes, `build` succeeds, and this is what

@@ -80,7 +80,22 @@ pub fn files(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8
 
 /// Runs the binary and returns (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = retrylab(args);
+    outcome(retrylab(args))
+}
+
+/// Runs the binary started in `dir`: (exit code, stdout, stderr).
+pub fn run_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    outcome(
+        std::process::Command::new(env!("CARGO_BIN_EXE_retrylab"))
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("the binary runs"),
+    )
+}
+
+/// A finished run as (exit code, stdout, stderr).
+fn outcome(out: std::process::Output) -> (i32, String, String) {
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
