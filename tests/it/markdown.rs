@@ -339,6 +339,8 @@ fn a_custom_id_is_the_heading_s_own() {
         html.contains("<h3 id=\"w\" class=\"wide\">Wide <a"),
         "{html}"
     );
+    // Braces that end a heading as text: the first written as a character reference.
+    assert!(page("## Set &#123;x}\n", true).starts_with("<h2 id=\"set-x\">Set {x} <a"));
     // An id given later still wins over a generated one.
     assert_eq!(
         ids(&page("## Later\n\n## B {#later}\n", true)),

@@ -1,12 +1,15 @@
 //! The ids of one page: every heading, footnote and figure id is given once, so that an
 //! anchor leads to one place and an `aria-labelledby` to one label.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The ids a page has given so far.
 #[derive(Debug, Default)]
 pub struct Ids {
     taken: HashSet<String>,
+    /// For each base that was taken, the number to try next: a page of a hundred
+    /// thousand `## Foo` stays linear.
+    next: HashMap<String, usize>,
 }
 
 impl Ids {
@@ -24,10 +27,13 @@ impl Ids {
     /// rule: `## Foo`, `## Foo`, `## Foo 1` give `foo`, `foo-1`, `foo-1-1`), taken.
     pub fn unique(&mut self, base: &str) -> String {
         let id = if self.has(base) {
-            (1..)
-                .map(|n| format!("{base}-{n}"))
-                .find(|id| !self.has(id))
-                .expect("a free number")
+            let from = self.next.get(base).copied().unwrap_or(1);
+            let (n, id) = (from..)
+                .map(|n| (n, format!("{base}-{n}")))
+                .find(|(_, id)| !self.has(id))
+                .expect("a free number");
+            self.next.insert(base.to_string(), n + 1);
+            id
         } else {
             base.to_string()
         };
@@ -81,6 +87,18 @@ mod tests {
         assert_eq!(given, ["foo", "foo-1", "foo-1-1", "foo-2"]);
         assert!(!ids.take("foo-2"));
         assert!(ids.take("bar"));
+        ids.take("foo-4");
+        assert_eq!(ids.unique("foo"), "foo-3");
+        assert_eq!(ids.unique("foo"), "foo-5");
+    }
+
+    #[test]
+    fn many_equal_headings_take_linear_time() {
+        let mut ids = Ids::default();
+        for _ in 0..100_000 {
+            ids.unique("foo");
+        }
+        assert_eq!(ids.unique("foo"), "foo-100000");
     }
 
     #[test]
