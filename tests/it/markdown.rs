@@ -440,6 +440,18 @@ fn bare_addresses_become_links_outside_code_links_and_html() {
 }
 
 #[test]
+fn smart_punctuation_never_typesets_an_address() {
+    assert_eq!(
+        page(
+            "\"Read\" https://x.org/a--b...c, it's www.y.org/'q'.\n",
+            true
+        ),
+        "<p>“Read” <a href=\"https://x.org/a--b...c\">https://x.org/a--b...c</a>, it’s \
+         <a href=\"http://www.y.org/&#x27;q&#x27;\">www.y.org/'q'</a>.</p>\n"
+    );
+}
+
+#[test]
 fn github_alerts_are_callouts_with_a_title_the_reader_sees() {
     for (kind, class, title) in [
         ("NOTE", "note", "Note"),

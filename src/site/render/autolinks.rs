@@ -54,6 +54,64 @@ pub fn pieces<'t>(text: &'t str, avoid: Option<&str>) -> Vec<Piece<'t>> {
     out
 }
 
+/// `text`, which smart punctuation made of `source` as written, cut as [`pieces`] cuts
+/// `source`: an address keeps the characters its author wrote (`a--b` in an address is
+/// no dash), the rest is `text`. `None` when an address does not begin and end where a
+/// character of `text` does, or when `text` is not `source` with typography.
+pub fn pieces_of_source<'t>(text: &'t str, source: &'t str) -> Option<Vec<Piece<'t>>> {
+    let map = offsets(source, text)?;
+    let at = |offset: usize| {
+        map.binary_search_by_key(&offset, |&(s, _)| s)
+            .ok()
+            .map(|i| map[i].1)
+    };
+    let mut out = Vec::new();
+    let mut plain = 0;
+    for piece in pieces(source, None) {
+        let Piece::Link(found, target) = piece else {
+            continue;
+        };
+        // `found` is a slice of `source`: its offsets there.
+        let start = found.as_ptr() as usize - source.as_ptr() as usize;
+        let (from, to) = (at(start)?, at(start + found.len())?);
+        if plain < from {
+            out.push(Piece::Text(&text[plain..from]));
+        }
+        out.push(Piece::Link(found, target));
+        plain = to;
+    }
+    if plain < text.len() || out.is_empty() {
+        out.push(Piece::Text(&text[plain..]));
+    }
+    Some(out)
+}
+
+/// Each place in `source` where a character of `typeset` begins, with that place in
+/// `typeset`, when `typeset` is `source` with smart punctuation: `---` an em dash, `--`
+/// an en dash, `...` an ellipsis, quotes curly.
+fn offsets(source: &str, typeset: &str) -> Option<Vec<(usize, usize)>> {
+    let mut map = Vec::new();
+    let (mut s, mut t) = (0, 0);
+    while s < source.len() {
+        map.push((s, t));
+        let c = typeset[t..].chars().next()?;
+        let rest = &source[s..];
+        let written = match c {
+            '—' if rest.starts_with("---") => 3,
+            '–' if rest.starts_with("--") => 2,
+            '…' if rest.starts_with("...") => 3,
+            '‘' | '’' if rest.starts_with('\'') => 1,
+            '“' | '”' if rest.starts_with('"') => 1,
+            c if rest.starts_with(c) => c.len_utf8(),
+            _ => return None,
+        };
+        s += written;
+        t += c.len_utf8();
+    }
+    map.push((s, t));
+    (t == typeset.len()).then_some(map)
+}
+
 /// How much of the address `found`, followed by `after`, is kept: an address followed by
 /// `;` that ends in `&` and letters or digits ends before the `&` (it reads as `&hl;`).
 fn entity_free(found: &str, after: &str) -> usize {
@@ -115,6 +173,18 @@ mod tests {
                 Piece::Text("&hl;"),
             ]
         );
+        assert_eq!(
+            pieces_of_source(
+                "“See” https://x.org/a–b, it’s…",
+                "\"See\" https://x.org/a--b, it's..."
+            ),
+            Some(vec![
+                Piece::Text("“See” "),
+                Piece::Link("https://x.org/a--b", "https://x.org/a--b".into()),
+                Piece::Text(", it’s…"),
+            ])
+        );
+        assert_eq!(pieces_of_source("a–b", "a-b"), None);
         assert_eq!(
             pieces("https://x.org/\u{e000}", Some("\u{e000}")),
             [Piece::Text("https://x.org/\u{e000}")]

@@ -79,7 +79,7 @@ impl<'w> Writer<'w> {
                 Event::Text(text) if self.links > 0 || self.html_links > 0 => {
                     written.push(Event::Text(tokens.fill(text)));
                 }
-                Event::Text(text) => self.linked(text, &mut written),
+                Event::Text(text) => self.linked(text, &range, &mut written),
                 // Code and HTML are written as they are: should a token land there, it is
                 // the reference's own text again.
                 Event::Code(text) => written.push(Event::Code(tokens.restore(&text))),
@@ -176,9 +176,19 @@ impl<'w> Writer<'w> {
     }
 
     /// Text outside links, with each bare address in it linked.
-    fn linked<'s>(&mut self, text: CowStr<'s>, written: &mut Vec<Event<'s>>) {
+    ///
+    /// With smart punctuation, an address is found in the text as written, where that
+    /// text is plain (no escape, entity or reference), so that a `--` or `'` in it is
+    /// not typeset: `https://x.org/a--b` keeps its two hyphens.
+    fn linked<'s>(&mut self, text: CowStr<'s>, range: &Range<usize>, written: &mut Vec<Event<'s>>) {
         let tokens = self.tokens;
-        let pieces = autolinks::pieces(&text, tokens.mark.as_deref());
+        let source = tokens
+            .body
+            .get(range.clone())
+            .filter(|s| self.cx.smart_punctuation && !s.contains(['\\', '&', '{', '\n']));
+        let pieces = source
+            .and_then(|source| autolinks::pieces_of_source(&text, source))
+            .unwrap_or_else(|| autolinks::pieces(&text, tokens.mark.as_deref()));
         if let [Piece::Text(_)] = pieces.as_slice() {
             written.push(Event::Text(tokens.fill(text)));
             return;
