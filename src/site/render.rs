@@ -122,7 +122,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     let stream = read(&tokens, options);
     let mut out = Rendered::default();
     let plan = Plan::new(&stream, &tokens, cx, &mut out);
-    let (page, notes) = split_notes(stream);
+    let (page, mut notes) = split_notes(stream);
     let mut writer = Writer {
         tokens: &tokens,
         cx,
@@ -138,11 +138,10 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     let mut list = String::new();
     while let Some(key) = writer.plan.footnotes.nth(n).map(str::to_string) {
         n += 1;
-        let Some(events) = notes.get(&key).cloned() else {
+        let Some(mut events) = notes.remove(&key) else {
             continue;
         };
         list.push_str(&writer.plan.footnotes.item(&key));
-        let mut events = events;
         let back = writer.plan.footnotes.back_links(&key);
         // The way back ends the note's last paragraph, as on GitHub; a note that ends
         // otherwise (a list, a code block) gets a paragraph for it.

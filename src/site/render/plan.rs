@@ -11,10 +11,11 @@ use super::ids::{self, Ids, slug};
 use super::{Context, Events, Rendered, TakenId, Tokens};
 use crate::directive::Kind;
 
-/// The events of the page outside footnote definitions, and each definition's events
-/// by its label's key (the first definition of a label counts, as on GitHub).
+/// The events of a page outside footnote definitions, and each definition's by key.
 type Split<'s> = (Events<'s>, BTreeMap<String, Events<'s>>);
 
+/// The events of the page outside footnote definitions, and each definition's events
+/// by its label's key (the first definition of a label counts, as on GitHub).
 pub fn split_notes(stream: Events) -> Split {
     let mut page = Vec::new();
     let mut notes = BTreeMap::new();

@@ -17,9 +17,13 @@ use crate::directive::Kind;
 
 /// Writes events as HTML, with what the page gives them.
 pub struct Writer<'w> {
+    /// The page's references and the way back to their text.
     pub tokens: &'w Tokens<'w>,
+    /// What the page needs from the site.
     pub cx: &'w Context<'w>,
+    /// The ids and figures decided before writing.
     pub plan: Plan,
+    /// What the page gives besides its HTML: its contents, links, ids.
     pub out: Rendered,
     /// How many code blocks the page has had, which names each block's region.
     pub code_blocks: usize,
