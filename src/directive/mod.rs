@@ -60,13 +60,22 @@ impl Kind {
     }
 }
 
-/// The Markdown extensions every page is read with; both passes must agree.
+/// The Markdown extensions every page is read with; every pass must agree, since they
+/// decide where blocks and spans are. GitHub's: tables, footnotes, strikethrough, task
+/// lists and alerts (`> [!NOTE]`); and, as in Zola and Hugo, definition lists and
+/// heading attributes (`## Retries {#retries}`).
+///
+/// Smart punctuation is the site's choice (`smart_punctuation` in `site.yaml`), added
+/// when a page is rendered: it changes letters in the text, never where a block, a code
+/// span or a link is, so the passes that find directives and references need not know.
 pub fn markdown_options() -> Options {
     Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_SMART_PUNCTUATION
+        | Options::ENABLE_GFM
+        | Options::ENABLE_DEFINITION_LIST
+        | Options::ENABLE_HEADING_ATTRIBUTES
 }
 
 /// A directive as found in the Markdown, before its YAML is read.

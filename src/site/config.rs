@@ -1,4 +1,4 @@
-//! `site.yaml`: the site's title, address and output folder.
+//! `site.yaml`: the site's title, address, output folder and how its Markdown reads.
 
 use std::path::{Path, PathBuf};
 
@@ -21,6 +21,11 @@ pub const KEYS: &[(&str, &str)] = &[
         "output",
         "the output folder, relative to the site (default public); never the site itself, \
          a folder inside content/, templates/ or static/, or a folder of other files",
+    ),
+    (
+        "smart_punctuation",
+        "true or false (default true): straight quotes become curly, -- and --- dashes, \
+         ... an ellipsis; code and references are never changed",
     ),
 ];
 
@@ -47,6 +52,8 @@ pub struct Config {
     /// change it.
     #[serde(skip)]
     pub output_from: OutputFrom,
+    /// Whether quotes, dashes and ellipses become typographic in the pages' text.
+    pub smart_punctuation: bool,
 }
 
 /// Where the output folder was chosen.
@@ -99,6 +106,7 @@ pub fn load(root: &Path, base_url: Option<&str>, output: Option<&Path>) -> Resul
             (None, Some(_)) => OutputFrom::SiteYaml,
             (None, None) => OutputFrom::Default,
         },
+        smart_punctuation: meta.boolean("smart_punctuation").unwrap_or(true),
     };
     if !meta.problems.is_empty() {
         return Err(Failure::Input(meta.problems));

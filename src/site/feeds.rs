@@ -124,6 +124,7 @@ mod tests {
             author: String::new(),
             output: "public".into(),
             output_from: crate::site::config::OutputFrom::Default,
+            smart_punctuation: true,
         }
     }
 

@@ -94,6 +94,27 @@ impl Block {
         }
     }
 
+    /// The ids its figure holds, known without drawing it, so that `check` keeps a
+    /// heading off them as `build` does: the figure's own (`sim-{id}`, the anchor a link
+    /// names), and those of its charts and tables, each `{id}-` and a name.
+    fn ids(&self) -> Vec<String> {
+        let (kind, id) = match self {
+            Block::Sim(sim, _) => ("sim", &sim.scenario.id),
+            Block::Sweep(sweep) => ("sweep", &sweep.id),
+            Block::Schedule(schedule) => ("schedule", &schedule.id),
+            Block::Table(_) => return Vec::new(),
+        };
+        let mut ids = vec![format!("{kind}-{id}")];
+        for name in ["title", "desc", "hatch"] {
+            ids.push(format!("{id}-{name}"));
+            ids.push(format!("{id}-{name}-narrow"));
+        }
+        for name in ["results", "ticks", "sweep", "waits"] {
+            ids.push(format!("{id}-{name}-caption"));
+        }
+        ids
+    }
+
     /// Its HTML, taking its results from `results` in the order of [`Block::scenarios`].
     /// A scenario's figure links to the playground at `playground`, when the site has one
     /// and the playground can show the scenario.
@@ -678,8 +699,20 @@ fn render_pages(
                     })
                     .collect(),
             ),
-            None => (&[], Vec::new()),
+            // Without values, each reference stands for itself: the page is read as
+            // `build` reads it, so its headings get the same ids.
+            None => (
+                &[],
+                part.references
+                    .iter()
+                    .filter_map(|r| {
+                        let text = page.body().get(r.range.clone())?;
+                        Some((r.range.clone(), text.to_string()))
+                    })
+                    .collect(),
+            ),
         };
+        let reserved: Vec<String> = part.blocks.iter().flat_map(Block::ids).collect();
         let content_path = page.file.strip_prefix("content/").unwrap_or(&page.file);
         let rendered = render::render(
             page.body(),
@@ -689,9 +722,27 @@ fn render_pages(
                 pages: &content_paths,
                 base_path: &config.base_path,
                 figures,
+                reserved: &reserved,
                 values: &values,
+                smart_punctuation: config.smart_punctuation,
             },
         );
+        for taken in &rendered.taken {
+            let help = match taken.first {
+                Some(first) => {
+                    let line = index.pos(&page.source, page.body_start + first).line;
+                    format!("the heading on line {line} has it, and ids are unique on a page")
+                }
+                None => "a figure on this page has it: its directive's id gives it".to_string(),
+            };
+            problems.push(at(
+                page,
+                &index,
+                &taken.range,
+                format!("the id `{}` is already used on this page", taken.id),
+                Some(format!("{help}; choose another id")),
+            ));
+        }
         for (range, target) in &rendered.broken {
             problems.push(at(
                 page,

@@ -1,17 +1,31 @@
 //! One page's Markdown to HTML: directives spliced in as figures, references replaced by
-//! their values, headings given anchors, internal links resolved against `base_url`.
+//! their values, headings given anchors, footnotes collected at the end, bare addresses
+//! linked, GitHub's alerts as callouts, internal links resolved against `base_url`.
+
+mod autolinks;
+mod footnotes;
+mod ids;
+mod plan;
+mod writer;
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
-use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{CowStr, Event, Options, Parser, TagEnd};
 use serde::Serialize;
 
 use unicode_normalization::UnicodeNormalization;
 
 use super::address;
 use crate::chart::table::escape;
-use crate::directive::{Kind, markdown_options};
+use crate::directive::markdown_options;
+use footnotes::Footnotes;
+pub use ids::slug;
+use plan::{Plan, split_notes};
+use writer::Writer;
+
+/// Events of the parser, each with its byte range in the body.
+type Events<'s> = Vec<(Event<'s>, Range<usize>)>;
 
 /// An entry of a page's table of contents.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -35,6 +49,18 @@ pub struct Link {
     pub anchor: Option<String>,
 }
 
+/// A custom heading id that the page already uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TakenId {
+    /// Byte range in the page body of the `{#id}` as written.
+    pub range: Range<usize>,
+    /// The id.
+    pub id: String,
+    /// Where in the body the heading that took it first starts, or `None` when a
+    /// figure holds it.
+    pub first: Option<usize>,
+}
+
 /// What rendering one page gives.
 #[derive(Clone, Debug, Default)]
 pub struct Rendered {
@@ -42,12 +68,14 @@ pub struct Rendered {
     pub html: String,
     /// `##` and `###` headings.
     pub toc: Vec<TocEntry>,
-    /// Every heading id on the page.
+    /// Every id the body gives: headings, footnotes and their references, figures.
     pub ids: HashSet<String>,
     /// Internal links to check.
     pub links: Vec<Link>,
     /// Links to `.md` files that are not pages: (byte range, target).
     pub broken: Vec<(Range<usize>, String)>,
+    /// Custom heading ids that are already used on the page.
+    pub taken: Vec<TakenId>,
 }
 
 /// What a page needs from the rest of the site to render.
@@ -62,8 +90,13 @@ pub struct Context<'a> {
     pub base_path: &'a str,
     /// The HTML of each directive, in order.
     pub figures: &'a [String],
+    /// Ids the page's figures hold, known without drawing them (`check` has no figures):
+    /// no heading or footnote takes them, nor one written in `figures`.
+    pub reserved: &'a [String],
     /// Each reference's byte range in the body and its value.
     pub values: &'a [(Range<usize>, String)],
+    /// Whether quotes, dashes and ellipses become typographic (`smart_punctuation`).
+    pub smart_punctuation: bool,
 }
 
 /// Renders a page body.
@@ -74,24 +107,73 @@ pub struct Context<'a> {
 /// makes an address of the text around it), and the token becomes the value in the text
 /// and titles the parser gives back. So typography never rewrites a reference, a `|` in
 /// one does not split a table cell, and text that is not a reference is never touched.
+///
+/// Ids are given before anything is written, so that none is given twice: first those
+/// of the figures, then custom heading ids (`{#id}`, a mistake when taken), then the
+/// footnotes', then the other headings' from their text as written, a reference counted
+/// as its path: a heading's anchor is the same in `check`, which has no values, as in
+/// `build`, and does not move when a number does.
 pub fn render(body: &str, cx: &Context) -> Rendered {
     let tokens = Tokens::new(body, cx.values);
-    let source = tokens.source.as_str();
+    let mut options = markdown_options();
+    if cx.smart_punctuation {
+        options |= Options::ENABLE_SMART_PUNCTUATION;
+    }
+    let stream = read(&tokens, options);
     let mut out = Rendered::default();
-    let mut events: Vec<Event> = Vec::new();
-    let mut figure = 0;
-    let mut in_sim = false;
-    // A code block being collected (its language, or "" for none), and how many the
-    // page has had, which names each block's region.
-    let mut code: Option<(String, String)> = None;
-    let mut code_blocks = 0;
-    let mut heading: Option<(HeadingLevel, Vec<Event>)> = None;
-    let mut pending_text: Option<(String, Range<usize>)> = None;
-    let mut used_ids: BTreeMap<String, usize> = BTreeMap::new();
+    let plan = Plan::new(&stream, &tokens, cx, &mut out);
+    let (page, mut notes) = split_notes(stream);
+    let mut writer = Writer {
+        tokens: &tokens,
+        cx,
+        plan,
+        out,
+        code_blocks: 0,
+        links: 0,
+        html_links: 0,
+    };
+    let mut html = writer.write(page);
+    // The notes in the order of their numbers; a note may refer to one more.
+    let mut n = 0;
+    let mut list = String::new();
+    while let Some(key) = writer.plan.footnotes.nth(n).map(str::to_string) {
+        n += 1;
+        let Some(mut events) = notes.remove(&key) else {
+            continue;
+        };
+        list.push_str(&writer.plan.footnotes.item(&key));
+        let back = writer.plan.footnotes.back_links(&key);
+        // The way back ends the note's last paragraph, as on GitHub; a note that ends
+        // otherwise (a list, a code block) gets a paragraph for it.
+        let in_paragraph = matches!(events.last(), Some((Event::End(TagEnd::Paragraph), _)));
+        if in_paragraph {
+            // Written without its end, which follows the way back.
+            events.pop();
+            list.push_str(&writer.write(events));
+            list.push_str(&format!(" {back}</p>\n"));
+        } else {
+            list.push_str(&writer.write(events));
+            list.push_str(&format!("<p>{back}</p>\n"));
+        }
+        list.push_str("</li>\n");
+    }
+    if n > 0 {
+        html.push_str(&writer.plan.footnotes.open());
+        html.push_str(&list);
+        html.push_str(Footnotes::close());
+    }
+    let mut out = writer.out;
+    out.html = html;
+    out.ids = writer.plan.ids.into_set();
+    out
+}
 
-    let parser = Parser::new_ext(source, markdown_options()).into_offset_iter();
+/// The events of a body, each with its range in the body, runs of text merged so that a
+/// token split by the parser is seen whole.
+fn read<'s>(tokens: &'s Tokens, options: Options) -> Events<'s> {
+    let parser = Parser::new_ext(&tokens.source, options).into_offset_iter();
     let mut stream: Vec<(Event, Range<usize>)> = Vec::new();
-    // Merge runs of text, so that a token split by the parser is seen whole.
+    let mut pending_text: Option<(String, Range<usize>)> = None;
     for (event, range) in parser {
         let range = tokens.original(range);
         match event {
@@ -113,102 +195,17 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     if let Some((t, r)) = pending_text.take() {
         stream.push((Event::Text(CowStr::from(t)), r));
     }
-
-    for (event, range) in stream {
-        let event = match event {
-            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
-                if Kind::of_info(&info).is_some() =>
-            {
-                in_sim = true;
-                let html = cx.figures.get(figure).cloned().unwrap_or_default();
-                figure += 1;
-                Event::Html(CowStr::from(html))
-            }
-            Event::End(TagEnd::CodeBlock) if in_sim => {
-                in_sim = false;
-                continue;
-            }
-            _ if in_sim => continue,
-            Event::Start(Tag::CodeBlock(kind)) => {
-                let language = match kind {
-                    CodeBlockKind::Fenced(info) => {
-                        info.split_whitespace().next().unwrap_or("").to_string()
-                    }
-                    CodeBlockKind::Indented => String::new(),
-                };
-                code = Some((language, String::new()));
-                continue;
-            }
-            Event::Text(text) if code.is_some() => {
-                if let Some((_, collected)) = code.as_mut() {
-                    collected.push_str(&tokens.restore(&text));
-                }
-                continue;
-            }
-            Event::End(TagEnd::CodeBlock) if code.is_some() => {
-                let (language, text) = code.take().unwrap_or_default();
-                code_blocks += 1;
-                Event::Html(CowStr::from(code_block(&language, &text, code_blocks)))
-            }
-            Event::Text(text) => Event::Text(tokens.fill(text)),
-            // Code and HTML are written as they are: should a token land there, it is the
-            // reference's own text again.
-            Event::Code(text) => Event::Code(tokens.restore(&text)),
-            Event::Html(text) => Event::Html(tokens.restore(&text)),
-            Event::InlineHtml(text) => Event::InlineHtml(tokens.restore(&text)),
-            Event::FootnoteReference(label) => Event::FootnoteReference(tokens.restore(&label)),
-            Event::Start(Tag::FootnoteDefinition(label)) => {
-                Event::Start(Tag::FootnoteDefinition(tokens.restore(&label)))
-            }
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => Event::Start(Tag::Link {
-                link_type,
-                dest_url: CowStr::from(link(&tokens.restore(&dest_url), &range, cx, &mut out)),
-                title: tokens.fill(title),
-                id,
-            }),
-            Event::Start(Tag::Image {
-                link_type,
-                dest_url,
-                title,
-                id,
-            }) => Event::Start(Tag::Image {
-                link_type,
-                dest_url: CowStr::from(rooted(&tokens.restore(&dest_url), cx.base_path)),
-                title: tokens.fill(title),
-                id,
-            }),
-            other => other,
-        };
-        match (&mut heading, event) {
-            (None, Event::Start(Tag::Heading { level, .. })) => heading = Some((level, Vec::new())),
-            (Some(_), Event::End(TagEnd::Heading(_))) => {
-                let (level, inner) = heading.take().expect("inside a heading");
-                events.push(Event::Html(CowStr::from(heading_html(
-                    level,
-                    inner,
-                    &mut used_ids,
-                    &mut out,
-                ))));
-            }
-            (Some((_, inner)), event) => inner.push(event),
-            (None, event) => events.push(event),
-        }
-    }
-    html::push_html(&mut out.html, events.into_iter());
-    out
+    stream
 }
 
 /// A page's body with each reference replaced by a token, and the way back.
 ///
-/// A token is `{`, a mark, the reference's number, a space, the mark and `}`: braces at
-/// its ends as the reference has, so that the emphasis and quotes around it are read as
-/// around the reference. The mark is private-use text that the page does not hold, so
-/// no text of the author's is ever taken for a token.
+/// A token is `{{`, a mark, the reference's number, a space, the mark and `}}`: braces
+/// at its ends as the reference has, so that the emphasis and quotes around it are read
+/// as around the reference, and two of them, so that a heading that ends in one does not
+/// read it as its attributes (`{.class}`), as it does not read a reference. The mark is
+/// private-use text that the page does not hold, so no text of the author's is ever
+/// taken for a token.
 struct Tokens<'a> {
     /// The body as the Markdown parser reads it.
     source: String,
@@ -246,7 +243,7 @@ impl<'a> Tokens<'a> {
             }
             tokens.source.push_str(&body[at..range.start]);
             let start = tokens.source.len();
-            tokens.source.push_str(&format!("{{{mark}{i} {mark}}}"));
+            tokens.source.push_str(&format!("{{{{{mark}{i} {mark}}}}}"));
             tokens.spans.push((start..tokens.source.len(), i));
             at = range.end;
         }
@@ -279,13 +276,13 @@ impl<'a> Tokens<'a> {
         let Some(mark) = self.mark.as_deref().filter(|m| text.contains(m)) else {
             return text;
         };
-        let open = format!("{{{mark}");
+        let open = format!("{{{{{mark}");
         let mut out = String::new();
         let mut rest: &str = &text;
         while let Some(at) = rest.find(&open) {
             let after = &rest[at + open.len()..];
             let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            let close = format!(" {mark}}}");
+            let close = format!(" {mark}}}}}");
             let number = after[..digits]
                 .parse::<usize>()
                 .ok()
@@ -363,62 +360,6 @@ fn code_block(language: &str, text: &str, n: usize) -> String {
     format!(
         "<div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"{label}\">{pre}</div>\n"
     )
-}
-
-fn heading_html(
-    level: HeadingLevel,
-    inner: Vec<Event>,
-    used: &mut BTreeMap<String, usize>,
-    out: &mut Rendered,
-) -> String {
-    let title: String = inner
-        .iter()
-        .filter_map(|e| match e {
-            Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
-            _ => None,
-        })
-        .collect();
-    let base = slug(&title);
-    let n = used.entry(base.clone()).or_insert(0);
-    let id = if *n == 0 {
-        base.clone()
-    } else {
-        format!("{base}-{n}")
-    };
-    *n += 1;
-    let mut inner_html = String::new();
-    html::push_html(&mut inner_html, inner.into_iter());
-    let level_number = level as u8;
-    if (2..=3).contains(&level_number) {
-        out.toc.push(TocEntry {
-            level: level_number,
-            id: id.clone(),
-            title: title.clone(),
-        });
-    }
-    out.ids.insert(id.clone());
-    format!(
-        "<h{level_number} id=\"{id}\">{inner_html} <a class=\"anchor\" href=\"#{id}\" \
-         aria-label=\"Link to this section\">#</a></h{level_number}>\n"
-    )
-}
-
-/// A heading's anchor: lower case, letters and digits, words joined by `-`.
-pub fn slug(text: &str) -> String {
-    let mut out = String::new();
-    for c in text.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            out.push(c);
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    let out = out.trim_end_matches('-').to_string();
-    if out.is_empty() {
-        "section".to_string()
-    } else {
-        out
-    }
 }
 
 fn is_external(url: &str) -> bool {
@@ -524,7 +465,9 @@ mod tests {
                 pages: &pages,
                 base_path: "/repo/",
                 figures,
+                reserved: &[],
                 values,
+                smart_punctuation: true,
             },
         )
     }
@@ -641,7 +584,9 @@ mod tests {
                 pages: &pages,
                 base_path: "/",
                 figures: &[],
+                reserved: &[],
                 values: &[],
+                smart_punctuation: true,
             },
         );
         for href in [
@@ -670,12 +615,5 @@ mod tests {
         );
         let broken: Vec<&str> = r.broken.iter().map(|(_, target)| target.as_str()).collect();
         assert_eq!(broken, ["%FF.md", "../my%20page.md"]);
-    }
-
-    #[test]
-    fn slugs() {
-        assert_eq!(slug("Why backoff needs jitter"), "why-backoff-needs-jitter");
-        assert_eq!(slug("Retry-After & deadlines!"), "retry-after-deadlines");
-        assert_eq!(slug("???"), "section");
     }
 }

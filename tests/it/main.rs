@@ -9,6 +9,7 @@ mod engine_facts;
 mod errors;
 mod links;
 mod located_errors;
+mod markdown;
 mod output_safety;
 mod playground_module;
 mod presets;

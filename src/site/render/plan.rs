@@ -1,0 +1,146 @@
+//! What is decided about a page before any of its HTML is written: every id, which
+//! figure each directive block is, and which events are footnotes.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
+
+use super::footnotes::{self, Footnotes};
+use super::ids::{self, Ids, slug};
+use super::{Context, Events, Rendered, TakenId, Tokens};
+use crate::directive::Kind;
+
+/// The events of a page outside footnote definitions, and each definition's by key.
+type Split<'s> = (Events<'s>, BTreeMap<String, Events<'s>>);
+
+/// The events of the page outside footnote definitions, and each definition's events
+/// by its label's key (the first definition of a label counts, as on GitHub).
+pub fn split_notes(stream: Events) -> Split {
+    let mut page = Vec::new();
+    let mut notes = BTreeMap::new();
+    let mut open: Vec<(String, Events)> = Vec::new();
+    for (event, range) in stream {
+        match event {
+            Event::Start(Tag::FootnoteDefinition(label)) => {
+                open.push((footnotes::key(&label), Vec::new()));
+            }
+            Event::End(TagEnd::FootnoteDefinition) => {
+                if let Some((key, events)) = open.pop() {
+                    notes.entry(key).or_insert(events);
+                }
+            }
+            event => match open.last_mut() {
+                Some((_, events)) => events.push((event, range)),
+                None => page.push((event, range)),
+            },
+        }
+    }
+    (page, notes)
+}
+
+/// What is decided before any HTML is written: ids, and which figure each block is.
+pub struct Plan {
+    /// The ids given.
+    pub ids: Ids,
+    /// Each heading's id, by the heading's start in the body.
+    pub headings: BTreeMap<usize, String>,
+    /// Each directive block's figure number, by the block's start in the body.
+    pub figures: BTreeMap<usize, usize>,
+    /// The footnotes, numbered as their references are written.
+    pub footnotes: Footnotes,
+}
+
+impl Plan {
+    /// Decides the ids of the page whose events are `stream`; a custom id already taken
+    /// goes to `out.taken`.
+    pub fn new(
+        stream: &[(Event, Range<usize>)],
+        tokens: &Tokens,
+        cx: &Context,
+        out: &mut Rendered,
+    ) -> Plan {
+        let mut ids = Ids::default();
+        for id in cx
+            .reserved
+            .iter()
+            .map(String::as_str)
+            .chain(cx.figures.iter().flat_map(|f| ids::written_in(f)))
+        {
+            ids.take(id);
+        }
+        let mut headings = BTreeMap::new();
+        let mut figures = BTreeMap::new();
+        // Custom ids first: they are the author's, and a generated id makes way for them.
+        let mut custom_at: BTreeMap<String, usize> = BTreeMap::new();
+        for (event, range) in stream {
+            match event {
+                Event::Start(Tag::Heading { id: Some(id), .. }) => {
+                    let id = tokens.restore(id).into_string();
+                    if ids.take(&id) {
+                        custom_at.insert(id.clone(), range.start);
+                    } else {
+                        out.taken
+                            .push(taken(tokens.body, range, &id, custom_at.get(&id)));
+                    }
+                    headings.insert(range.start, id);
+                }
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                    if Kind::of_info(info).is_some() =>
+                {
+                    figures.insert(range.start, figures.len());
+                }
+                _ => {}
+            }
+        }
+        let mut defined = Vec::new();
+        let mut uses: BTreeMap<String, usize> = BTreeMap::new();
+        for (event, _) in stream {
+            match event {
+                Event::Start(Tag::FootnoteDefinition(label)) => defined.push(footnotes::key(label)),
+                Event::FootnoteReference(label) => {
+                    *uses.entry(footnotes::key(label)).or_default() += 1;
+                }
+                _ => {}
+            }
+        }
+        let footnotes = Footnotes::new(&defined, &uses, &mut ids);
+        let mut heading: Option<(usize, String)> = None;
+        for (event, range) in stream {
+            match (event, heading.as_mut()) {
+                (Event::Start(Tag::Heading { id: None, .. }), None) => {
+                    heading = Some((range.start, String::new()));
+                }
+                (Event::Text(text) | Event::Code(text), Some((_, title))) => {
+                    title.push_str(&tokens.restore(text));
+                }
+                (Event::End(TagEnd::Heading(_)), Some(_)) => {
+                    let (start, title) = heading.take().expect("inside a heading");
+                    headings.insert(start, ids.unique(&slug(&title)));
+                }
+                _ => {}
+            }
+        }
+        Plan {
+            ids,
+            headings,
+            figures,
+            footnotes,
+        }
+    }
+}
+
+/// A custom heading id at `range` of `body` that is already taken: by the custom id of
+/// the heading at `first`, or else by a figure.
+fn taken(body: &str, range: &Range<usize>, id: &str, first: Option<&usize>) -> TakenId {
+    let heading = body.get(range.clone()).unwrap_or_default();
+    // The `{#id}` the author wrote, at the end of the heading's first line.
+    let line = heading.lines().next().unwrap_or_default();
+    let at = line.rfind("{#").unwrap_or_default();
+    let close = line[at..].find('}').map_or(line.len(), |c| at + c + 1);
+    TakenId {
+        range: range.start + at..range.start + close,
+        id: id.to_string(),
+        first: first.copied(),
+    }
+}

@@ -1,0 +1,288 @@
+//! Events to HTML: figures and code blocks in place of their blocks, values in place of
+//! references, footnote references numbered, bare addresses linked, alerts as callouts,
+//! headings with their ids and anchors.
+
+use std::ops::Range;
+
+use pulldown_cmark::{
+    BlockQuoteKind, CodeBlockKind, CowStr, Event, HeadingLevel, Tag, TagEnd, html,
+};
+
+use super::autolinks::{self, Piece};
+use super::footnotes;
+use super::plan::Plan;
+use super::{Context, Rendered, TocEntry, Tokens, code_block, link, rooted};
+use crate::chart::table::escape;
+use crate::directive::Kind;
+
+/// Writes events as HTML, with what the page gives them.
+pub struct Writer<'w> {
+    /// The page's references and the way back to their text.
+    pub tokens: &'w Tokens<'w>,
+    /// What the page needs from the site.
+    pub cx: &'w Context<'w>,
+    /// The ids and figures decided before writing.
+    pub plan: Plan,
+    /// What the page gives besides its HTML: its contents, links, ids.
+    pub out: Rendered,
+    /// How many code blocks the page has had, which names each block's region.
+    pub code_blocks: usize,
+    /// How deep in Markdown links and images the writer is: no address is linked there.
+    pub links: usize,
+    /// How deep in links written as HTML (`<a …>`).
+    pub html_links: usize,
+}
+
+impl<'w> Writer<'w> {
+    /// The HTML of `stream`.
+    pub fn write<'s>(&mut self, stream: Vec<(Event<'s>, Range<usize>)>) -> String {
+        let tokens = self.tokens;
+        let mut events: Vec<Event> = Vec::new();
+        let mut in_sim = false;
+        // A code block being collected: its language, or "" for none, and its text.
+        let mut code: Option<(String, String)> = None;
+        let mut heading: Option<(Tag, String, Vec<Event>)> = None;
+        for (event, range) in stream {
+            let mut written: Vec<Event> = Vec::new();
+            match event {
+                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                    if Kind::of_info(&info).is_some() =>
+                {
+                    in_sim = true;
+                    let html = self
+                        .plan
+                        .figures
+                        .get(&range.start)
+                        .and_then(|&n| self.cx.figures.get(n))
+                        .cloned()
+                        .unwrap_or_default();
+                    written.push(Event::Html(CowStr::from(html)));
+                }
+                Event::End(TagEnd::CodeBlock) if in_sim => in_sim = false,
+                _ if in_sim => {}
+                Event::Start(Tag::CodeBlock(kind)) => {
+                    let language = match kind {
+                        CodeBlockKind::Fenced(info) => {
+                            info.split_whitespace().next().unwrap_or("").to_string()
+                        }
+                        CodeBlockKind::Indented => String::new(),
+                    };
+                    code = Some((language, String::new()));
+                }
+                Event::Text(text) if code.is_some() => {
+                    if let Some((_, collected)) = code.as_mut() {
+                        collected.push_str(&tokens.restore(&text));
+                    }
+                }
+                Event::End(TagEnd::CodeBlock) if code.is_some() => {
+                    let (language, text) = code.take().unwrap_or_default();
+                    self.code_blocks += 1;
+                    let html = code_block(&language, &text, self.code_blocks);
+                    written.push(Event::Html(CowStr::from(html)));
+                }
+                Event::Text(text) if self.links > 0 || self.html_links > 0 => {
+                    written.push(Event::Text(tokens.fill(text)));
+                }
+                Event::Text(text) => self.linked(text, &range, &mut written),
+                // Code and HTML are written as they are: should a token land there, it is
+                // the reference's own text again.
+                Event::Code(text) => written.push(Event::Code(tokens.restore(&text))),
+                Event::Html(text) => written.push(Event::Html(tokens.restore(&text))),
+                Event::InlineHtml(text) => {
+                    let text = tokens.restore(&text);
+                    let tag = text.trim_start_matches('<').to_ascii_lowercase();
+                    if tag.starts_with("/a") && !tag[2..].starts_with(char::is_alphanumeric) {
+                        self.html_links = self.html_links.saturating_sub(1);
+                    } else if tag.starts_with('a') && tag[1..].starts_with([' ', '\t', '\n', '>']) {
+                        self.html_links += 1;
+                    }
+                    written.push(Event::InlineHtml(text));
+                }
+                Event::FootnoteReference(label) => {
+                    let key = footnotes::key(&label);
+                    let html = if self.plan.footnotes.has(&key) {
+                        Event::InlineHtml(CowStr::from(self.plan.footnotes.reference(&key)))
+                    } else {
+                        Event::Text(CowStr::from(format!("[^{}]", tokens.restore(&label))))
+                    };
+                    written.push(html);
+                }
+                Event::Start(Tag::BlockQuote(Some(kind))) => {
+                    let (class, title) = alert(kind);
+                    written.push(Event::Html(CowStr::from(format!(
+                        "<div class=\"markdown-alert markdown-alert-{class}\" role=\"note\">\n\
+                         <p class=\"markdown-alert-title\">{title}</p>\n"
+                    ))));
+                }
+                Event::End(TagEnd::BlockQuote(Some(_))) => {
+                    written.push(Event::Html(CowStr::from("</div>\n")));
+                }
+                Event::Start(Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }) => {
+                    self.links += 1;
+                    let dest_url = link(&tokens.restore(&dest_url), &range, self.cx, &mut self.out);
+                    written.push(Event::Start(Tag::Link {
+                        link_type,
+                        dest_url: CowStr::from(dest_url),
+                        title: tokens.fill(title),
+                        id,
+                    }));
+                }
+                Event::Start(Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }) => {
+                    self.links += 1;
+                    written.push(Event::Start(Tag::Image {
+                        link_type,
+                        dest_url: CowStr::from(rooted(
+                            &tokens.restore(&dest_url),
+                            self.cx.base_path,
+                        )),
+                        title: tokens.fill(title),
+                        id,
+                    }));
+                }
+                Event::End(end @ (TagEnd::Link | TagEnd::Image)) => {
+                    self.links = self.links.saturating_sub(1);
+                    written.push(Event::End(end));
+                }
+                Event::Start(tag @ Tag::Heading { .. }) => {
+                    let id = self
+                        .plan
+                        .headings
+                        .get(&range.start)
+                        .cloned()
+                        .unwrap_or_default();
+                    heading = Some((tag, id, Vec::new()));
+                }
+                Event::End(TagEnd::Heading(_)) if heading.is_some() => {
+                    let (tag, id, inner) = heading.take().expect("inside a heading");
+                    let html = heading_html(tag, &id, inner, &mut self.out);
+                    written.push(Event::Html(CowStr::from(html)));
+                }
+                other => written.push(other),
+            }
+            match heading.as_mut() {
+                Some((_, _, inner)) => inner.extend(written),
+                None => events.extend(written),
+            }
+        }
+        let mut html = String::new();
+        html::push_html(&mut html, events.into_iter());
+        html
+    }
+
+    /// Text outside links, with each bare address in it linked.
+    ///
+    /// With smart punctuation, an address is found in the text as written, where that
+    /// text is plain (no escape, entity or reference), so that a `--` or `'` in it is
+    /// not typeset: `https://x.org/a--b` keeps its two hyphens.
+    fn linked<'s>(&mut self, text: CowStr<'s>, range: &Range<usize>, written: &mut Vec<Event<'s>>) {
+        let tokens = self.tokens;
+        let source = tokens
+            .body
+            .get(range.clone())
+            .filter(|s| self.cx.smart_punctuation && !s.contains(['\\', '&', '{', '\n']));
+        let pieces = source
+            .and_then(|source| autolinks::pieces_of_source(&text, source))
+            .unwrap_or_else(|| autolinks::pieces(&text, tokens.mark.as_deref()));
+        if let [Piece::Text(_)] = pieces.as_slice() {
+            written.push(Event::Text(tokens.fill(text)));
+            return;
+        }
+        for piece in pieces {
+            match piece {
+                Piece::Text(plain) => {
+                    written.push(Event::Text(tokens.fill(CowStr::from(plain.to_string()))));
+                }
+                Piece::Link(shown, target) => {
+                    written.push(Event::Start(Tag::Link {
+                        link_type: pulldown_cmark::LinkType::Autolink,
+                        dest_url: CowStr::from(target),
+                        title: CowStr::from(""),
+                        id: CowStr::from(""),
+                    }));
+                    written.push(Event::Text(CowStr::from(shown.to_string())));
+                    written.push(Event::End(TagEnd::Link));
+                }
+            }
+        }
+    }
+}
+
+/// An alert's class and the title the reader sees.
+fn alert(kind: BlockQuoteKind) -> (&'static str, &'static str) {
+    match kind {
+        BlockQuoteKind::Note => ("note", "Note"),
+        BlockQuoteKind::Tip => ("tip", "Tip"),
+        BlockQuoteKind::Important => ("important", "Important"),
+        BlockQuoteKind::Warning => ("warning", "Warning"),
+        BlockQuoteKind::Caution => ("caution", "Caution"),
+    }
+}
+
+/// A heading with its id and anchor link; `##` and `###` go in the table of contents.
+/// Classes and attributes written after the heading (`{.wide data-x=1}`) are kept.
+fn heading_html(tag: Tag, id: &str, inner: Vec<Event>, out: &mut Rendered) -> String {
+    let Tag::Heading {
+        level,
+        classes,
+        attrs,
+        ..
+    } = tag
+    else {
+        return String::new();
+    };
+    let title: String = inner
+        .iter()
+        .filter_map(|e| match e {
+            Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+            _ => None,
+        })
+        .collect();
+    let mut inner_html = String::new();
+    html::push_html(&mut inner_html, inner.into_iter());
+    let level_number = heading_level(level);
+    if (2..=3).contains(&level_number) {
+        out.toc.push(TocEntry {
+            level: level_number,
+            id: id.to_string(),
+            title,
+        });
+    }
+    let mut attributes = String::new();
+    if !classes.is_empty() {
+        let classes: Vec<&str> = classes.iter().map(|c| c.as_ref()).collect();
+        attributes.push_str(&format!(" class=\"{}\"", escape(&classes.join(" "))));
+    }
+    for (name, value) in &attrs {
+        attributes.push_str(&format!(" {}", escape(name)));
+        if let Some(value) = value {
+            attributes.push_str(&format!("=\"{}\"", escape(value)));
+        }
+    }
+    let id = escape(id);
+    format!(
+        "<h{level_number} id=\"{id}\"{attributes}>{inner_html} <a class=\"anchor\" href=\"#{id}\" \
+         aria-label=\"Link to this section\">#</a></h{level_number}>\n"
+    )
+}
+
+/// A heading's level as a number, 1 to 6.
+fn heading_level(level: HeadingLevel) -> u8 {
+    match level {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
