@@ -7,9 +7,8 @@ use std::ops::Range;
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, HeadingLevel, Parser, Tag, TagEnd, html};
 use serde::Serialize;
 
-use unicode_normalization::UnicodeNormalization;
-
-use super::address;
+use super::links;
+pub use super::links::Link;
 use crate::chart::table::escape;
 use crate::directive::{Kind, markdown_options};
 
@@ -22,17 +21,6 @@ pub struct TocEntry {
     pub id: String,
     /// The heading's text.
     pub title: String,
-}
-
-/// An internal link found on a page, for the link check.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Link {
-    /// Byte range in the page body.
-    pub range: Range<usize>,
-    /// The page it points to (its address below the root) and the anchor, if any.
-    pub page: String,
-    /// The anchor after `#`, if any.
-    pub anchor: Option<String>,
 }
 
 /// What rendering one page gives.
@@ -56,7 +44,8 @@ pub struct Context<'a> {
     pub url: &'a str,
     /// The page's file below `content/` (`crowd.md`), to resolve relative `.md` links.
     pub content_path: &'a str,
-    /// Every page's file below `content/` → its address (percent-encoded).
+    /// Every file below `content/` the site publishes → its address (percent-encoded):
+    /// a page's (`crowd/`), or the path of a file copied beside it (`sub/pic.png`).
     pub pages: &'a BTreeMap<String, String>,
     /// The site's base path (`/` or `/repo/`).
     pub base_path: &'a str,
@@ -131,9 +120,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
             _ if in_sim => continue,
             Event::Start(Tag::CodeBlock(kind)) => {
                 let language = match kind {
-                    CodeBlockKind::Fenced(info) => {
-                        info.split_whitespace().next().unwrap_or("").to_string()
-                    }
+                    CodeBlockKind::Fenced(info) => super::highlight::language_of(&info).to_string(),
                     CodeBlockKind::Indented => String::new(),
                 };
                 code = Some((language, String::new()));
@@ -167,7 +154,12 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
                 id,
             }) => Event::Start(Tag::Link {
                 link_type,
-                dest_url: CowStr::from(link(&tokens.restore(&dest_url), &range, cx, &mut out)),
+                dest_url: CowStr::from(links::link(
+                    &tokens.restore(&dest_url),
+                    &range,
+                    cx,
+                    &mut out,
+                )),
                 title: tokens.fill(title),
                 id,
             }),
@@ -178,7 +170,12 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
                 id,
             }) => Event::Start(Tag::Image {
                 link_type,
-                dest_url: CowStr::from(rooted(&tokens.restore(&dest_url), cx.base_path)),
+                dest_url: CowStr::from(links::image(
+                    &tokens.restore(&dest_url),
+                    &range,
+                    cx,
+                    &mut out,
+                )),
                 title: tokens.fill(title),
                 id,
             }),
@@ -419,92 +416,6 @@ pub fn slug(text: &str) -> String {
     } else {
         out
     }
-}
-
-fn is_external(url: &str) -> bool {
-    url.contains("://") || url.starts_with("mailto:") || url.starts_with("//")
-}
-
-/// `/x` → `{base_path}x`; anything else unchanged.
-fn rooted(url: &str, base_path: &str) -> String {
-    match url.strip_prefix('/') {
-        Some(rest) if !url.starts_with("//") => format!("{base_path}{rest}"),
-        _ => url.to_string(),
-    }
-}
-
-/// Rewrites a link's target and records internal links for checking.
-fn link(url: &str, range: &Range<usize>, cx: &Context, out: &mut Rendered) -> String {
-    if is_external(url) || url.is_empty() {
-        return url.to_string();
-    }
-    let (path, anchor) = match url.split_once('#') {
-        Some((p, a)) => (p, Some(a.to_string())),
-        None => (url, None),
-    };
-    let mut record = |page: String| {
-        out.links.push(Link {
-            range: range.clone(),
-            page,
-            anchor: anchor.clone(),
-        })
-    };
-    if path.is_empty() {
-        record(cx.url.to_string());
-        return url.to_string();
-    }
-    if path.ends_with(".md") {
-        // A link names a file as an address does, escaped: `my%20page.md`.
-        let target = address::decode(path).and_then(|p| resolve_relative(cx.content_path, &p));
-        let Some(page) = target.and_then(|t| page_of(cx.pages, &t)) else {
-            out.broken.push((range.clone(), path.to_string()));
-            return url.to_string();
-        };
-        record(page.clone());
-        let suffix = anchor.as_ref().map(|a| format!("#{a}")).unwrap_or_default();
-        return format!("{}{page}{suffix}", cx.base_path);
-    }
-    if let Some(rest) = path.strip_prefix('/') {
-        // Written escaped or not, an address is checked in the form pages have.
-        let page = address::canonical(rest);
-        if !page.contains('.') {
-            record(if page.is_empty() || page.ends_with('/') {
-                page
-            } else {
-                format!("{page}/")
-            });
-        }
-    }
-    rooted(url, cx.base_path)
-}
-
-/// The address of the page whose file below `content/` is `target`. The file's name
-/// may be in another Unicode form than the link's (macOS once wrote names decomposed),
-/// which a reader cannot see: such names match too.
-fn page_of<'p>(pages: &'p BTreeMap<String, String>, target: &str) -> Option<&'p String> {
-    pages.get(target).or_else(|| {
-        pages
-            .iter()
-            .find(|(file, _)| file.nfc().eq(target.nfc()))
-            .map(|(_, address)| address)
-    })
-}
-
-/// Resolves `../b.md` against `a/x.md` → `b.md`; `None` when the link climbs above
-/// `content/`, where no page is.
-fn resolve_relative(from: &str, target: &str) -> Option<String> {
-    let mut parts: Vec<&str> = from.split('/').collect();
-    parts.pop();
-    for part in target.split('/') {
-        match part {
-            "." | "" => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 #[cfg(test)]
