@@ -166,7 +166,7 @@ fn resolve(
 
 /// The problem of a target that leads nowhere as written, at `range` of the page's body:
 /// a `.md` file that is no page, or an address that climbs above the site's root.
-pub fn broken(page: &Page, index: &LineIndex, range: &Range<usize>, target: &str) -> Diagnostic {
+fn broken(page: &Page, index: &LineIndex, range: &Range<usize>, target: &str) -> Diagnostic {
     if is_markdown(target) {
         super::at(
             page,
@@ -190,7 +190,8 @@ pub fn broken(page: &Page, index: &LineIndex, range: &Range<usize>, target: &str
 }
 
 /// Every link and image of the pages that leads to no page or file of the output, and
-/// every anchor that no element of its page has. `anchors` are each page's, by address.
+/// every anchor that no element of its page has, in the order of each page's text.
+/// `anchors` are each page's, by address.
 pub fn problems(
     content: &Content,
     anchors: &BTreeMap<&str, HashSet<String>>,
@@ -200,6 +201,11 @@ pub fn problems(
     let mut problems = Vec::new();
     for (page, r) in content.pages.iter().zip(rendered) {
         let index = LineIndex::new(&page.source);
+        let mut found: Vec<(usize, Diagnostic)> = r
+            .broken
+            .iter()
+            .map(|(range, target)| (range.start, broken(page, &index, range, target)))
+            .collect();
         for link in &r.links {
             let target = link.page.as_str();
             // A host answers `/a` with the page `/a/`.
@@ -242,9 +248,12 @@ pub fn problems(
                 )),
             };
             if let Some((message, help)) = problem {
-                problems.push(super::at(page, &index, &link.range, message, help));
+                let problem = super::at(page, &index, &link.range, message, help);
+                found.push((link.range.start, problem));
             }
         }
+        found.sort_by_key(|(start, _)| *start);
+        problems.extend(found.into_iter().map(|(_, problem)| problem));
     }
     problems
 }

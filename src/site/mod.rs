@@ -719,9 +719,6 @@ fn render_pages(
                 values: &values,
             },
         );
-        for (range, target) in &rendered.broken {
-            problems.push(links::broken(page, &index, range, target));
-        }
         out.push(rendered);
     }
     (out, problems)
