@@ -3,7 +3,10 @@
 //! Classes rather than inline colours, so that the theme can follow the reader's choice.
 //! The syntaxes are bat's (the `two-face` crate), which know TOML, shell sessions,
 //! TypeScript, Dockerfiles and more that syntect's own set leaves plain; the themes stay
-//! syntect's, so the stylesheet's classes are the same whatever the syntax.
+//! syntect's, so the stylesheet (whose rules come from the themes alone) does not grow
+//! with the syntaxes. syntect reads them with Oniguruma, the regular expressions they
+//! were written for: with the pure-Rust engine, two-face has to leave out the syntaxes
+//! that engine cannot read, PowerShell among them.
 
 use std::sync::OnceLock;
 

@@ -34,7 +34,8 @@ pub struct Rendered {
     pub ids: HashSet<String>,
     /// Internal links to check.
     pub links: Vec<Link>,
-    /// Links to `.md` files that are not pages: (byte range, target).
+    /// Targets that lead nowhere as written (a `.md` file that is no page, an address
+    /// above the root): (byte range, target).
     pub broken: Vec<(Range<usize>, String)>,
 }
 
