@@ -736,6 +736,8 @@ struct ListedPage<'a> {
     tags: &'a [String],
     weight: i64,
     url: &'a str,
+    /// The front matter's `extra:` map, so that an index can show the author's keys.
+    extra: &'a serde_json::Map<String, serde_json::Value>,
 }
 
 /// A page as templates see it.
@@ -814,6 +816,7 @@ fn write_pages(
                 tags: &front.tags,
                 weight: front.weight,
                 url: &pages[i].url,
+                extra: &front.extra,
             }
         })
         .collect();

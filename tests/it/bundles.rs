@@ -337,3 +337,19 @@ error: the link to `../OTHER.md` does not lead to a page
 error: 3 problems found"#,
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_file_whose_name_is_not_utf8_is_refused_by_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = site(&[("content/index.md", b"---\ntitle: Home\n---\nText.\n")]);
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.png");
+    std::fs::write(dir.path().join("content").join(name), b"x").unwrap();
+    refused(
+        dir.path(),
+        "error: the file's path is not UTF-8 text, so it cannot be an address\n \
+         --> content/caf\u{fffd}.png\n  \
+         = help: rename the file or its folder\n\n\
+         error: 1 problem found",
+    );
+}

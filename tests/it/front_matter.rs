@@ -34,13 +34,15 @@ fn extra_reaches_the_templates_with_its_types() {
         (
             "templates/index.html",
             b"{{ page.extra.video }}|{{ page.extra.minutes + 1 }}|{% if page.extra.wide %}wide{% endif %}|\
-              {{ page.extra.people | join(sep=\",\") }}|{{ page.extra.code }}\n",
+              {{ page.extra.people | join(sep=\",\") }}|{{ page.extra.code }}\
+              {% for p in pages %}|{{ p.extra.video }}{% endfor %}\n",
         ),
     ]);
     built(dir.path());
+    // The page itself, then the list of pages that indexes read.
     assert_eq!(
         read(dir.path(), "index.html"),
-        "intro.mp4|4|wide|Ada,Grace|007\n"
+        "intro.mp4|4|wide|Ada,Grace|007|intro.mp4\n"
     );
     let dir = site(&[(
         "content/index.md",
