@@ -2,7 +2,8 @@
 //! without `.md` (`index.md` stands for its folder); links, the sitemap and the feed
 //! carry it percent-encoded, and the output keeps the real name, which a server finds
 //! by decoding the address. No two pages, and no page and another file of the output,
-//! may share an address.
+//! may share an address; nor may a page's alias or a file of `content/` copied beside
+//! its page (which keeps its path below `content/`).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -122,10 +123,28 @@ pub fn folder_of(file: &str, relative: &Path) -> Result<String, Vec<Diagnostic>>
 enum Owner<'a> {
     /// The page at this index.
     Page(usize),
+    /// The page at this index sends readers on from its alias at this index.
+    Alias(usize, usize),
+    /// A file of `content/` copied beside its page, by its path below `content/`.
+    File(&'a str),
     /// A file of `static/`, by its path below it.
     Static(&'a str),
     /// A file the build writes, and what it is.
     BuiltIn(&'static str, &'static str),
+}
+
+impl Owner<'_> {
+    /// How much a problem is the owner's to fix, when two owners clash: an alias or a
+    /// copied file gives way to a page, and all three to the files of `static/` and of
+    /// the build, which name no file of `content/`.
+    fn blame(self) -> u8 {
+        match self {
+            Owner::Alias(..) => 3,
+            Owner::File(_) => 2,
+            Owner::Page(_) => 1,
+            Owner::Static(_) | Owner::BuiltIn(..) => 0,
+        }
+    }
 }
 
 /// One file of the output and who writes it.
@@ -159,10 +178,12 @@ fn alike(a: &str, b: &str) -> Option<&'static str> {
     }
 }
 
-/// Every page that would take the place of another page, of a file of `static/` or of
-/// a built-in file, as a diagnostic in the page's file naming the other, in a stable
-/// order. `statics` are the paths below `static/` of its files.
-pub fn conflicts(pages: &[Page], statics: &[String]) -> Vec<Diagnostic> {
+/// Every page, alias or copied file of `content/` that would take the place of another
+/// such file, of a file of `static/` or of a built-in file, as a diagnostic in the file
+/// of `content/` that says so, naming the other, in a stable order. `files` are the
+/// paths below `content/` of the files copied beside pages (each is also its path below
+/// the output); `statics` are the paths below `static/` of its files.
+pub fn conflicts(pages: &[Page], files: &[String], statics: &[String]) -> Vec<Diagnostic> {
     let paths: Vec<String> = pages
         .iter()
         .map(|p| format!("{}index.html", p.folder))
@@ -175,6 +196,16 @@ pub fn conflicts(pages: &[Page], statics: &[String]) -> Vec<Diagnostic> {
             owner: Owner::Page(i),
         })
         .collect();
+    for (i, page) in pages.iter().enumerate() {
+        claims.extend(page.aliases.iter().enumerate().map(|(j, path)| Claim {
+            path,
+            owner: Owner::Alias(i, j),
+        }));
+    }
+    claims.extend(files.iter().map(|f| Claim {
+        path: f,
+        owner: Owner::File(f),
+    }));
     claims.extend(statics.iter().map(|s| Claim {
         path: s,
         owner: Owner::Static(s),
@@ -213,30 +244,30 @@ pub fn conflicts(pages: &[Page], statics: &[String]) -> Vec<Diagnostic> {
 
     let mut out: Vec<Diagnostic> = found
         .into_iter()
-        .map(|(page, message, help)| {
-            Diagnostic::in_file(&pages[page].file, message).with_help(Some(help))
-        })
+        .map(|(file, message, help)| Diagnostic::in_file(&file, message).with_help(Some(help)))
         .collect();
     out.sort_by(|a, b| (&a.file, &a.message).cmp(&(&b.file, &b.message)));
     out.dedup();
     out
 }
 
-/// Pages at `/NAME/` where `static/` or the build has a file `NAME.html`: GitHub Pages
-/// and most hosts serve it at `/NAME` too, and which of the two a reader gets is theirs
-/// to choose. Hosts compare addresses byte for byte, so this does too.
+/// Pages at `/NAME/` where `static/`, `content/` or the build has a file `NAME.html`:
+/// GitHub Pages and most hosts serve it at `/NAME` too, and which of the two a reader
+/// gets is theirs to choose. Hosts compare addresses byte for byte, so this does too.
 fn served_twice(pages: &[Page], claims: &[Claim]) -> Vec<Found> {
     let mut found = Vec::new();
     for claim in claims {
         let Some(stem) = claim.path.strip_suffix(".html") else {
             continue;
         };
-        // A folder's `index.html` is its folder's page, at no other address.
-        if matches!(claim.owner, Owner::Page(_)) || stem.rsplit('/').next() == Some("index") {
+        // A folder's `index.html` is its folder's page, at no other address; an alias
+        // `NAME.html` only sends readers on to a page.
+        let written = matches!(claim.owner, Owner::Page(_) | Owner::Alias(..));
+        if written || stem.rsplit('/').next() == Some("index") {
             continue;
         }
         let folder = format!("{stem}/");
-        for (page, p) in pages.iter().enumerate().filter(|(_, p)| p.folder == folder) {
+        for p in pages.iter().filter(|p| p.folder == folder) {
             let message = format!(
                 "the page's address `/{}` is taken by {}, which hosts serve at `/{stem}`",
                 p.folder,
@@ -245,7 +276,7 @@ fn served_twice(pages: &[Page], claims: &[Claim]) -> Vec<Found> {
             let help = format!(
                 "rename the page; GitHub Pages and most hosts answer `/{stem}` with `{stem}.html`"
             );
-            found.push((page, message, help));
+            found.push((p.file.clone(), message, help));
         }
     }
     found
@@ -255,17 +286,36 @@ fn served_twice(pages: &[Page], claims: &[Claim]) -> Vec<Found> {
 fn describe(pages: &[Page], owner: Owner) -> String {
     match owner {
         Owner::Page(i) => format!("the page {}", pages[i].file),
+        Owner::Alias(i, j) => format!(
+            "the alias `{}` of the page {}",
+            pages[i].front.aliases[j], pages[i].file
+        ),
+        Owner::File(path) => format!("the file content/{path}"),
         Owner::Static(path) => format!("`static/{path}`"),
         Owner::BuiltIn(name, what) => format!("{what}, `{name}`"),
     }
 }
 
-/// A problem with a page (its index), as message and help.
-type Found = (usize, String, String);
+/// The file of `content/` that holds an owner: a page's, an alias's page's, or the
+/// copied file itself.
+fn file_of(pages: &[Page], owner: Owner) -> Option<String> {
+    match owner {
+        Owner::Page(i) | Owner::Alias(i, _) => Some(pages[i].file.clone()),
+        Owner::File(path) => Some(format!("content/{path}")),
+        Owner::Static(_) | Owner::BuiltIn(..) => None,
+    }
+}
+
+/// A problem with a file of `content/` (its name), as message and help.
+type Found = (String, String, String);
 
 /// Two claims on files whose names fold alike.
 fn same_file(pages: &[Page], a: &Claim, b: &Claim) -> Option<Found> {
     let note = alike(a.path, b.path);
+    let with_note = |help: &str| match note {
+        Some(note) => format!("{help}; {note}"),
+        None => help.to_string(),
+    };
     match (a.owner, b.owner) {
         (Owner::Page(first), Owner::Page(second)) => {
             let (first, second) = (first.min(second), first.max(second));
@@ -286,9 +336,10 @@ fn same_file(pages: &[Page], a: &Claim, b: &Claim) -> Option<Found> {
                     .to_string(),
                 Some(note) => format!("rename one of them; {note}"),
             };
-            Some((second, message, help))
+            Some((y.file.clone(), message, help))
         }
-        (Owner::Page(page), other) | (other, Owner::Page(page)) => {
+        (Owner::Page(page), other @ (Owner::Static(_) | Owner::BuiltIn(..)))
+        | (other @ (Owner::Static(_) | Owner::BuiltIn(..)), Owner::Page(page)) => {
             let message = format!(
                 "the page's address `/{}` is taken by {}: both would be written to `{}`",
                 pages[page].folder,
@@ -297,16 +348,36 @@ fn same_file(pages: &[Page], a: &Claim, b: &Claim) -> Option<Found> {
             );
             let help = match other {
                 Owner::Static(_) => "rename the page, or move the static file",
-                Owner::Page(_) | Owner::BuiltIn(..) => "rename the page",
+                Owner::Page(_) | Owner::Alias(..) | Owner::File(_) | Owner::BuiltIn(..) => {
+                    "rename the page"
+                }
             };
-            let help = match note {
-                Some(note) => format!("{help}; {note}"),
-                None => help.to_string(),
-            };
-            Some((page, message, help))
+            Some((pages[page].file.clone(), message, with_note(help)))
         }
-        // `static/` replaces a built-in file it brings (its own stylesheet, say).
         (Owner::Static(_) | Owner::BuiltIn(..), Owner::Static(_) | Owner::BuiltIn(..)) => None,
+        // An alias or a copied file clashes with another file: said in its own file.
+        (first, second) => {
+            let (subject, other, subject_path) = if first.blame() >= second.blame() {
+                (first, second, a.path)
+            } else {
+                (second, first, b.path)
+            };
+            let message = format!(
+                "{} would be written to `{subject_path}`, where {} is written",
+                describe(pages, subject),
+                describe(pages, other)
+            );
+            let help = match (subject, other) {
+                (Owner::Alias(..), _) => "remove the alias, or choose another address for it",
+                (_, Owner::BuiltIn(..)) => {
+                    "rename or move the file: a file of static/ replaces a built-in file, one of content/ does not"
+                }
+                (Owner::Page(_) | Owner::File(_) | Owner::Static(_) | Owner::BuiltIn(..), _) => {
+                    "rename or move one of them"
+                }
+            };
+            file_of(pages, subject).map(|file| (file, message, with_note(help)))
+        }
     }
 }
 
@@ -314,7 +385,11 @@ fn same_file(pages: &[Page], a: &Claim, b: &Claim) -> Option<Found> {
 fn paths_of<'a>(a: &Claim<'a>, b: &Claim<'a>, page: usize) -> &'a str {
     match a.owner {
         Owner::Page(i) if i == page => a.path,
-        Owner::Page(_) | Owner::Static(_) | Owner::BuiltIn(..) => b.path,
+        Owner::Page(_)
+        | Owner::Alias(..)
+        | Owner::File(_)
+        | Owner::Static(_)
+        | Owner::BuiltIn(..) => b.path,
     }
 }
 
@@ -326,9 +401,10 @@ fn in_the_way(pages: &[Page], holder: &Claim, inner: &Claim, folder: &str) -> Op
         None => base.to_string(),
     };
     let other = describe(pages, holder.owner);
+    let page_file = |page: usize| pages[page].file.clone();
     match (inner.owner, holder.owner) {
         (Owner::Page(page), Owner::BuiltIn(..)) => Some((
-            page,
+            page_file(page),
             format!(
                 "the page's address `/{}` is taken by {other}",
                 pages[page].folder
@@ -338,7 +414,7 @@ fn in_the_way(pages: &[Page], holder: &Claim, inner: &Claim, folder: &str) -> Op
             ),
         )),
         (Owner::Page(page), Owner::Static(_)) => Some((
-            page,
+            page_file(page),
             format!(
                 "the page's address `/{}` needs a folder `{folder}`, but {other} is a file",
                 pages[page].folder
@@ -346,15 +422,15 @@ fn in_the_way(pages: &[Page], holder: &Claim, inner: &Claim, folder: &str) -> Op
             help("rename or move the page or the static file"),
         )),
         (Owner::Page(page), Owner::Page(_)) => Some((
-            page,
+            page_file(page),
             format!(
                 "the page's address `/{}` needs a folder `{folder}`, but {other} is written there",
                 pages[page].folder
             ),
             help("rename or move the page"),
         )),
-        (other, Owner::Page(page)) => Some((
-            page,
+        (other @ (Owner::Static(_) | Owner::BuiltIn(..)), Owner::Page(page)) => Some((
+            page_file(page),
             format!(
                 "{} needs a folder `{folder}`, but this page is written there",
                 describe(pages, other)
@@ -362,6 +438,25 @@ fn in_the_way(pages: &[Page], holder: &Claim, inner: &Claim, folder: &str) -> Op
             help("rename or move the page"),
         )),
         (Owner::Static(_) | Owner::BuiltIn(..), Owner::Static(_) | Owner::BuiltIn(..)) => None,
+        // An alias or a copied file is in the way, or needs a folder where a file is.
+        (needs, holds) => {
+            let subject = if needs.blame() >= holds.blame() {
+                needs
+            } else {
+                holds
+            };
+            let message = format!(
+                "{} needs a folder `{folder}`, but {other} is written there",
+                describe(pages, needs)
+            );
+            let help = help(match subject {
+                Owner::Alias(..) => "remove the alias, or choose another address for it",
+                Owner::Page(_) | Owner::File(_) | Owner::Static(_) | Owner::BuiltIn(..) => {
+                    "rename or move one of them"
+                }
+            });
+            file_of(pages, subject).map(|file| (file, message, help))
+        }
     }
 }
 
@@ -379,7 +474,7 @@ mod tests {
     fn messages(pages: &[(&str, &str)], statics: &[&str]) -> Vec<String> {
         let pages: Vec<Page> = pages.iter().map(|(f, d)| page(f, d)).collect();
         let statics: Vec<String> = statics.iter().map(|s| s.to_string()).collect();
-        conflicts(&pages, &statics)
+        conflicts(&pages, &[], &statics)
             .iter()
             .map(|d| format!("{}: {}", d.file, d.message))
             .collect()

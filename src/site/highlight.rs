@@ -1,6 +1,12 @@
 //! Code blocks highlighted at build time: syntect marks tokens with `hl-` classes, and
 //! the stylesheet colours them with one theme for light pages and one for dark ones.
 //! Classes rather than inline colours, so that the theme can follow the reader's choice.
+//! The syntaxes are bat's (the `two-face` crate), which know TOML, shell sessions,
+//! TypeScript, Dockerfiles and more that syntect's own set leaves plain; the themes stay
+//! syntect's, so the stylesheet (whose rules come from the themes alone) does not grow
+//! with the syntaxes. syntect reads them with Oniguruma, the regular expressions they
+//! were written for: with the pure-Rust engine, two-face has to leave out the syntaxes
+//! that engine cannot read, PowerShell among them.
 
 use std::sync::OnceLock;
 
@@ -16,13 +22,39 @@ const DARK: &str = "base16-ocean.dark";
 /// Loaded on first use: a site without code blocks never pays for it.
 fn syntaxes() -> &'static SyntaxSet {
     static SET: OnceLock<SyntaxSet> = OnceLock::new();
-    SET.get_or_init(SyntaxSet::load_defaults_newlines)
+    SET.get_or_init(two_face::syntax::extra_newlines)
 }
+
+/// The language a fence's info string names: its first word, before any space, `,` or
+/// `{` (`rust,ignore`, `rust,linenos`, `python {.class}` are Rust, Rust and Python).
+pub fn language_of(info: &str) -> &str {
+    info.split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+        .find(|word| !word.is_empty())
+        .unwrap_or("")
+}
+
+/// Names authors write for a language that the syntaxes know by another: GitHub's
+/// `console` and `shell` for a terminal session, PowerShell's own short names.
+const ALIASES: &[(&str, &str)] = &[
+    ("console", "bash"),
+    ("shell", "bash"),
+    ("shell-session", "bash"),
+    ("shellsession", "bash"),
+    ("terminal", "bash"),
+    ("pwsh", "powershell"),
+    ("ps1", "powershell"),
+    ("docker", "dockerfile"),
+    ("terraform", "hcl"),
+];
 
 /// The HTML of a code block's lines in `language` (a fence's info word such as `rust`,
 /// `yaml` or `sh`), or `None` when no syntax knows the language.
 pub fn highlight(code: &str, language: &str) -> Option<String> {
     let set = syntaxes();
+    let language = ALIASES
+        .iter()
+        .find(|(alias, _)| alias.eq_ignore_ascii_case(language))
+        .map_or(language, |(_, name)| name);
     let syntax = set
         .find_syntax_by_token(language)
         .or_else(|| set.find_syntax_by_extension(language))?;
@@ -182,6 +214,48 @@ mod tests {
         );
         assert!(html.contains("<span class=\"hl-storage hl-type hl-function hl-rust\">fn</span>"));
         assert_eq!(highlight("x\n", "no-such-language"), None);
+    }
+
+    #[test]
+    fn the_languages_authors_write_most_are_highlighted() {
+        let samples = [
+            ("toml", "[package]\nname = \"x\"\n"),
+            ("sh", "echo \"$HOME\"\n"),
+            ("bash", "if [ -f x ]; then echo y; fi\n"),
+            ("shell", "export A=1\n"),
+            ("console", "$ cargo run\n"),
+            ("typescript", "const x: number = 1;\n"),
+            ("ts", "let y: string = 'a';\n"),
+            ("tsx", "const a = <div>hi</div>;\n"),
+            ("dockerfile", "FROM rust:1.89\nRUN cargo build\n"),
+            ("ini", "[section]\nkey = value\n"),
+            ("kotlin", "fun main() { println(1) }\n"),
+            ("swift", "let x: Int = 1\n"),
+            ("scss", "$c: red;\n.a { color: $c; }\n"),
+            ("hcl", "resource \"a\" \"b\" {\n  count = 1\n}\n"),
+            ("powershell", "Get-ChildItem -Path .\n"),
+            ("pwsh", "$x = 1\n"),
+            ("nix", "{ pkgs }: pkgs.hello\n"),
+            ("zig", "const std = @import(\"std\");\n"),
+        ];
+        for (language, code) in samples {
+            let html = highlight(code, language).unwrap_or_else(|| panic!("{language}"));
+            // More than the one span a syntax puts around the whole block.
+            assert!(
+                html.matches("<span class=").count() > 2,
+                "{language}: {html}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_info_string_is_read_by_its_first_word() {
+        assert_eq!(language_of("rust,ignore"), "rust");
+        assert_eq!(language_of("rust,linenos"), "rust");
+        assert_eq!(language_of("python {.class}"), "python");
+        assert_eq!(language_of("python{.class}"), "python");
+        assert_eq!(language_of("toml title=\"Cargo.toml\""), "toml");
+        assert_eq!(language_of(""), "");
     }
 
     #[test]

@@ -92,7 +92,8 @@ impl<'a> Meta<'a> {
         );
     }
 
-    fn node(&self, key: &str) -> Option<Node> {
+    /// The value of `key`, unless it is absent or null.
+    pub fn node(&self, key: &str) -> Option<Node> {
         self.pairs
             .iter()
             .find(|(n, v)| n == key && !v.is_null())

@@ -7,7 +7,9 @@ pub mod cache;
 pub mod config;
 pub mod docs;
 pub mod feeds;
+mod front_matter;
 pub mod highlight;
+pub mod links;
 mod meta;
 pub mod output;
 pub mod page;
@@ -26,6 +28,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::chart::table::escape;
 use crate::chart::{self, FigureOptions, Sweep, SweepPoint};
 use crate::diag::{Diagnostic, Failure, LineIndex};
 use crate::directive::reference::{self, Reference};
@@ -230,8 +233,9 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     // Refused before any work; checked again once the build holds the output's lock.
     let place = Place::check(root, &config)?;
     output::recover_if_idle(&place)?;
-    let pages = stop_on(page::load_all(root, options.drafts)?)?;
-    let parts = stop_on(read_parts(&pages))?;
+    let content = stop_on(page::load_content(root, options.drafts)?)?;
+    let pages = &content.pages;
+    let parts = stop_on(read_parts(pages))?;
     let scenarios: Vec<&Scenario> = parts
         .iter()
         .flat_map(|p| p.blocks.iter().flat_map(Block::scenarios))
@@ -245,7 +249,7 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     );
     let (results, stats) = cache.run_all(&scenarios);
     drop(progress);
-    let playground = playground::address(&pages, &config);
+    let playground = playground::address(pages, &config);
     let mut in_order = results.iter();
     let figures: Vec<Vec<String>> = parts
         .iter()
@@ -278,13 +282,15 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         }
     }
     let rendered = stop_on(render_pages(
-        &pages,
+        &content,
         &parts,
         &config,
         Some((&figures, &by_id)),
     ))?;
+    let ids = parts_ids(pages, &rendered, &parts);
+    stop_on(((), links::problems(&content, &ids, &rendered)))?;
     let tera = templates::load(root)?;
-    stop_on(((), template_problems(&pages, &tera)))?;
+    stop_on(((), template_problems(pages, &tera)))?;
     let staging = Staging::new(&place)?;
     let cards: Vec<Option<String>> = pages
         .iter()
@@ -306,10 +312,12 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     // The binary carries the playground's engine and writes it whenever a site has one.
     let has_module = playground.is_some();
     write_pages(
-        &staging, &tera, &config, &pages, &rendered, &cards, has_module,
+        &staging, &tera, &config, pages, &rendered, &cards, has_module,
     )?;
-    write_site_files(&staging, &config, &pages)?;
+    write_site_files(&staging, &config, pages)?;
     staging.copy_tree(&root.join("static"))?;
+    write_copied(&staging, &content.files)?;
+    write_aliases(&staging, &config, pages)?;
     write_defaults(&staging)?;
     if playground.is_some() {
         playground::write_files(&staging, root, &shown)?;
@@ -333,6 +341,38 @@ fn write_site_files(staging: &Staging, config: &Config, pages: &[Page]) -> Resul
     staging.write(feeds::FEED, feeds::atom(config, pages).as_bytes())?;
     staging.write("robots.txt", feeds::robots(config).as_bytes())?;
     staging.write(".nojekyll", b"")
+}
+
+/// The files of `content/` that are no page, each at its own path (see [`page::Copied`]).
+fn write_copied(staging: &Staging, files: &[page::Copied]) -> Result<(), Failure> {
+    for file in files {
+        let bytes = std::fs::read(&file.from)
+            .map_err(|e| Failure::Other(format!("cannot read content/{}: {e}", file.path)))?;
+        staging.write(&file.path, &bytes)?;
+    }
+    Ok(())
+}
+
+/// For each page's alias, a page that sends readers on to the page, as Zola and Hugo
+/// write one: at once by `refresh`, for search engines by its canonical link, and by
+/// a link for a reader whose browser does neither. It is listed nowhere.
+fn write_aliases(staging: &Staging, config: &Config, pages: &[Page]) -> Result<(), Failure> {
+    for page in pages {
+        let permalink = escape(&format!("{}{}", config.base_url, page.url));
+        let title = escape(&page.front.title);
+        let language = escape(&config.language);
+        let html = format!(
+            "<!DOCTYPE html>\n<html lang=\"{language}\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <title>{title}</title>\n<meta name=\"robots\" content=\"noindex\">\n\
+             <link rel=\"canonical\" href=\"{permalink}\">\n\
+             <meta http-equiv=\"refresh\" content=\"0; url={permalink}\">\n</head>\n<body>\n\
+             <p>This page has moved to <a href=\"{permalink}\">{title}</a>.</p>\n</body>\n</html>\n"
+        );
+        for alias in &page.aliases {
+            staging.write(alias, html.as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 /// The built-in stylesheet and favicon, unless `static/` brought its own.
@@ -397,22 +437,40 @@ fn template_problems(pages: &[Page], tera: &tera::Tera) -> Vec<Diagnostic> {
 pub fn check(options: &Options) -> Result<usize, Failure> {
     let root = &options.root;
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
-    let (pages, mut problems) = page::load_all(root, options.drafts)?;
+    let (content, mut problems) = page::load_content(root, options.drafts)?;
+    let pages = &content.pages;
     match templates::load(root) {
-        Ok(tera) => problems.extend(template_problems(&pages, &tera)),
+        Ok(tera) => problems.extend(template_problems(pages, &tera)),
         Err(Failure::Input(more)) => problems.extend(more),
         Err(other) => return Err(other),
     }
-    let (parts, more) = read_parts(&pages);
+    let (parts, more) = read_parts(pages);
     problems.extend(more);
-    let (rendered, more) = render_pages(&pages, &parts, &config, None);
+    let (rendered, more) = render_pages(&content, &parts, &config, None);
     problems.extend(more);
-    // A page's anchors: its headings, and its scenario figures (`sim-{id}`), which the
-    // playground's presets link to.
-    let ids: BTreeMap<&str, HashSet<String>> = pages
+    problems.extend(links::problems(
+        &content,
+        &parts_ids(&content.pages, &rendered, &parts),
+        &rendered,
+    ));
+    if problems.is_empty() {
+        Ok(pages.len())
+    } else {
+        Err(Failure::Input(problems))
+    }
+}
+
+/// Each page's anchors, by its address: its headings, and its scenario figures
+/// (`sim-{id}`), which the playground's presets link to.
+fn parts_ids<'p>(
+    pages: &'p [Page],
+    rendered: &[Rendered],
+    parts: &[PageParts],
+) -> BTreeMap<&'p str, HashSet<String>> {
+    pages
         .iter()
-        .zip(&rendered)
-        .zip(&parts)
+        .zip(rendered)
+        .zip(parts)
         .map(|((p, r), part)| {
             let mut ids = r.ids.clone();
             for block in &part.blocks {
@@ -422,29 +480,7 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
             }
             (p.url.as_str(), ids)
         })
-        .collect();
-    for (page, r) in pages.iter().zip(&rendered) {
-        let index = LineIndex::new(&page.source);
-        for link in &r.links {
-            let target = ids.get(link.page.as_str());
-            let problem = match (target, &link.anchor) {
-                (None, _) => Some(format!("no page has the address `/{}`", link.page)),
-                (Some(ids), Some(anchor)) if !ids.contains(anchor) => Some(format!(
-                    "`/{}` has no heading or figure with the anchor `#{anchor}`",
-                    link.page
-                )),
-                _ => None,
-            };
-            if let Some(message) = problem {
-                problems.push(at(page, &index, &link.range, message, None));
-            }
-        }
-    }
-    if problems.is_empty() {
-        Ok(pages.len())
-    } else {
-        Err(Failure::Input(problems))
-    }
+        .collect()
 }
 
 /// A step's value, or its problems as the build's failure.
@@ -662,22 +698,13 @@ fn card_problem(page: &Page, id: &str, scenarios: &BTreeMap<String, Scenario>) -
 /// Renders every page's Markdown. Without results (for `check`) figures and values are
 /// left empty. Links to missing pages are returned as problems.
 fn render_pages(
-    pages: &[Page],
+    content: &page::Content,
     parts: &[PageParts],
     config: &Config,
     results: Option<(&[Vec<String>], &ResultsById)>,
 ) -> (Vec<Rendered>, Vec<Diagnostic>) {
-    let content_paths: BTreeMap<String, String> = pages
-        .iter()
-        .map(|p| {
-            let path = p
-                .file
-                .strip_prefix("content/")
-                .unwrap_or(&p.file)
-                .to_string();
-            (path, p.url.clone())
-        })
-        .collect();
+    let pages = &content.pages;
+    let content_paths = content.addresses();
     let mut problems = Vec::new();
     let mut out = Vec::new();
     for (i, (page, part)) in pages.iter().zip(parts).enumerate() {
@@ -743,15 +770,6 @@ fn render_pages(
                 Some(format!("{help}; choose another id")),
             ));
         }
-        for (range, target) in &rendered.broken {
-            problems.push(at(
-                page,
-                &index,
-                range,
-                format!("the link to `{target}` does not lead to a page"),
-                Some("a link to a `.md` file must name a file under content/".to_string()),
-            ));
-        }
         out.push(rendered);
     }
     (out, problems)
@@ -769,6 +787,8 @@ struct ListedPage<'a> {
     tags: &'a [String],
     weight: i64,
     url: &'a str,
+    /// The front matter's `extra:` map, so that an index can show the author's keys.
+    extra: &'a serde_json::Map<String, serde_json::Value>,
 }
 
 /// A page as templates see it.
@@ -783,6 +803,8 @@ struct PageView<'a> {
     permalink: String,
     content: &'a str,
     toc: &'a [render::TocEntry],
+    /// The front matter's `extra:` map, the author's own keys.
+    extra: &'a serde_json::Map<String, serde_json::Value>,
     /// The article before this one in the index, if any.
     prev: Option<Neighbour<'a>>,
     /// The article after this one in the index, if any.
@@ -812,6 +834,7 @@ fn view<'a>(
         permalink: format!("{}{}", config.base_url, page.url),
         content: &rendered.html,
         toc: &rendered.toc,
+        extra: &page.front.extra,
         prev,
         next,
     }
@@ -844,6 +867,7 @@ fn write_pages(
                 tags: &front.tags,
                 weight: front.weight,
                 url: &pages[i].url,
+                extra: &front.extra,
             }
         })
         .collect();

@@ -14,9 +14,7 @@ use std::ops::Range;
 use pulldown_cmark::{CowStr, Event, Options, Parser, TagEnd};
 use serde::Serialize;
 
-use unicode_normalization::UnicodeNormalization;
-
-use super::address;
+pub use super::links::Link;
 use crate::chart::table::escape;
 use crate::directive::markdown_options;
 use footnotes::Footnotes;
@@ -36,17 +34,6 @@ pub struct TocEntry {
     pub id: String,
     /// The heading's text.
     pub title: String,
-}
-
-/// An internal link found on a page, for the link check.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Link {
-    /// Byte range in the page body.
-    pub range: Range<usize>,
-    /// The page it points to (its address below the root) and the anchor, if any.
-    pub page: String,
-    /// The anchor after `#`, if any.
-    pub anchor: Option<String>,
 }
 
 /// A custom heading id that the page already uses.
@@ -72,7 +59,8 @@ pub struct Rendered {
     pub ids: HashSet<String>,
     /// Internal links to check.
     pub links: Vec<Link>,
-    /// Links to `.md` files that are not pages: (byte range, target).
+    /// Targets that lead nowhere as written (a `.md` file that is no page, an address
+    /// above the root): (byte range, target).
     pub broken: Vec<(Range<usize>, String)>,
     /// Custom heading ids that are already used on the page.
     pub taken: Vec<TakenId>,
@@ -84,7 +72,8 @@ pub struct Context<'a> {
     pub url: &'a str,
     /// The page's file below `content/` (`crowd.md`), to resolve relative `.md` links.
     pub content_path: &'a str,
-    /// Every page's file below `content/` → its address (percent-encoded).
+    /// Every file below `content/` the site publishes → its address (percent-encoded):
+    /// a page's (`crowd/`), or the path of a file copied beside it (`sub/pic.png`).
     pub pages: &'a BTreeMap<String, String>,
     /// The site's base path (`/` or `/repo/`).
     pub base_path: &'a str,
@@ -360,92 +349,6 @@ fn code_block(language: &str, text: &str, n: usize) -> String {
     format!(
         "<div class=\"code-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"{label}\">{pre}</div>\n"
     )
-}
-
-fn is_external(url: &str) -> bool {
-    url.contains("://") || url.starts_with("mailto:") || url.starts_with("//")
-}
-
-/// `/x` → `{base_path}x`; anything else unchanged.
-fn rooted(url: &str, base_path: &str) -> String {
-    match url.strip_prefix('/') {
-        Some(rest) if !url.starts_with("//") => format!("{base_path}{rest}"),
-        _ => url.to_string(),
-    }
-}
-
-/// Rewrites a link's target and records internal links for checking.
-fn link(url: &str, range: &Range<usize>, cx: &Context, out: &mut Rendered) -> String {
-    if is_external(url) || url.is_empty() {
-        return url.to_string();
-    }
-    let (path, anchor) = match url.split_once('#') {
-        Some((p, a)) => (p, Some(a.to_string())),
-        None => (url, None),
-    };
-    let mut record = |page: String| {
-        out.links.push(Link {
-            range: range.clone(),
-            page,
-            anchor: anchor.clone(),
-        })
-    };
-    if path.is_empty() {
-        record(cx.url.to_string());
-        return url.to_string();
-    }
-    if path.ends_with(".md") {
-        // A link names a file as an address does, escaped: `my%20page.md`.
-        let target = address::decode(path).and_then(|p| resolve_relative(cx.content_path, &p));
-        let Some(page) = target.and_then(|t| page_of(cx.pages, &t)) else {
-            out.broken.push((range.clone(), path.to_string()));
-            return url.to_string();
-        };
-        record(page.clone());
-        let suffix = anchor.as_ref().map(|a| format!("#{a}")).unwrap_or_default();
-        return format!("{}{page}{suffix}", cx.base_path);
-    }
-    if let Some(rest) = path.strip_prefix('/') {
-        // Written escaped or not, an address is checked in the form pages have.
-        let page = address::canonical(rest);
-        if !page.contains('.') {
-            record(if page.is_empty() || page.ends_with('/') {
-                page
-            } else {
-                format!("{page}/")
-            });
-        }
-    }
-    rooted(url, cx.base_path)
-}
-
-/// The address of the page whose file below `content/` is `target`. The file's name
-/// may be in another Unicode form than the link's (macOS once wrote names decomposed),
-/// which a reader cannot see: such names match too.
-fn page_of<'p>(pages: &'p BTreeMap<String, String>, target: &str) -> Option<&'p String> {
-    pages.get(target).or_else(|| {
-        pages
-            .iter()
-            .find(|(file, _)| file.nfc().eq(target.nfc()))
-            .map(|(_, address)| address)
-    })
-}
-
-/// Resolves `../b.md` against `a/x.md` → `b.md`; `None` when the link climbs above
-/// `content/`, where no page is.
-fn resolve_relative(from: &str, target: &str) -> Option<String> {
-    let mut parts: Vec<&str> = from.split('/').collect();
-    parts.pop();
-    for part in target.split('/') {
-        match part {
-            "." | "" => {}
-            ".." => {
-                parts.pop()?;
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 #[cfg(test)]

@@ -3,10 +3,13 @@
 mod addresses;
 mod articles;
 mod beyond;
+mod bundles;
 mod cards;
 mod content;
 mod engine_facts;
 mod errors;
+mod front_matter;
+mod highlighting;
 mod links;
 mod located_errors;
 mod markdown;

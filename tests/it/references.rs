@@ -17,6 +17,11 @@ fn site(prose: &str) -> tempfile::TempDir {
     std::fs::create_dir(dir.path().join("content")).unwrap();
     let page = format!("---\ntitle: A\n---\n\n{SCENARIOS}START\n\n{prose}\n\nEND\n");
     std::fs::write(dir.path().join("content/a.md"), page).unwrap();
+    // The images the prose shows, which `check` requires to exist.
+    std::fs::create_dir(dir.path().join("static")).unwrap();
+    for image in ["p.png", "q.png"] {
+        std::fs::write(dir.path().join("static").join(image), "").unwrap();
+    }
     dir
 }
 

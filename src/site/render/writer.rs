@@ -8,10 +8,11 @@ use pulldown_cmark::{
     BlockQuoteKind, CodeBlockKind, CowStr, Event, HeadingLevel, Tag, TagEnd, html,
 };
 
+use super::super::links;
 use super::autolinks::{self, Piece};
 use super::footnotes;
 use super::plan::Plan;
-use super::{Context, Rendered, TocEntry, Tokens, code_block, link, rooted};
+use super::{Context, Rendered, TocEntry, Tokens, code_block};
 use crate::chart::table::escape;
 use crate::directive::Kind;
 
@@ -63,7 +64,7 @@ impl<'w> Writer<'w> {
                 Event::Start(Tag::CodeBlock(kind)) => {
                     let language = match kind {
                         CodeBlockKind::Fenced(info) => {
-                            info.split_whitespace().next().unwrap_or("").to_string()
+                            crate::site::highlight::language_of(&info).to_string()
                         }
                         CodeBlockKind::Indented => String::new(),
                     };
@@ -124,7 +125,8 @@ impl<'w> Writer<'w> {
                     id,
                 }) => {
                     self.links += 1;
-                    let dest_url = link(&tokens.restore(&dest_url), &range, self.cx, &mut self.out);
+                    let dest_url =
+                        links::link(&tokens.restore(&dest_url), &range, self.cx, &mut self.out);
                     written.push(Event::Start(Tag::Link {
                         link_type,
                         dest_url: CowStr::from(dest_url),
@@ -141,9 +143,11 @@ impl<'w> Writer<'w> {
                     self.links += 1;
                     written.push(Event::Start(Tag::Image {
                         link_type,
-                        dest_url: CowStr::from(rooted(
+                        dest_url: CowStr::from(links::image(
                             &tokens.restore(&dest_url),
-                            self.cx.base_path,
+                            &range,
+                            self.cx,
+                            &mut self.out,
                         )),
                         title: tokens.fill(title),
                         id,
