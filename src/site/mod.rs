@@ -281,16 +281,17 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
             }
         }
     }
+    let templates = templates::load(root)?;
+    stop_on(((), template_problems(pages, &templates.tera)))?;
     let rendered = stop_on(render_pages(
         &content,
         &parts,
         &config,
+        Some(&templates),
         Some((&figures, &by_id)),
     ))?;
     let ids = parts_ids(pages, &rendered, &parts);
     stop_on(((), links::problems(&content, &ids, &rendered)))?;
-    let tera = templates::load(root)?;
-    stop_on(((), template_problems(pages, &tera)))?;
     let staging = Staging::new(&place)?;
     let cards: Vec<Option<String>> = pages
         .iter()
@@ -312,7 +313,13 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     // The binary carries the playground's engine and writes it whenever a site has one.
     let has_module = playground.is_some();
     write_pages(
-        &staging, &tera, &config, pages, &rendered, &cards, has_module,
+        &staging,
+        &templates.tera,
+        &config,
+        pages,
+        &rendered,
+        &cards,
+        has_module,
     )?;
     write_site_files(&staging, &config, pages)?;
     staging.copy_tree(&root.join("static"))?;
@@ -439,14 +446,20 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
     let (content, mut problems) = page::load_content(root, options.drafts)?;
     let pages = &content.pages;
-    match templates::load(root) {
-        Ok(tera) => problems.extend(template_problems(pages, &tera)),
-        Err(Failure::Input(more)) => problems.extend(more),
+    let templates = match templates::load(root) {
+        Ok(templates) => {
+            problems.extend(template_problems(pages, &templates.tera));
+            Some(templates)
+        }
+        Err(Failure::Input(more)) => {
+            problems.extend(more);
+            None
+        }
         Err(other) => return Err(other),
-    }
+    };
     let (parts, more) = read_parts(pages);
     problems.extend(more);
-    let (rendered, more) = render_pages(&content, &parts, &config, None);
+    let (rendered, more) = render_pages(&content, &parts, &config, templates.as_ref(), None);
     problems.extend(more);
     problems.extend(links::problems(
         &content,
@@ -701,6 +714,7 @@ fn render_pages(
     content: &page::Content,
     parts: &[PageParts],
     config: &Config,
+    templates: Option<&templates::Templates>,
     results: Option<(&[Vec<String>], &ResultsById)>,
 ) -> (Vec<Rendered>, Vec<Diagnostic>) {
     let pages = &content.pages;
@@ -739,7 +753,11 @@ fn render_pages(
                     .collect(),
             ),
         };
-        let reserved: Vec<String> = part.blocks.iter().flat_map(Block::ids).collect();
+        // The template's own ids (`main`, …) are the page's too.
+        let written = templates.map(|t| t.ids_of(templates::of_page(page)));
+        let reserved: Vec<String> = (written.iter().flatten().cloned())
+            .chain(part.blocks.iter().flat_map(Block::ids))
+            .collect();
         let content_path = page.file.strip_prefix("content/").unwrap_or(&page.file);
         let rendered = render::render(
             page.body(),
@@ -760,6 +778,10 @@ fn render_pages(
                     let line = index.pos(&page.source, page.body_start + first).line;
                     format!("the heading on line {line} has it, and ids are unique on a page")
                 }
+                None if written.iter().flatten().any(|w| *w == taken.id) => format!(
+                    "the page's template, `{}`, writes it",
+                    templates::of_page(page)
+                ),
                 None => "a figure on this page has it: its directive's id gives it".to_string(),
             };
             problems.push(at(
@@ -916,11 +938,7 @@ fn write_pages(
         .zip(rendered)
         .enumerate()
         .map(|(i, (page, r))| {
-            let template = match &page.front.template {
-                Some(t) => t.as_str(),
-                None if page.is_home() => "index.html",
-                None => "page.html",
-            };
+            let template = templates::of_page(page);
             let context =
                 context_with(serde_json::to_value(view(page, r, config, neighbours(i))).ok());
             match tera.render(template, &context) {

@@ -1,6 +1,7 @@
 //! Tera templates: the defaults carried in the binary, overridden by the site's own
 //! `templates/` file of the same name.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use tera::Tera;
@@ -29,9 +30,71 @@ pub fn default_css() -> String {
     )
 }
 
+/// The site's templates, and what each one's own text says of the page around a body.
+pub struct Templates {
+    /// The templates, ready to render.
+    pub tera: Tera,
+    /// For each template: the ids its text writes as they are (`id="main"`), and the
+    /// template it extends.
+    written: BTreeMap<String, (Vec<String>, Option<String>)>,
+}
+
+impl Templates {
+    /// The ids that a page rendered with `name` gets from its templates, the ones it
+    /// extends included: no heading or footnote of the page may take them.
+    pub fn ids_of(&self, name: &str) -> Vec<String> {
+        let mut ids = Vec::new();
+        let mut seen = Vec::new();
+        let mut next = Some(name);
+        // `seen` stops a template that extends itself, which Tera refuses anyway.
+        while let Some(name) = next.filter(|n| !seen.contains(n)) {
+            seen.push(name);
+            let Some((written, parent)) = self.written.get(name) else {
+                break;
+            };
+            ids.extend(written.iter().cloned());
+            next = parent.as_deref();
+        }
+        ids
+    }
+}
+
+/// The template a page is rendered with: its front matter's, else the home page's or
+/// the ordinary page's.
+pub fn of_page(page: &super::page::Page) -> &str {
+    match &page.front.template {
+        Some(t) => t.as_str(),
+        None if page.is_home() => "index.html",
+        None => "page.html",
+    }
+}
+
+/// The ids written literally in a template's text (`id="main"`, not one built from
+/// `{{ … }}`), and the template named by its `{% extends %}`.
+fn written(text: &str) -> (Vec<String>, Option<String>) {
+    let mut ids = Vec::new();
+    for quote in ['"', '\''] {
+        for rest in text.split(&format!(" id={quote}")).skip(1) {
+            if let Some((id, _)) = rest.split_once(quote)
+                && !id.is_empty()
+                && !id.contains(['{', '}', '<', '>'])
+            {
+                ids.push(id.to_string());
+            }
+        }
+    }
+    let parent = text.split_once("{% extends").and_then(|(_, rest)| {
+        let rest = rest.trim_start();
+        let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+        let name = &rest[1..];
+        Some(name[..name.find(quote)?].to_string())
+    });
+    (ids, parent)
+}
+
 /// Loads the defaults, then every `*.html` under `root/templates`, which replace a
 /// default of the same name or add a new template.
-pub fn load(root: &Path) -> Result<Tera, Failure> {
+pub fn load(root: &Path) -> Result<Templates, Failure> {
     let mut templates: Vec<(String, String)> = DEFAULTS
         .iter()
         .map(|(name, text)| (name.to_string(), text.to_string()))
@@ -57,13 +120,17 @@ pub fn load(root: &Path) -> Result<Tera, Failure> {
             templates.push((name, text));
         }
     }
+    let written = templates
+        .iter()
+        .map(|(name, text)| (name.clone(), written(text)))
+        .collect();
     let mut tera = Tera::default();
     tera.autoescape_on(vec![".html"]);
     // Tera's default also escapes `/`, which makes every address unreadable.
     tera.set_escape_fn(crate::chart::table::escape);
     tera.add_raw_templates(templates)
         .map_err(|e| Failure::Input(vec![Diagnostic::in_file("templates/", describe(&e))]))?;
-    Ok(tera)
+    Ok(Templates { tera, written })
 }
 
 /// A Tera error with its causes, in one line.
@@ -76,4 +143,31 @@ pub fn describe(error: &tera::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ids_a_template_writes_and_the_one_it_extends() {
+        let (ids, parent) = written(
+            "{% extends \"base.html\" %}<main id=\"main\"><p id='x'>\
+             <h2 id=\"{{ id }}\"></h2><b id=\"\">",
+        );
+        assert_eq!(ids, ["main", "x"]);
+        assert_eq!(parent.as_deref(), Some("base.html"));
+        assert_eq!(written("<p>no ids</p>"), (vec![], None));
+    }
+
+    #[test]
+    fn a_page_gets_the_ids_of_its_template_and_of_the_ones_it_extends() {
+        let site = tempfile::tempdir().unwrap();
+        let templates = load(site.path()).unwrap();
+        assert_eq!(templates.ids_of("page.html"), ["main"]);
+        let home = templates.ids_of("index.html");
+        assert!(home.contains(&"articles-heading".to_string()));
+        assert!(home.contains(&"main".to_string()));
+        assert!(templates.ids_of("missing.html").is_empty());
+    }
 }

@@ -385,6 +385,38 @@ error: 1 problem found
 }
 
 #[test]
+fn a_heading_keeps_off_the_ids_its_template_writes() {
+    // The page template's `<main id="main">`: a heading `## Main` makes way for it.
+    let dir = site(
+        "title: T\n",
+        "## Main\n\n[skip](#main) [heading](#main-1)\n",
+    );
+    let html = built(dir.path());
+    assert!(html.contains("<h2 id=\"main-1\">Main "), "{html}");
+    let all = ids(&html);
+    let unique: std::collections::BTreeSet<&str> = all.iter().copied().collect();
+    assert_eq!(unique.len(), all.len(), "{all:?}");
+}
+
+#[test]
+fn a_custom_id_that_its_template_writes_is_refused() {
+    let dir = site("title: T\n", "## Content {#main}\n");
+    refused(
+        dir.path(),
+        r"
+error: the id `main` is already used on this page
+ --> content/a.md:5:12
+  |
+5 | ## Content {#main}
+  |            ^^^^^^^
+  = help: the page's template, `page.html`, writes it; choose another id
+
+error: 1 problem found
+",
+    );
+}
+
+#[test]
 fn footnotes_are_numbered_over_the_page_and_listed_at_its_end() {
     let html = page(
         "# Title[^h]\n\nOne[^a] and again[^a], undefined[^none].\n\n\
