@@ -503,11 +503,18 @@ async function start() {
   let edited = false;
   form.addEventListener("input", () => { edited = true; }, { once: true });
   try {
-    const response = await fetch(root.dataset.module);
+    // The page's head has begun to download and compile the module; without it (no
+    // WebAssembly, or a template of a site's own) it starts here.
+    const early = await (window.retrylabEngine ??
+      fetch(root.dataset.module).then((response) => ({ response, module: Promise.resolve(null) })));
+    if (early.error) throw early.error;
+    const { response } = early;
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-    // Compiled while it downloads; a server that does not say application/wasm gets
+    // Compiled while it downloaded; a server that does not say application/wasm gets
     // the slower way.
-    engine = await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
+    const compiled = await early.module;
+    engine = compiled ? await load(compiled)
+      : await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
     performance.mark("playground-engine");
   } catch (error) {
     unavailable(error);

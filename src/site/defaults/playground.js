@@ -12,8 +12,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Instantiates the engine from the module's bytes (an ArrayBuffer or typed array) or
- * from a fetch() response, and returns { run(yaml), page(yaml, window, caption),
+ * Instantiates the engine from the module's bytes (an ArrayBuffer or typed array), from
+ * a fetch() response or from the compiled WebAssembly.Module, and returns { run(yaml), page(yaml, window, caption),
  * settings(yaml) }, each giving JSON text: `retrylab sim --json --lanes` for run;
  * {figure, table, report, settings} for page, from one simulation: the parts of the
  * article's figure of the scenario (its lane charts, caption and data table as HTML,
@@ -23,9 +23,11 @@ const decoder = new TextDecoder();
  */
 export async function load(source) {
   const bytes = source instanceof ArrayBuffer || ArrayBuffer.isView(source);
-  const { instance } = bytes
-    ? await WebAssembly.instantiate(source, {})
-    : await WebAssembly.instantiateStreaming(source, {});
+  const { instance } = source instanceof WebAssembly.Module
+    ? { instance: await WebAssembly.instantiate(source, {}) }
+    : bytes
+      ? await WebAssembly.instantiate(source, {})
+      : await WebAssembly.instantiateStreaming(source, {});
   const wasm = instance.exports;
 
   // Each text goes in as UTF-8, one after the other in one buffer; `exported` gets the
