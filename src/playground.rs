@@ -68,9 +68,29 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
         ticks_shown(&scenario, &result, parts.window),
         plots.join(","),
         text(parts.results),
-        report::json(&result, true),
+        compact(&report::json(&result, true)),
         settings_json(&scenario),
     )
+}
+
+/// JSON without the whitespace between its tokens: the report with its lanes is
+/// pretty, a number a line, some three times the size the page must decode and parse.
+fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() / 2);
+    let (mut quoted, mut escaped) = (false, false);
+    for c in json.chars() {
+        if quoted {
+            // A quote ends the string unless a backslash escapes it.
+            quoted = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c == '"' {
+            quoted = true;
+        } else if c.is_ascii_whitespace() {
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Reads a scenario and returns its settings, every default filled in, as the
@@ -213,6 +233,22 @@ mod tests {
             let (left, right) = (plots[i][0].as_f64().unwrap(), plots[i][1].as_f64().unwrap());
             assert!(0.0 < left && left < right && right < width, "{plots}");
         }
+    }
+
+    #[test]
+    fn compact_json_keeps_the_strings_whitespace() {
+        let pretty =
+            "{\n  \"a b\": [\n    1,\n    2\n  ],\n  \"c\": \"x \\\" y\\\\\",\n  \"d\": \" \"\n}";
+        assert_eq!(
+            compact(pretty),
+            "{\"a b\":[1,2],\"c\":\"x \\\" y\\\\\",\"d\":\" \"}"
+        );
+        let report = report::json(&run_scenario(&parse_scenario(CROWD, None).unwrap()), true);
+        let value: Value = serde_json::from_str(&report).unwrap();
+        let compacted = compact(&report);
+        assert!(compacted.len() * 2 < report.len(), "{compacted}");
+        assert!(!compacted.contains(['\n', ' ']));
+        assert_eq!(serde_json::from_str::<Value>(&compacted).unwrap(), value);
     }
 
     #[test]

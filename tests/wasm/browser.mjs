@@ -202,6 +202,16 @@ try {
         if (wrong++ < 3) fail(`after tick ${k} the counters say ${JSON.stringify(state.rows)}, the lanes ${JSON.stringify(want(k))}`);
       }
       if (!state.valuetext?.includes(`tick ${k} of ${state.max}`)) fail(`the scrubber reads "${state.valuetext}" at tick ${k}`);
+      // The chart (the module's, the article's) shows the served bars of the first k
+      // ticks: those within its replay's clip, in the wide layout, whose bars have gaps.
+      const bars = await p.evaluate(() => {
+        const svg = document.querySelector("#pg-chart > svg.sim-wide");
+        const edge = Number(svg.querySelector(":scope > defs.pg-replay rect").getAttribute("width"));
+        return [...svg.querySelectorAll("g.bars > g.served > rect")]
+          .filter((r) => Number(r.getAttribute("x")) + Number(r.getAttribute("width")) <= edge + 0.02).length;
+      });
+      const served = expected.strategies.reduce((n, s) => n + s.served.slice(0, k).filter((c) => c > 0).length, 0);
+      if (bars !== served) fail(`after tick ${k} the chart shows ${bars} served bars, the lanes have ${served}`);
       if (k === state.max) break;
       // One tick at a time, alternately from the scrubber's arrow and the L key.
       await p.keyboard.press(k % 2 ? "ArrowRight" : "l");
@@ -228,7 +238,7 @@ try {
         .violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`));
       for (const v of violations) fail(`axe (${scheme}) after a replay: ${v}`);
     }
-    console.log(`replayed the crowd preset tick by tick from the keyboard: ${ticks} ticks, counters equal to the lanes' running sums at each`);
+    console.log(`replayed the crowd preset tick by tick from the keyboard: ${ticks} ticks, counters equal to the lanes' running sums and the chart's bars to the lanes' at each`);
     await quiet.close();
   }
 
