@@ -13,9 +13,10 @@
 //! - [`playground`]: the engine behind the browser playground: a scenario's text in,
 //!   JSON out.
 //!
-//! Without the default `site` feature only the engine, its reports, the results table of
-//! [`chart::table`] and the playground are built: no SVG, templates, Markdown or command
-//! line, so that the engine compiles to WebAssembly with little else (see `wasm/`).
+//! Without the default `site` feature only the engine, its reports, the lane chart and
+//! tables of a scenario's figure ([`chart::lanes`], [`chart::table`]) and the playground
+//! are built: no other drawing, templates, Markdown or command line, so that the engine
+//! compiles to WebAssembly with little else (see `wasm/`).
 
 pub mod chart;
 #[cfg(feature = "site")]

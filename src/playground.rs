@@ -1,11 +1,14 @@
 //! The engine behind the browser playground: a scenario's YAML in, JSON out. The
-//! WebAssembly module (`wasm/`) is a thin shell around these two functions, so what the
-//! browser computes is what `retrylab sim FILE --json --lanes` prints, byte for byte.
+//! WebAssembly module (`wasm/`) is a thin shell around these functions, so what the
+//! browser computes is what `retrylab sim FILE --json --lanes` prints, and what it
+//! draws is the article's figure, byte for byte.
 
 use serde_json::{Value, json};
 
-use crate::engine::units::format_duration;
-use crate::engine::units::format_milli;
+use crate::chart::draw::Form;
+use crate::chart::lanes::{plot_edges, ticks_shown};
+use crate::chart::{FigureOptions, FigureParts, coord};
+use crate::engine::units::{format_duration, format_milli, parse_duration};
 use crate::engine::{Scenario, ScenarioError, parse_scenario, run_scenario};
 use crate::report;
 
@@ -21,21 +24,73 @@ pub fn run(source: &str) -> String {
     }
 }
 
-/// Runs a scenario for the playground's page: `{"table": …, "report": …}`, the results
-/// table as the site's figures have it ([`crate::chart::table::results_table`], HTML)
-/// and what [`run`] returns, from one simulation; or the errors JSON of [`errors_json`].
-pub fn page(source: &str) -> String {
-    match parse_scenario(source, Some(DEFAULT_ID)) {
-        Ok(scenario) => {
-            let result = run_scenario(&scenario);
-            let table = Value::String(crate::chart::table::results_table(&result));
-            format!(
-                "{{\"table\":{table},\"report\":{}}}",
-                report::json(&result, true)
-            )
+/// Runs a scenario for the playground's page, from one simulation:
+///
+/// ```text
+/// {"figure": {"charts", "caption", "ticks", "shown", "plots": [[left, right], …]},
+///  "table": …, "report": …, "settings": …}
+/// ```
+///
+/// `figure` holds the parts of the figure an article's ```` ```sim ```` block of the
+/// scenario becomes ([`crate::chart::FigureParts`]): the lane chart in both its layouts,
+/// the caption and the per-tick data table, as HTML, byte for byte the article's; then
+/// the ticks the chart shows and, for each layout, wide then narrow, the x of the
+/// plots' left and right edges, by which the replay shows the bars up to a tick.
+/// `table` is the results table, `report` what [`run`] returns and `settings` what
+/// [`settings`] does. `window` is the figure's window as YAML writes a duration (empty,
+/// or anything else than a duration, for the automatic one) and `caption` its caption
+/// (empty for the generated one), as the article's figure has them. Or the errors JSON
+/// of [`errors_json`].
+pub fn page(source: &str, window: &str, caption: &str) -> String {
+    let scenario = match parse_scenario(source, Some(DEFAULT_ID)) {
+        Ok(scenario) => scenario,
+        Err(errors) => return errors_json(&errors),
+    };
+    let result = run_scenario(&scenario);
+    let options = FigureOptions {
+        window: parse_duration(window.trim()).ok(),
+        caption: (!caption.is_empty()).then(|| caption.to_string()),
+    };
+    let parts = FigureParts::new(&scenario, &result, &options);
+    let plots: Vec<String> = Form::BOTH
+        .iter()
+        .map(|&form| {
+            let (left, right) = plot_edges(&scenario, &result, parts.window, form);
+            format!("[{},{}]", coord(left), coord(right))
+        })
+        .collect();
+    let text = |html: String| Value::String(html).to_string();
+    format!(
+        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{},\"shown\":{},\"plots\":[{}]}},\"table\":{},\"report\":{},\"settings\":{}}}",
+        text(parts.charts),
+        text(parts.caption),
+        text(parts.ticks),
+        ticks_shown(&scenario, &result, parts.window),
+        plots.join(","),
+        text(parts.results),
+        compact(&report::json(&result, true)),
+        settings_json(&scenario),
+    )
+}
+
+/// JSON without the whitespace between its tokens: the report with its lanes is
+/// pretty, a number a line, some three times the size the page must decode and parse.
+fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len() / 2);
+    let (mut quoted, mut escaped) = (false, false);
+    for c in json.chars() {
+        if quoted {
+            // A quote ends the string unless a backslash escapes it.
+            quoted = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if c == '"' {
+            quoted = true;
+        } else if c.is_ascii_whitespace() {
+            continue;
         }
-        Err(errors) => errors_json(&errors),
+        out.push(c);
     }
+    out
 }
 
 /// Reads a scenario and returns its settings, every default filled in, as the
@@ -125,20 +180,75 @@ mod tests {
     }
 
     #[test]
-    fn the_page_gets_the_report_and_the_sites_table_from_one_run() {
+    fn the_page_gets_the_figure_table_report_and_settings_from_one_run() {
         let scenario = parse_scenario(CROWD, None).unwrap();
         let result = run_scenario(&scenario);
-        let out: Value = serde_json::from_str(&page(CROWD)).unwrap();
+        let out: Value = serde_json::from_str(&page(CROWD, "", "")).unwrap();
         assert_eq!(
             out["table"],
             Value::String(crate::chart::table::results_table(&result))
         );
         let report: Value = serde_json::from_str(&run(CROWD)).unwrap();
         assert_eq!(out["report"], report);
+        let settings: Value = serde_json::from_str(&settings(CROWD)).unwrap();
+        assert_eq!(out["settings"], settings);
         assert_eq!(
-            page("clients: 100\nrunz: 3\n"),
+            page("clients: 100\nrunz: 3\n", "", ""),
             run("clients: 100\nrunz: 3\n")
         );
+    }
+
+    #[test]
+    fn the_pages_figure_is_the_articles() {
+        let scenario = parse_scenario(CROWD, None).unwrap();
+        let result = run_scenario(&scenario);
+        for (window, caption, options) in [
+            ("", "", FigureOptions::default()),
+            (
+                "2s",
+                "A <crowd>",
+                FigureOptions {
+                    window: Some(2 * crate::engine::units::SECOND),
+                    caption: Some("A <crowd>".to_string()),
+                },
+            ),
+            ("auto", "", FigureOptions::default()),
+        ] {
+            let out: Value = serde_json::from_str(&page(CROWD, window, caption)).unwrap();
+            let figure = crate::chart::figure(&scenario, &result, &options);
+            let charts = out["figure"]["charts"].as_str().unwrap();
+            let caption = out["figure"]["caption"].as_str().unwrap();
+            let ticks = out["figure"]["ticks"].as_str().unwrap();
+            assert!(
+                charts.starts_with("<svg") && figure.contains(charts),
+                "{window}"
+            );
+            assert!(figure.contains(&format!("<figcaption>{caption}</figcaption>")));
+            assert!(figure.contains(ticks));
+        }
+        let out: Value = serde_json::from_str(&page(CROWD, "2s", "")).unwrap();
+        assert_eq!(out["figure"]["shown"], json!(20));
+        let plots = &out["figure"]["plots"];
+        for (i, width) in [(0, 640.0), (1, 320.0)] {
+            let (left, right) = (plots[i][0].as_f64().unwrap(), plots[i][1].as_f64().unwrap());
+            assert!(0.0 < left && left < right && right < width, "{plots}");
+        }
+    }
+
+    #[test]
+    fn compact_json_keeps_the_strings_whitespace() {
+        let pretty =
+            "{\n  \"a b\": [\n    1,\n    2\n  ],\n  \"c\": \"x \\\" y\\\\\",\n  \"d\": \" \"\n}";
+        assert_eq!(
+            compact(pretty),
+            "{\"a b\":[1,2],\"c\":\"x \\\" y\\\\\",\"d\":\" \"}"
+        );
+        let report = report::json(&run_scenario(&parse_scenario(CROWD, None).unwrap()), true);
+        let value: Value = serde_json::from_str(&report).unwrap();
+        let compacted = compact(&report);
+        assert!(compacted.len() * 2 < report.len(), "{compacted}");
+        assert!(!compacted.contains(['\n', ' ']));
+        assert_eq!(serde_json::from_str::<Value>(&compacted).unwrap(), value);
     }
 
     #[test]

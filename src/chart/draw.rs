@@ -1,13 +1,8 @@
 //! Small builders for the SVG elements the charts draw, with coordinates printed by
 //! [`coord`](super::coord) so that output is compact and deterministic.
 
-use svg::Document;
-use svg::Node;
-use svg::node::Text as TextNode;
-use svg::node::Value;
-use svg::node::element::{Description, Element, Line, Rectangle, Title};
-
 use super::coord;
+use super::svg::{Element, Node};
 
 /// Default colour of grid lines, for an SVG on its own; the page's stylesheet overrides it.
 pub(crate) const GRID: &str = "#d1d9e0";
@@ -78,32 +73,30 @@ impl Form {
     }
 }
 
-/// A `<text>` element. The crate's own `Text` prints its content on lines of their own,
-/// which renders the same but reads worse in snapshots and in the page's source; a plain
-/// element keeps `<text …>served</text>` on one line.
+/// A `<text>` element, kept on one line: `<text …>served</text>`.
 #[derive(Clone, Debug)]
 pub(crate) struct Label(Element);
 
 impl Label {
     /// The text at a point.
     pub(crate) fn at(x: f64, y: f64, content: &str) -> Label {
-        let mut element = Element::new("text");
-        element.assign("x", coord(x));
-        element.assign("y", coord(y));
-        element.append(TextNode::new(content));
-        Label(element)
+        Label(
+            Element::new("text")
+                .set("x", coord(x))
+                .set("y", coord(y))
+                .text(content),
+        )
     }
 
     /// With an attribute.
-    pub(crate) fn set(mut self, name: &str, value: impl Into<Value>) -> Label {
-        self.0.assign(name, value);
-        self
+    pub(crate) fn set(self, name: &'static str, value: impl Into<String>) -> Label {
+        Label(self.0.set(name, value))
     }
 }
 
-impl From<Label> for Box<dyn Node> {
-    fn from(label: Label) -> Box<dyn Node> {
-        Box::new(label.0)
+impl From<Label> for Node {
+    fn from(label: Label) -> Node {
+        Node::Element(label.0)
     }
 }
 
@@ -113,8 +106,8 @@ pub(crate) fn text(x: f64, y: f64, content: &str) -> Label {
 }
 
 /// A line between two points.
-pub(crate) fn line(x1: f64, y1: f64, x2: f64, y2: f64) -> Line {
-    Line::new()
+pub(crate) fn line(x1: f64, y1: f64, x2: f64, y2: f64) -> Element {
+    Element::new("line")
         .set("x1", coord(x1))
         .set("y1", coord(y1))
         .set("x2", coord(x2))
@@ -122,8 +115,8 @@ pub(crate) fn line(x1: f64, y1: f64, x2: f64, y2: f64) -> Line {
 }
 
 /// A rectangle.
-pub(crate) fn rect(x: f64, y: f64, width: f64, height: f64) -> Rectangle {
-    Rectangle::new()
+pub(crate) fn rect(x: f64, y: f64, width: f64, height: f64) -> Element {
+    Element::new("rect")
         .set("x", coord(x))
         .set("y", coord(y))
         .set("width", coord(width))
@@ -140,8 +133,8 @@ pub(crate) fn document(
     height: f64,
     title: String,
     desc: String,
-) -> Document {
-    Document::new()
+) -> Element {
+    Element::document()
         .set(
             "viewBox",
             format!("0 0 {} {}", coord(form.width()), coord(height)),
@@ -153,11 +146,15 @@ pub(crate) fn document(
         .set("aria-describedby", form.id(id, "desc"))
         .set("font-family", "system-ui, sans-serif")
         .set("font-size", coord(form.font()))
-        .add(Title::new(title).set("id", form.id(id, "title")))
         .add(
-            Description::new()
+            Element::new("title")
+                .set("id", form.id(id, "title"))
+                .text(title),
+        )
+        .add(
+            Element::new("desc")
                 .set("id", form.id(id, "desc"))
-                .add(TextNode::new(desc)),
+                .text(desc),
         )
 }
 

@@ -31,7 +31,7 @@
 //! that a horizon of a million ticks still makes a chart of a few hundred bars; the
 //! caption and the description say so. A window that fits is drawn tick by tick.
 
-use svg::node::element::{Definitions, Group, Path, Pattern};
+use super::svg::Element;
 
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, StrategyResult};
@@ -59,6 +59,19 @@ pub(crate) fn ticks_per_column(
     window: Micros,
 ) -> usize {
     Layout::new(scenario, result, window, Form::Wide).bin
+}
+
+/// The left and right edges of the plots of the chart of `window` in `form`, in SVG
+/// units: where tick 0 starts and the last tick shown ends, so that the playground's
+/// replay can show the bars up to a tick.
+pub(crate) fn plot_edges(
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    window: Micros,
+    form: Form,
+) -> (f64, f64) {
+    let layout = Layout::new(scenario, result, window, form);
+    (layout.left, layout.right())
 }
 
 /// The sentence that tells a reader a chart is binned.
@@ -463,13 +476,13 @@ fn lane(
     strategy: &StrategyResult,
     times: &[Micros],
     down: &[(Micros, Micros)],
-) -> Group {
+) -> Element {
     let form = layout.form;
     let right = layout.right();
     let base = layout.base(i);
     let plot_top = base - layout.lane();
     let scale_top = base - layout.scale();
-    let mut lane = Group::new().set("class", "lane");
+    let mut lane = Element::new("g").set("class", "lane");
 
     for &(from, to) in down {
         let x = layout.x_of(from);
@@ -479,7 +492,7 @@ fn lane(
                 .set("fill", DOWN),
         );
     }
-    let mut grid = Group::new()
+    let mut grid = Element::new("g")
         .set("class", "grid")
         .set("stroke", GRID)
         .set("stroke-width", "0.5")
@@ -555,7 +568,7 @@ fn column_middle(layout: &Layout, t: Micros) -> f64 {
 }
 
 /// A dashed line down the middle of the column in which the last client was done.
-fn done_line(layout: &Layout, done: Micros, plot_top: f64, base: f64) -> svg::node::element::Line {
+fn done_line(layout: &Layout, done: Micros, plot_top: f64, base: f64) -> Element {
     let x = column_middle(layout, done);
     line(x, plot_top + 2.0, x, base)
         .set("class", "end")
@@ -581,10 +594,10 @@ fn done_label(layout: &Layout, done: Micros, plot_top: f64) -> Label {
 
 /// "continues →" in the strip at the top right of a lane whose clients were still
 /// calling after the window, and an arrowhead that carries its baseline on past the plot.
-fn continues(layout: &Layout, plot_top: f64, base: f64) -> Group {
+fn continues(layout: &Layout, plot_top: f64, base: f64) -> Element {
     let right = layout.right();
     let form = layout.form;
-    let arrow = Path::new()
+    let arrow = Element::new("path")
         .set(
             "d",
             format!(
@@ -598,9 +611,13 @@ fn continues(layout: &Layout, plot_top: f64, base: f64) -> Group {
             ),
         )
         .set("fill", "currentColor");
-    Group::new().set("class", "continues").add(arrow).add(halo(
-        text(right - 4.0, plot_top + form.font() + 1.0, "continues →").set("text-anchor", "end"),
-    ))
+    Element::new("g")
+        .set("class", "continues")
+        .add(arrow)
+        .add(halo(
+            text(right - 4.0, plot_top + form.font() + 1.0, "continues →")
+                .set("text-anchor", "end"),
+        ))
 }
 
 /// A lane's bars: served, turned away above, and the outlines of the turned-away ones.
@@ -608,12 +625,12 @@ fn continues(layout: &Layout, plot_top: f64, base: f64) -> Group {
 /// A bar at least 3 units wide has its own outline. On thinner bars an outline would
 /// cover the hatch and leave plain red, so each run of neighbouring turned-away bars
 /// gets one outline around the lot instead, which also keeps a lone thin spike visible.
-fn bars(layout: &Layout, hatch_id: &str, strategy: &StrategyResult, base: f64) -> Group {
+fn bars(layout: &Layout, hatch_id: &str, strategy: &StrategyResult, base: f64) -> Element {
     let per_tick = layout.per_tick();
     let wide = per_tick >= 3.0;
     let bar = if wide { per_tick * 0.8 } else { per_tick }.max(0.5);
-    let mut served = Group::new().set("class", "served").set("fill", SERVED);
-    let mut rejected = Group::new()
+    let mut served = Element::new("g").set("class", "served").set("fill", SERVED);
+    let mut rejected = Element::new("g")
         .set("class", "rejected")
         .set("fill", format!("url(#{hatch_id})"));
     rejected = if wide {
@@ -624,7 +641,7 @@ fn bars(layout: &Layout, hatch_id: &str, strategy: &StrategyResult, base: f64) -
     } else {
         rejected.set("stroke", "none")
     };
-    let mut outlines = Group::new()
+    let mut outlines = Element::new("g")
         .set("class", "outlined")
         .set("fill", "none")
         .set("stroke", REJECTED)
@@ -660,7 +677,10 @@ fn bars(layout: &Layout, hatch_id: &str, strategy: &StrategyResult, base: f64) -
             run.clear();
         }
     }
-    let group = Group::new().set("class", "bars").add(served).add(rejected);
+    let group = Element::new("g")
+        .set("class", "bars")
+        .add(served)
+        .add(rejected);
     let group = if wide { group } else { group.add(outlines) };
     match failed_fast(layout, strategy, base, bar, wide) {
         Some(fast) => group.add(fast),
@@ -675,13 +695,13 @@ fn failed_fast(
     base: f64,
     bar: f64,
     wide: bool,
-) -> Option<Group> {
+) -> Option<Element> {
     let lanes = strategy.typical.lanes.as_ref()?;
     if lanes.failed_fast.is_empty() {
         return None;
     }
     let per_tick = layout.per_tick();
-    let mut group = Group::new()
+    let mut group = Element::new("g")
         .set("class", "failed-fast")
         .set("fill", FAST_TINT)
         .set("stroke", FAST)
@@ -705,7 +725,7 @@ fn failed_fast(
 
 /// The outline of a run of neighbouring turned-away bars from tick `start`: along
 /// their tops, down the last, back along the tops of the served bars beneath, and up.
-fn run_outline(layout: &Layout, start: usize, run: &[(f64, f64)]) -> Path {
+fn run_outline(layout: &Layout, start: usize, run: &[(f64, f64)]) -> Element {
     let x = |k: usize| coord(layout.x_col(k));
     let mut y = coord(run[0].0);
     let mut d = format!("M{} {y}", x(start));
@@ -736,11 +756,11 @@ fn run_outline(layout: &Layout, start: usize, run: &[(f64, f64)]) -> Path {
         d.push_str(&format!("H{px}"));
     }
     d.push('Z');
-    Path::new().set("d", d)
+    Element::new("path").set("d", d)
 }
 
 /// The dashed capacity line.
-fn capacity_line(x1: f64, x2: f64, y: f64) -> svg::node::element::Line {
+fn capacity_line(x1: f64, x2: f64, y: f64) -> Element {
     line(x1, y, x2, y)
         .set("class", "capacity")
         .set("stroke", "currentColor")
@@ -750,13 +770,13 @@ fn capacity_line(x1: f64, x2: f64, y: f64) -> svg::node::element::Line {
 
 /// The shared time axis under the last lane, with its labels and title, and the title
 /// of the height scale along the left.
-fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimals: u32) -> Group {
+fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimals: u32) -> Element {
     let form = layout.form;
     let last_base = layout.base(lanes - 1);
-    let mut ticks = Group::new()
+    let mut ticks = Element::new("g")
         .set("class", "axis")
         .set("stroke", "currentColor");
-    let mut labels = Group::new()
+    let mut labels = Element::new("g")
         .set("class", "label")
         .set("fill", "currentColor")
         .set("text-anchor", "middle");
@@ -771,7 +791,7 @@ fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimals: u32) -> 
     }
     let middle = (layout.legend + last_base) / 2.0;
     let title_x = form.font() + 4.0;
-    Group::new()
+    Element::new("g")
         .add(ticks)
         .add(labels)
         .add(
@@ -795,9 +815,9 @@ fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimals: u32) -> 
 }
 
 /// The hatch that marks calls turned away: diagonal strokes over a light tint.
-fn hatch(hatch_id: &str) -> Definitions {
-    Definitions::new().add(
-        Pattern::new()
+fn hatch(hatch_id: &str) -> Element {
+    Element::new("defs").add(
+        Element::new("pattern")
             .set("id", hatch_id)
             .set("patternUnits", "userSpaceOnUse")
             .set("width", "5")
@@ -873,36 +893,28 @@ fn legend_items(layout: &Layout, scenario: &Scenario) -> (Vec<(Key, String, f64,
 }
 
 /// The legend: a swatch for each entry, drawn as the chart draws it, and its name.
-fn legend(layout: &Layout, hatch_id: &str, scenario: &Scenario) -> Group {
-    let mut group = Group::new().set("class", "legend");
+fn legend(layout: &Layout, hatch_id: &str, scenario: &Scenario) -> Element {
+    let mut group = Element::new("g").set("class", "legend");
     let font = layout.form.font();
     for (key, name, x, row) in legend_items(layout, scenario).0 {
         let y = 8.0 + row as f64 * layout.row();
-        let swatch: Box<dyn svg::Node> = match key {
-            Key::Served => Box::new(
-                rect(x, y, 12.0, 12.0)
-                    .set("class", "served")
-                    .set("fill", SERVED),
-            ),
-            Key::TurnedAway => Box::new(
-                rect(x, y, 12.0, 12.0)
-                    .set("class", "rejected outlined")
-                    .set("fill", format!("url(#{hatch_id})"))
-                    .set("stroke", REJECTED),
-            ),
-            Key::Capacity => Box::new(capacity_line(x - 2.0, x + 13.0, y + 6.0)),
-            Key::Down => Box::new(
-                rect(x, y, 12.0, 12.0)
-                    .set("class", "down")
-                    .set("fill", DOWN),
-            ),
-            Key::FailedFast => Box::new(
-                rect(x, y, 12.0, 12.0)
-                    .set("class", "failed-fast")
-                    .set("fill", FAST_TINT)
-                    .set("stroke", FAST)
-                    .set("stroke-dasharray", "1.5 1.5"),
-            ),
+        let swatch: Element = match key {
+            Key::Served => rect(x, y, 12.0, 12.0)
+                .set("class", "served")
+                .set("fill", SERVED),
+            Key::TurnedAway => rect(x, y, 12.0, 12.0)
+                .set("class", "rejected outlined")
+                .set("fill", format!("url(#{hatch_id})"))
+                .set("stroke", REJECTED),
+            Key::Capacity => capacity_line(x - 2.0, x + 13.0, y + 6.0),
+            Key::Down => rect(x, y, 12.0, 12.0)
+                .set("class", "down")
+                .set("fill", DOWN),
+            Key::FailedFast => rect(x, y, 12.0, 12.0)
+                .set("class", "failed-fast")
+                .set("fill", FAST_TINT)
+                .set("stroke", FAST)
+                .set("stroke-dasharray", "1.5 1.5"),
         };
         group = group
             .add(swatch)

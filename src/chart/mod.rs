@@ -9,11 +9,10 @@
 //! - [`thumb`]: a small lane chart, bars only, for a card on the home page;
 //! - [`CSS`]: the stylesheet that themes them, light and dark.
 
-// Without the `site` feature only the tables are built, for the playground's module,
-// and the helpers of the drawings go unused.
+// Without the `site` feature only the lane chart and the tables are built, for the
+// playground's module, and the helpers of the other drawings go unused.
 #![cfg_attr(not(feature = "site"), allow(dead_code, unused_imports))]
 
-#[cfg(feature = "site")]
 pub mod lanes;
 #[cfg(feature = "site")]
 mod scale;
@@ -25,8 +24,8 @@ pub mod table;
 #[cfg(feature = "site")]
 pub mod thumb;
 
-#[cfg(feature = "site")]
-mod draw;
+pub(crate) mod draw;
+mod svg;
 
 #[cfg(all(test, feature = "site"))]
 mod readable;
@@ -67,49 +66,78 @@ pub struct FigureOptions {
 /// readers who cannot see it). A window with more ticks than the chart has columns is
 /// drawn and tabulated in bins of ticks (see [`lanes`]), so that neither grows with the
 /// horizon.
-#[cfg(feature = "site")]
 pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> String {
-    let window = options
-        .window
-        .unwrap_or_else(|| auto_window(scenario, result));
+    let parts = FigureParts::new(scenario, result, options);
     let id = escape(&result.id);
-    let mut caption = match &options.caption {
-        Some(text) => escape(text),
-        None => escape(&generated_caption(scenario, result, window)),
-    };
-    // A binned chart says so, under the author's caption too.
-    let bin = lanes::ticks_per_column(scenario, result, window);
-    if bin > 1 {
-        caption.push(' ');
-        caption.push_str(&escape(&lanes::binned_note(scenario, bin)));
-    }
     let mut out = String::new();
     out.push_str(&format!("<figure class=\"sim\" id=\"sim-{id}\">\n"));
-    out.push_str(&charts(|form| {
-        lanes::lane_chart(scenario, result, window, form)
-    }));
-    out.push_str(&format!("<figcaption>{caption}</figcaption>\n</figure>\n"));
+    out.push_str(&parts.charts);
+    out.push_str(&format!(
+        "<figcaption>{}</figcaption>\n</figure>\n",
+        parts.caption
+    ));
     // The results never scroll: the table's column fits it, or it stacks a strategy to
     // a block (the stylesheet asks its wrapper's width), so no column is out of view.
     out.push_str(&format!(
         "<div class=\"sim-results-wrap\">\n{}</div>\n",
-        table::results_table(result)
+        parts.results
     ));
     out.push_str(
         "<details class=\"sim-data\">\n<summary>The chart’s data: calls per tick</summary>\n",
     );
-    out.push_str(&scroll(
-        &format!("{id}-ticks"),
-        &table::tick_table(scenario, result, window, bin),
-    ));
+    out.push_str(&parts.ticks);
     out.push_str("</details>\n");
     out
+}
+
+/// The parts of a scenario's [`figure`], each as the figure holds it, for the
+/// playground, which shows them one by one as its replay goes.
+pub struct FigureParts {
+    /// The window shown, in µs: the author's, or [`auto_window`].
+    pub window: Micros,
+    /// The lane chart in both its layouts, wide then narrow, one `<svg>` a line.
+    pub charts: String,
+    /// The caption, as HTML.
+    pub caption: String,
+    /// The results table, as HTML.
+    pub results: String,
+    /// The per-tick data table in its scrolling region, as HTML.
+    pub ticks: String,
+}
+
+impl FigureParts {
+    /// The parts of the figure of `scenario`'s `result`.
+    pub fn new(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> Self {
+        let window = options
+            .window
+            .unwrap_or_else(|| auto_window(scenario, result));
+        let id = escape(&result.id);
+        let mut caption = match &options.caption {
+            Some(text) => escape(text),
+            None => escape(&generated_caption(scenario, result, window)),
+        };
+        // A binned chart says so, under the author's caption too.
+        let bin = lanes::ticks_per_column(scenario, result, window);
+        if bin > 1 {
+            caption.push(' ');
+            caption.push_str(&escape(&lanes::binned_note(scenario, bin)));
+        }
+        FigureParts {
+            window,
+            charts: charts(|form| lanes::lane_chart(scenario, result, window, form)),
+            caption,
+            results: table::results_table(result),
+            ticks: scroll(
+                &format!("{id}-ticks"),
+                &table::tick_table(scenario, result, window, bin),
+            ),
+        }
+    }
 }
 
 /// A chart in both its layouts, wide then narrow, one a line: drawn for the width it is
 /// shown at rather than scrolled or shrunk, so that its text stays at 11 CSS px or more
 /// (see [`draw::Form`]). The page's stylesheet shows one and hides the other.
-#[cfg(feature = "site")]
 pub(crate) fn charts(chart: impl Fn(draw::Form) -> String) -> String {
     let mut out = String::new();
     for form in draw::Form::BOTH {
@@ -190,17 +218,21 @@ pub(crate) fn tidy_ceiling(count: u64) -> u64 {
 }
 
 /// A coordinate as the SVG prints it: two decimals at most, no trailing zeros, so
-/// that output is compact and the same on every machine.
+/// that output is compact and the same on every machine. Printed from the whole number
+/// of hundredths rather than by the float formatter, which would add several kilobytes
+/// to the playground's module; a chart's coordinates are far within the ±2^53
+/// hundredths where the two agree.
 pub(crate) fn coord(x: f64) -> String {
-    let rounded = (x * 100.0).round() / 100.0;
-    let mut text = format!("{rounded:.2}");
-    while text.ends_with('0') {
-        text.pop();
+    // `as` saturates, and reads NaN as 0.
+    let hundredths = (x * 100.0).round() as i64;
+    let size = hundredths.unsigned_abs();
+    let (whole, frac) = (size / 100, size % 100);
+    let sign = if hundredths < 0 { "-" } else { "" };
+    match (frac, frac % 10) {
+        (0, _) => format!("{sign}{whole}"),
+        (_, 0) => format!("{sign}{whole}.{}", frac / 10),
+        _ => format!("{sign}{whole}.{frac:02}"),
     }
-    if text.ends_with('.') {
-        text.pop();
-    }
-    if text == "-0" { "0".to_string() } else { text }
 }
 
 /// µs as seconds with exactly `decimals` places (at most 6), by integer arithmetic.

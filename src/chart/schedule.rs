@@ -6,7 +6,7 @@
 //! The three differ by form (line, area, marker), not only by colour; a strategy keeps
 //! the colour and marker it has in the sweep figures.
 
-use svg::node::element::{Group, Path};
+use super::svg::Element;
 
 use crate::engine::Strategy;
 use crate::engine::schedule::Step;
@@ -214,20 +214,20 @@ fn panel(
     i: usize,
     strategy: Strategy,
     steps: &[Step],
-) -> Group {
+) -> Element {
     let form = layout.form;
     let right = layout.right();
     let base = layout.base(i);
     let plot_top = base - layout.panel();
     let m = mark(strategy);
     let slot = layout.slot();
-    let mut group = Group::new().set("class", format!("panel {}", m.class));
+    let mut group = Element::new("g").set("class", format!("panel {}", m.class));
 
-    let mut grid = Group::new()
+    let mut grid = Element::new("g")
         .set("class", "grid")
         .set("stroke", GRID)
         .set("stroke-width", "0.5");
-    let mut labels = Group::new()
+    let mut labels = Element::new("g")
         .set("class", "label")
         .set("fill", "currentColor")
         .set("text-anchor", "end");
@@ -242,7 +242,7 @@ fn panel(
     if let Some(gap) = layout.scale.gap() {
         let y = base - layout.panel() * gap;
         group = group.add(
-            Path::new()
+            Element::new("path")
                 .set(
                     "d",
                     format!(
@@ -280,7 +280,7 @@ fn panel(
     }
     if !band.is_empty() {
         group = group.add(
-            Path::new()
+            Element::new("path")
                 .set("d", band)
                 .set("class", "range")
                 .set("fill", m.colour)
@@ -300,7 +300,7 @@ fn panel(
             d.push_str(&format!("H{}", coord(layout.x_of(n + 1))));
         }
         group = group.add(
-            Path::new()
+            Element::new("path")
                 .set("d", d)
                 .set("class", "ceiling")
                 .set("fill", "none")
@@ -309,7 +309,7 @@ fn panel(
         );
     }
 
-    let mut markers = Group::new()
+    let mut markers = Element::new("g")
         .set("class", "marker")
         .set("fill", m.colour)
         .set("stroke", "#ffffff")
@@ -334,7 +334,7 @@ fn panel(
 }
 
 /// The retry numbers under the last panel, the axis titles.
-fn retry_axis(layout: &Layout, panels: usize) -> Group {
+fn retry_axis(layout: &Layout, panels: usize) -> Element {
     let form = layout.form;
     let right = layout.right();
     let last = layout.base(panels - 1);
@@ -343,10 +343,10 @@ fn retry_axis(layout: &Layout, panels: usize) -> Group {
         (layout.retries as f64 * 3.0 * form.char() / (right - layout.left)).ceil() as u64,
     )
     .max(1) as usize;
-    let mut ticks = Group::new()
+    let mut ticks = Element::new("g")
         .set("class", "axis")
         .set("stroke", "currentColor");
-    let mut labels = Group::new()
+    let mut labels = Element::new("g")
         .set("class", "label")
         .set("fill", "currentColor")
         .set("text-anchor", "middle");
@@ -366,7 +366,7 @@ fn retry_axis(layout: &Layout, panels: usize) -> Group {
     } else {
         "wait (s)"
     };
-    Group::new()
+    Element::new("g")
         .add(ticks)
         .add(labels)
         .add(
@@ -391,11 +391,11 @@ fn retry_axis(layout: &Layout, panels: usize) -> Group {
 
 /// The legend: the ceiling, the range and a sampled wait, each as drawn, wrapped onto
 /// as many rows as needed. Returns it and its number of rows.
-fn legend(layout: &Layout) -> (Group, usize) {
+fn legend(layout: &Layout) -> (Element, usize) {
     let form = layout.form;
     let (left, right) = (layout.left, layout.right());
     let names = ["ceiling d(a)", "possible waits", "sampled wait"];
-    let mut group = Group::new().set("class", "legend");
+    let mut group = Element::new("g").set("class", "legend");
     let (mut x, mut row) = (left, 0);
     for (n, name) in names.into_iter().enumerate() {
         let width = 24.0 + form.text_width(name, false);
@@ -404,36 +404,30 @@ fn legend(layout: &Layout) -> (Group, usize) {
             row += 1;
         }
         let y = 8.0 + row as f64 * (form.font() + 8.0);
-        let swatch: Box<dyn svg::Node> = match n {
-            0 => Box::new(
-                Path::new()
-                    .set(
-                        "d",
-                        format!(
-                            "M{} {}H{}V{}H{}",
-                            coord(x),
-                            coord(y + 10.0),
-                            coord(x + 9.0),
-                            coord(y + 2.0),
-                            coord(x + 18.0)
-                        ),
-                    )
-                    .set("class", "ceiling")
-                    .set("fill", "none")
-                    .set("stroke", "currentColor")
-                    .set("stroke-width", "1.5"),
-            ),
-            1 => Box::new(
-                rect(x, y, 18.0, 12.0)
-                    .set("class", "range neutral")
-                    .set("fill", "currentColor")
-                    .set("fill-opacity", "0.22"),
-            ),
-            _ => Box::new(
-                marker(Shape::Circle, x + 9.0, y + 6.0, 9.0)
-                    .set("class", "marker neutral")
-                    .set("fill", "currentColor"),
-            ),
+        let swatch: Element = match n {
+            0 => Element::new("path")
+                .set(
+                    "d",
+                    format!(
+                        "M{} {}H{}V{}H{}",
+                        coord(x),
+                        coord(y + 10.0),
+                        coord(x + 9.0),
+                        coord(y + 2.0),
+                        coord(x + 18.0)
+                    ),
+                )
+                .set("class", "ceiling")
+                .set("fill", "none")
+                .set("stroke", "currentColor")
+                .set("stroke-width", "1.5"),
+            1 => rect(x, y, 18.0, 12.0)
+                .set("class", "range neutral")
+                .set("fill", "currentColor")
+                .set("fill-opacity", "0.22"),
+            _ => marker(Shape::Circle, x + 9.0, y + 6.0, 9.0)
+                .set("class", "marker neutral")
+                .set("fill", "currentColor"),
         };
         group = group
             .add(swatch)

@@ -8,7 +8,7 @@
 //! `chart.css`); the presentation attributes are only defaults, so that the SVG also
 //! reads standalone.
 
-use svg::node::element::{Group, Path};
+use super::svg::Element;
 
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
@@ -218,7 +218,7 @@ pub(crate) fn mark(strategy: Strategy) -> Mark {
 }
 
 /// A marker of about `size` units centred on a point, as a path.
-pub(crate) fn marker(shape: Shape, x: f64, y: f64, size: f64) -> Path {
+pub(crate) fn marker(shape: Shape, x: f64, y: f64, size: f64) -> Element {
     let r = size / 2.0;
     let p = |dx: f64, dy: f64| format!("{} {}", coord(x + dx), coord(y + dy));
     let d = match shape {
@@ -252,7 +252,7 @@ pub(crate) fn marker(shape: Shape, x: f64, y: f64, size: f64) -> Path {
             p(-1.1 * r, -0.8 * r)
         ),
     };
-    Path::new().set("d", d)
+    Element::new("path").set("d", d)
 }
 
 /// Where everything goes, in one of the two layouts.
@@ -430,8 +430,8 @@ fn sweep_chart(sweep: &Sweep, total: Total, form: Form) -> String {
     )
     .add(legend)
     .add(axes(&layout, &y_labels, sweep.axis, total.axis()));
-    let mut bands = Group::new().set("class", "bands");
-    let mut lines = Group::new().set("class", "lines");
+    let mut bands = Element::new("g").set("class", "bands");
+    let mut lines = Element::new("g").set("class", "lines");
     for (strategy, values) in strategies.iter().zip(&all) {
         let m = mark(*strategy);
         let band = if runs > 1 {
@@ -441,7 +441,7 @@ fn sweep_chart(sweep: &Sweep, total: Total, form: Form) -> String {
         };
         if !band.is_empty() {
             bands = bands.add(
-                Path::new()
+                Element::new("path")
                     .set("d", band)
                     .set("class", format!("band {}", m.class))
                     .set("fill", m.colour)
@@ -526,14 +526,14 @@ fn stretches(values: &[Option<Values>]) -> Vec<Vec<usize>> {
 /// A strategy's line through its medians, broken where a point has none, and its
 /// markers; a point with none ("never") is a hollow marker in the row above the plot,
 /// tied to its neighbours by dotted lines, so the line visibly leaves the scale.
-fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mark) -> Group {
+fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mark) -> Element {
     let mut d = String::new();
     for stretch in stretches(values) {
         trace(&mut d, layout, xs, stretch.into_iter(), true, |i| {
             value(values, i).median
         });
     }
-    let mut path = Path::new()
+    let mut path = Element::new("path")
         .set("d", d)
         .set("class", "line")
         .set("fill", "none")
@@ -543,12 +543,12 @@ fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mar
     if let Some(dash) = m.dash {
         path = path.set("stroke-dasharray", dash);
     }
-    let mut markers = Group::new()
+    let mut markers = Element::new("g")
         .set("class", "marker")
         .set("fill", m.colour)
         .set("stroke", "#ffffff")
         .set("stroke-width", "1");
-    let mut never = Group::new()
+    let mut never = Element::new("g")
         .set("class", "never")
         .set("fill", "#ffffff")
         .set("stroke", m.colour)
@@ -582,13 +582,13 @@ fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mar
             (None, None) => {}
         }
     }
-    let mut group = Group::new()
+    let mut group = Element::new("g")
         .set("class", format!("strategy {}", m.class))
         .add(path)
         .add(markers);
     if !links.is_empty() {
         group = group.add(
-            Path::new()
+            Element::new("path")
                 .set("d", links)
                 .set("class", "line link")
                 .set("fill", "none")
@@ -605,19 +605,19 @@ fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mar
 
 /// The grid, both axes with their ticks and `y_labels`, their titles, the break of a
 /// log axis that also shows zero, and the "never" row's name.
-fn axes(layout: &Layout, y_labels: &[(f64, String)], x_title: &str, y_title: &str) -> Group {
+fn axes(layout: &Layout, y_labels: &[(f64, String)], x_title: &str, y_title: &str) -> Element {
     let form = layout.form;
     let right = layout.right();
     let bottom = layout.bottom();
     let lift = form.font() * 0.32;
-    let mut grid = Group::new()
+    let mut grid = Element::new("g")
         .set("class", "grid")
         .set("stroke", GRID)
         .set("stroke-width", "0.5");
-    let mut ticks = Group::new()
+    let mut ticks = Element::new("g")
         .set("class", "axis")
         .set("stroke", "currentColor");
-    let mut labels = Group::new()
+    let mut labels = Element::new("g")
         .set("class", "label")
         .set("fill", "currentColor");
     for (v, label) in y_labels {
@@ -655,7 +655,7 @@ fn axes(layout: &Layout, y_labels: &[(f64, String)], x_title: &str, y_title: &st
     if let Some(gap) = layout.x.gap() {
         let x = layout.left + (right - layout.left) * gap;
         ticks = ticks.add(
-            Path::new()
+            Element::new("path")
                 .set(
                     "d",
                     format!(
@@ -671,7 +671,7 @@ fn axes(layout: &Layout, y_labels: &[(f64, String)], x_title: &str, y_title: &st
     }
     let middle = layout.top + layout.plot / 2.0;
     let title_x = form.font() + 4.0;
-    Group::new()
+    Element::new("g")
         .add(grid)
         .add(ticks)
         .add(labels)
@@ -697,11 +697,11 @@ fn axes(layout: &Layout, y_labels: &[(f64, String)], x_title: &str, y_title: &st
 
 /// The legend: per strategy a stretch of its line with its marker, and its name,
 /// wrapped onto as many rows as needed. Returns it and its number of rows.
-fn legend(strategies: &[Strategy], layout: &Layout) -> (Group, usize) {
+fn legend(strategies: &[Strategy], layout: &Layout) -> (Element, usize) {
     let form = layout.form;
     let (left, right) = (layout.left, layout.right());
     let row_height = form.font() + 8.0;
-    let mut group = Group::new().set("class", "legend");
+    let mut group = Element::new("g").set("class", "legend");
     let (mut x, mut row) = (left, 0);
     for &s in strategies {
         let m = mark(s);
@@ -719,7 +719,7 @@ fn legend(strategies: &[Strategy], layout: &Layout) -> (Group, usize) {
             sample = sample.set("stroke-dasharray", dash);
         }
         group = group.add(
-            Group::new()
+            Element::new("g")
                 .set("class", format!("strategy {}", m.class))
                 .add(sample)
                 .add(

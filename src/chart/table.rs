@@ -250,7 +250,6 @@ fn unbreakable_pieces(html: &str) -> Vec<usize> {
 /// id is `{id}-ticks-caption`. With `bin` ticks per column of the chart (more than 1
 /// when the window has more ticks than the chart has columns), a row is a bin and holds
 /// the calls of all its ticks, so the table has no more rows than the chart has bars.
-#[cfg(feature = "site")]
 pub fn tick_table(
     scenario: &Scenario,
     result: &ScenarioResult,

@@ -149,8 +149,42 @@ fn tick_table_lists_only_busy_ticks_in_the_window() {
     assert!(!html.contains(">3.0</th>"), "a tick past the window");
 }
 
+/// What `coord` printed by the float formatter, which it must go on giving.
+fn coord_by_float_formatter(x: f64) -> String {
+    let rounded = (x * 100.0).round() / 100.0;
+    let mut text = format!("{rounded:.2}");
+    while text.ends_with('0') {
+        text.pop();
+    }
+    if text.ends_with('.') {
+        text.pop();
+    }
+    if text == "-0" { "0".to_string() } else { text }
+}
+
+proptest::proptest! {
+    #[test]
+    fn coordinates_print_as_the_float_formatter_did(x in -1e9f64..1e9, y in -1000.0f64..1000.0) {
+        proptest::prop_assert_eq!(coord(x), coord_by_float_formatter(x));
+        proptest::prop_assert_eq!(coord(y), coord_by_float_formatter(y));
+    }
+}
+
 #[test]
 fn numbers_print_compactly() {
+    for x in [
+        0.005,
+        -0.005,
+        0.015,
+        0.125,
+        99.995,
+        -12.34,
+        1e12 + 0.5,
+        640.0,
+        0.1 + 0.2,
+    ] {
+        assert_eq!(coord(x), coord_by_float_formatter(x), "{x}");
+    }
     assert_eq!(coord(1.0), "1");
     assert_eq!(coord(1.5), "1.5");
     assert_eq!(coord(2.0 / 3.0), "0.67");

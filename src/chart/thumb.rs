@@ -6,8 +6,7 @@
 //! Long windows are drawn in at most [`COLUMNS`] columns, each the mean of the ticks
 //! it covers, so a card stays a few kilobytes whatever the horizon.
 
-use svg::Document;
-use svg::node::element::{Group, Path, Title};
+use super::svg::Element;
 
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, StrategyResult};
@@ -78,15 +77,16 @@ pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Mi
     let width = (WIDTH - 2.0 * MARGIN) / columns as f64;
     let bar = if width >= 3.0 { width * 0.8 } else { width };
 
-    let mut doc = Document::new()
+    let mut doc = Element::document()
         .set("viewBox", format!("0 0 {} {}", coord(WIDTH), coord(HEIGHT)))
         .set("width", "100%")
         .set("class", "sim-thumb")
         .set("role", "img")
         .set("aria-labelledby", format!("{id}-thumb-title"))
         .add(
-            Title::new(format!("{id}: calls per tick, by strategy"))
-                .set("id", format!("{id}-thumb-title")),
+            Element::new("title")
+                .set("id", format!("{id}-thumb-title"))
+                .text(format!("{id}: calls per tick, by strategy")),
         );
     for (i, s) in result.strategies.iter().enumerate() {
         let base = MARGIN + (i + 1) as f64 * lane + i as f64 * GAP;
@@ -104,7 +104,7 @@ pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Mi
                 rejected.push_str(&bar_path(x, r_top, bar, s_top - r_top));
             }
         }
-        let mut group = Group::new().set("class", "lane").add(
+        let mut group = Element::new("g").set("class", "lane").add(
             super::draw::line(MARGIN, base, WIDTH - MARGIN, base)
                 .set("class", "grid")
                 .set("stroke", GRID)
@@ -112,7 +112,7 @@ pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Mi
         );
         if !served.is_empty() {
             group = group.add(
-                Path::new()
+                Element::new("path")
                     .set("d", served)
                     .set("class", "served")
                     .set("fill", SERVED),
@@ -120,7 +120,7 @@ pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Mi
         }
         if !rejected.is_empty() {
             group = group.add(
-                Path::new()
+                Element::new("path")
                     .set("d", rejected)
                     .set("class", "rejected")
                     .set("fill", REJECTED)

@@ -202,6 +202,16 @@ try {
         if (wrong++ < 3) fail(`after tick ${k} the counters say ${JSON.stringify(state.rows)}, the lanes ${JSON.stringify(want(k))}`);
       }
       if (!state.valuetext?.includes(`tick ${k} of ${state.max}`)) fail(`the scrubber reads "${state.valuetext}" at tick ${k}`);
+      // The chart (the module's, the article's) shows the served bars of the first k
+      // ticks: those within its replay's clip, in the wide layout, whose bars have gaps.
+      const bars = await p.evaluate(() => {
+        const svg = document.querySelector("#pg-chart > svg.sim-wide");
+        const edge = Number(svg.querySelector(":scope > defs.pg-replay rect").getAttribute("width"));
+        return [...svg.querySelectorAll("g.bars > g.served > rect")]
+          .filter((r) => Number(r.getAttribute("x")) + Number(r.getAttribute("width")) <= edge + 0.02).length;
+      });
+      const served = expected.strategies.reduce((n, s) => n + s.served.slice(0, k).filter((c) => c > 0).length, 0);
+      if (bars !== served) fail(`after tick ${k} the chart shows ${bars} served bars, the lanes have ${served}`);
       if (k === state.max) break;
       // One tick at a time, alternately from the scrubber's arrow and the L key.
       await p.keyboard.press(k % 2 ? "ArrowRight" : "l");
@@ -228,7 +238,7 @@ try {
         .violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`));
       for (const v of violations) fail(`axe (${scheme}) after a replay: ${v}`);
     }
-    console.log(`replayed the crowd preset tick by tick from the keyboard: ${ticks} ticks, counters equal to the lanes' running sums at each`);
+    console.log(`replayed the crowd preset tick by tick from the keyboard: ${ticks} ticks, counters equal to the lanes' running sums and the chart's bars to the lanes' at each`);
     await quiet.close();
   }
 
@@ -315,6 +325,26 @@ try {
   const textOf = (t) =>
     [t.caption?.textContent ?? "", ...[...t.rows].map((r) => [...r.cells].map((c) => c.textContent).join(" | "))];
   const tableText = (p, selector) => p.locator(selector).evaluate(new Function("t", `return (${textOf})(t)`));
+  // The playground's lane charts as the browser serialises them, without what its replay
+  // adds (a clip of the bars), to compare with the article figure's charts, which the
+  // same serialiser writes: the module's SVG text is the article's, byte for byte.
+  const chartsOf = (p) => p.locator("#pg-chart").evaluate((box) => [...box.querySelectorAll(":scope > svg")].map((svg) => {
+    const copy = svg.cloneNode(true);
+    copy.querySelector(":scope > defs.pg-replay")?.remove();
+    for (const bars of copy.querySelectorAll("g.bars")) bars.removeAttribute("clip-path");
+    return copy.outerHTML;
+  }));
+  const sameCharts = (where, got, expected) => {
+    if (expected.length !== 2) fail(`${where}: the article's figure has ${expected.length} charts, not 2`);
+    if (got.length !== expected.length) return fail(`${where}: the playground shows ${got.length} charts, the article ${expected.length}`);
+    got.forEach((svg, i) => {
+      if (svg === expected[i]) return;
+      const at = [...svg].findIndex((c, j) => c !== expected[i][j]);
+      fail(`${where}: the playground's chart ${i + 1} differs from the article's at character ${at}:\n  article:    ${expected[i].slice(Math.max(0, at - 60), at + 60)}\n  playground: ${svg.slice(Math.max(0, at - 60), at + 60)}`);
+    });
+    return got.length;
+  };
+  let charts = 0;
   let tables = 0;
   for (const path of ["/backoff-and-jitter/", "/why-waiting-longer/", "/beyond-backoff/", "/writing-articles/"]) {
     const article = await early.newPage();
@@ -326,9 +356,10 @@ try {
       const text = new Function("t", `return (${textOf})(t)`);
       const results = e.nextElementSibling.querySelector("table.sim-results");
       const ticks = e.nextElementSibling.nextElementSibling.querySelector("table.sim-ticks");
-      return [e.id.replace(/^sim-/, ""), p.querySelector("a").getAttribute("href"), text(results), text(ticks)];
+      return [e.id.replace(/^sim-/, ""), p.querySelector("a").getAttribute("href"), text(results), text(ticks),
+        [...e.querySelectorAll(":scope > svg")].map((svg) => svg.outerHTML)];
     }), textOf.toString());
-    for (const [id, href, expected, expectedTicks] of found) {
+    for (const [id, href, expected, expectedTicks, expectedCharts] of found) {
       const p = await early.newPage();
       p.on("pageerror", (e) => fail(`page error: ${e.message}`));
       await p.goto(new URL(href, origin).href);
@@ -344,11 +375,12 @@ try {
         const at = gotTicks.findIndex((row, i) => row !== expectedTicks[i]);
         fail(`${path}#sim-${id}: the chart's data differs at row ${at}:\n  article:    ${expectedTicks[at]}\n  playground: ${gotTicks[at]}`);
       } else tables += 1;
+      charts += sameCharts(`${path}#sim-${id}`, await chartsOf(p), expectedCharts) ?? 0;
       await p.close();
     }
     await article.close();
   }
-  console.log(`${tables} try-it links ran to their article's results table and chart data, cell for cell`);
+  console.log(`${tables} try-it links ran to their article's results table and chart data, cell for cell, and ${charts} charts (wide and narrow) to the article's, byte for byte`);
 
   // Every preset button runs the scenario of the figure its link leads to: the article's
   // results table and chart data, cell for cell.
@@ -361,13 +393,15 @@ try {
     const names = presets.map(([, name]) => name).join(", ");
     if (names !== "the crowd, half capacity, the outage, the beginner’s 30 clients, metastable failure") fail(`the presets are ${names}`);
     const links = await p.locator("article .content a[href*='#sim-']").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    let presetCharts = 0;
     for (const [i, [id, name]] of presets.entries()) {
       const article = await early.newPage();
       await article.goto(new URL(links[i], `${origin}/playground/`).href);
-      const [expected, expectedTicks] = await article.locator(`#sim-${id}`).evaluate((e, textOf) => {
+      const [expected, expectedTicks, expectedCharts] = await article.locator(`#sim-${id}`).evaluate((e, textOf) => {
         const text = new Function("t", `return (${textOf})(t)`);
         return [text(e.nextElementSibling.querySelector("table.sim-results")),
-          text(e.nextElementSibling.nextElementSibling.querySelector("table.sim-ticks"))];
+          text(e.nextElementSibling.nextElementSibling.querySelector("table.sim-ticks")),
+          [...e.querySelectorAll(":scope > svg")].map((svg) => svg.outerHTML)];
       }, textOf.toString());
       await article.close();
       await p.click(`#pg-presets button[data-preset="${id}"]`);
@@ -378,8 +412,9 @@ try {
       const gotTicks = await tableText(p, "#pg-ticks table");
       if (JSON.stringify(got) !== JSON.stringify(expected)) fail(`the preset ${name}: the results differ from #sim-${id}:\n  ${got.join("\n  ")}`);
       if (JSON.stringify(gotTicks) !== JSON.stringify(expectedTicks)) fail(`the preset ${name}: the chart's data differs from #sim-${id}`);
+      presetCharts += sameCharts(`the preset ${name}`, await chartsOf(p), expectedCharts) ?? 0;
     }
-    console.log(`${presets.length} presets (${names}) ran to their article's results table and chart data, cell for cell`);
+    console.log(`${presets.length} presets (${names}) ran to their article's results table and chart data, cell for cell, and ${presetCharts} charts to the article's, byte for byte`);
     await p.close();
   }
   console.log(`before the engine loaded, the form showed the scenario of ${same} try-it links as the engine does; ${beyond} say more than the form shows`);

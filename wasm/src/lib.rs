@@ -5,6 +5,8 @@
 //! `alloc`, writes the scenario's YAML into it and calls `run`, `page` or `settings`, which free
 //! the input and return the output's address and length packed into one `u64`
 //! (address in the high 32 bits); the host reads the JSON and frees it with `dealloc`.
+//! `page` takes three texts in its buffer, one after the other: the figure's window,
+//! its caption and the YAML, with the lengths of the first two in bytes.
 
 use std::ptr;
 
@@ -34,14 +36,36 @@ pub unsafe extern "C" fn run(ptr: *mut u8, len: usize) -> u64 {
     unsafe { answer(ptr, len, retrylab::playground::run) }
 }
 
-/// Runs the scenario in the buffer for the page: `retrylab::playground::page`.
+/// Runs the scenario in the buffer for the page: `retrylab::playground::page`. The
+/// buffer holds the window (`window_len` bytes), the caption (`caption_len` bytes) and
+/// the YAML, in that order.
 ///
 /// # Safety
 /// `ptr` and `len` must describe a buffer from `alloc`; it is freed here.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn page(ptr: *mut u8, len: usize) -> u64 {
+pub unsafe extern "C" fn page(
+    ptr: *mut u8,
+    len: usize,
+    window_len: usize,
+    caption_len: usize,
+) -> u64 {
     // SAFETY: as documented.
-    unsafe { answer(ptr, len, retrylab::playground::page) }
+    unsafe {
+        answer(ptr, len, |text| {
+            // Split where the host's lengths say; lengths that do not fall between
+            // characters give a text that is not UTF-8, and the errors say so.
+            match (
+                text.split_at_checked(window_len),
+                text.get(window_len..window_len.saturating_add(caption_len)),
+                text.get(window_len.saturating_add(caption_len)..),
+            ) {
+                (Some((window, _)), Some(caption), Some(yaml)) => {
+                    retrylab::playground::page(yaml, window, caption)
+                }
+                _ => NOT_UTF8.to_string(),
+            }
+        })
+    }
 }
 
 /// Reads the scenario in the buffer: `retrylab::playground::settings`.
@@ -54,13 +78,16 @@ pub unsafe extern "C" fn settings(ptr: *mut u8, len: usize) -> u64 {
     unsafe { answer(ptr, len, retrylab::playground::settings) }
 }
 
+/// The errors JSON for an input that is not UTF-8 text.
+const NOT_UTF8: &str = r#"{"errors":[{"line":1,"column":1,"width":1,"message":"the scenario is not UTF-8 text","help":null}]}"#;
+
 /// Reads the input, frees it, applies `f` and hands the output's buffer to the host.
-unsafe fn answer(ptr: *mut u8, len: usize, f: fn(&str) -> String) -> u64 {
+unsafe fn answer(ptr: *mut u8, len: usize, f: impl FnOnce(&str) -> String) -> u64 {
     // SAFETY: the caller's buffer from `alloc`, freed only here.
     let input = unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(ptr, len)) };
     let output = match std::str::from_utf8(&input) {
         Ok(text) => f(text),
-        Err(_) => r#"{"errors":[{"line":1,"column":1,"width":1,"message":"the scenario is not UTF-8 text","help":null}]}"#.to_string(),
+        Err(_) => NOT_UTF8.to_string(),
     };
     drop(input);
     let output = output.into_bytes().into_boxed_slice();

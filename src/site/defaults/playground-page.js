@@ -189,123 +189,39 @@ function showYamlErrors(errors, yaml) {
   }
 }
 
-// ---- The lane chart, drawn tick by tick --------------------------------------------
+// ---- The lane chart: the article's figure, from the engine's module ------------------
+// The module draws the chart with the site's own Rust code, in both its layouts, as an
+// article's figure of the scenario has it; the replay shows each layout's bars up to a
+// tick through a clip over its plots, whose edges the module gives with the chart.
 const SVG = "http://www.w3.org/2000/svg";
-const W = 640, RIGHT = 624, LEFT = 44, LEGEND = 30, LABEL = 20, LANE = 76, GAP = 10, AXIS = 46;
-const el = (tag, attrs, parent) => {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, value] of Object.entries(attrs)) node.setAttribute(k, value);
-  if (parent) parent.append(node);
-  return node;
-};
-const text = (content, attrs, parent) => {
-  const node = el("text", { class: "label", fill: "currentColor", ...attrs }, parent);
-  node.textContent = content;
-  return node;
-};
-const tidy = (n) => {
-  const p = 10 ** Math.floor(Math.log10(Math.max(n, 1)));
-  return [1, 2, 2.5, 5, 10].map((m) => m * p).find((c) => c >= n);
-};
-const round = (x) => Math.round(x * 100) / 100;
 
-function draw(result, setup) {
-  const lanes = result.strategies.map((s) => s.lanes);
-  const tickS = lanes[0].tick_s;
-  let last = 0;
-  for (const l of lanes) {
-    for (let k = l.served.length - 1; k >= 0; k--) {
-      if (l.served[k] + l.rejected[k] > 0) { last = Math.max(last, k); break; }
-    }
-  }
-  for (const o of setup.outages) last = Math.max(last, Math.ceil(o.to / tickS));
-  const total = Math.max(...lanes.map((l) => l.served.length));
-  const shown = setup.shown ?? Math.min(total, Math.max(10, Math.ceil((last + 1) * 1.08)));
-  const fast = (l, k) => l.failed_fast?.[k] ?? 0;
-  const anyFast = lanes.some((l) => l.failed_fast?.length);
-  let peak = setup.capacity;
-  for (const l of lanes) for (let k = 0; k < shown; k++) peak = Math.max(peak, (l.served[k] ?? 0) + (l.rejected[k] ?? 0) + fast(l, k));
-  const top = tidy(peak);
-  const bar = (RIGHT - LEFT) / shown;
-  const height = LEGEND + lanes.length * (LABEL + LANE + GAP) + AXIS;
-  const svg = el("svg", { class: "sim-lanes", viewBox: `0 0 ${W} ${height}`, width: "100%",
-    role: "img", "font-size": 14, "aria-label": "Calls per tick, by strategy" });
-  const defs = el("defs", {}, svg);
-  // Every bar is drawn once; the replay reveals them up to a tick through this clip.
-  const reveal = el("rect", { x: 0, y: 0, width: LEFT, height }, el("clipPath", { id: "pg-reveal" }, defs));
-  const pattern = el("pattern", { id: "pg-hatch", width: 5, height: 5,
-    patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, defs);
-  el("rect", { class: "tint", width: 5, height: 5, fill: "#ffebe9" }, pattern);
-  el("line", { class: "hatch", x1: 2.5, x2: 2.5, y1: 0, y2: 5, stroke: "#cf222e", "stroke-width": 1.5 }, pattern);
-  const legend = el("g", { class: "legend" }, svg);
-  el("rect", { class: "served", x: LEFT, y: 8, width: 12, height: 12, fill: "#1a7f37" }, legend);
-  text("served", { x: LEFT + 17, y: 18.5 }, legend);
-  el("rect", { class: "rejected outlined", x: LEFT + 82, y: 8, width: 12, height: 12,
-    fill: "url(#pg-hatch)", stroke: "#cf222e" }, legend);
-  text("turned away", { x: LEFT + 99, y: 18.5 }, legend);
-  el("line", { class: "capacity", x1: LEFT + 199, x2: LEFT + 215, y1: 14, y2: 14,
-    stroke: "currentColor", "stroke-dasharray": "6 4", "stroke-width": 1.5 }, legend);
-  text("capacity", { x: LEFT + 220, y: 18.5 }, legend);
-  if (anyFast) {
-    el("rect", { class: "failed-fast", x: LEFT + 290, y: 8, width: 12, height: 12, fill: "#f6f8fa",
-      stroke: "#59636e", "stroke-dasharray": "1.5 1.5" }, legend);
-    text("failed fast", { x: LEFT + 307, y: 18.5 }, legend);
-  }
-
-  const seconds = shown * tickS;
-  const step = tidy(seconds / 6);
-  const x = (s) => round(LEFT + (s / seconds) * (RIGHT - LEFT));
-  const groups = lanes.map((l, i) => {
-    const y0 = LEGEND + i * (LABEL + LANE + GAP) + LABEL;
-    const g = el("g", { class: "lane" }, svg);
-    const grid = el("g", { class: "grid", stroke: "#d1d9e0", "stroke-width": 0.5 }, g);
-    el("line", { x1: LEFT, x2: RIGHT, y1: y0, y2: y0 }, grid);
-    for (let s = 0; s <= seconds + 1e-9; s += step) el("line", { x1: x(s), x2: x(s), y1: y0, y2: y0 + LANE }, grid);
-    for (const o of setup.outages) {
-      const from = Math.min(o.from, seconds), to = Math.min(o.to, seconds);
-      if (to > from) el("rect", { class: "down", x: x(from), y: y0, width: round(x(to) - x(from)), height: LANE, fill: "#e6e9ed" }, g);
-    }
-    text(result.strategies[i].strategy, { x: LEFT, y: y0 - 6, "font-weight": 600 }, g);
-    text(String(top), { x: LEFT - 6, y: y0 + 5, "text-anchor": "end", "font-size": 12 }, g);
-    text("0", { x: LEFT - 6, y: y0 + LANE, "text-anchor": "end", "font-size": 12 }, g);
-    const bars = el("g", { "clip-path": "url(#pg-reveal)" }, g);
-    const served = el("g", { class: "served", fill: "#1a7f37" }, bars);
-    const rejected = el("g", { class: bar >= 6 ? "rejected outlined" : "rejected",
-      fill: "url(#pg-hatch)", stroke: bar >= 6 ? "#cf222e" : "none" }, bars);
-    const failed = el("g", { class: "failed-fast", fill: "#f6f8fa", stroke: "#59636e",
-      "stroke-width": 0.5, "stroke-dasharray": "1.5 1.5" }, bars);
-    const capY = round(y0 + LANE - (setup.capacity / top) * LANE);
-    el("line", { class: "capacity", x1: LEFT, x2: RIGHT, y1: capY, y2: capY, stroke: "currentColor",
-      "stroke-dasharray": "6 4", "stroke-width": 1.5 }, g);
-    el("line", { class: "axis", x1: LEFT, x2: RIGHT, y1: y0 + LANE, y2: y0 + LANE, stroke: "currentColor" }, g);
-    return { y0, served, rejected, failed, lane: l };
+function draw(figurePart, tickS) {
+  chartBox.innerHTML = figurePart.charts;
+  const reveals = [...chartBox.querySelectorAll("svg")].map((svg, i) => {
+    const [left, right] = figurePart.plots[i];
+    const { width, height } = svg.viewBox.baseVal;
+    const id = `pg-reveal-${i}`;
+    const clip = document.createElementNS(SVG, "clipPath");
+    clip.id = id;
+    const rect = document.createElementNS(SVG, "rect");
+    for (const [name, value] of [["x", 0], ["y", 0], ["width", width], ["height", height]]) rect.setAttribute(name, value);
+    clip.append(rect);
+    const defs = document.createElementNS(SVG, "defs");
+    defs.setAttribute("class", "pg-replay");
+    defs.append(clip);
+    svg.append(defs);
+    for (const bars of svg.querySelectorAll("g.bars")) bars.setAttribute("clip-path", `url(#${id})`);
+    return { rect, left, right, width };
   });
-  const axisY = LEGEND + lanes.length * (LABEL + LANE + GAP);
-  for (let s = 0; s <= seconds + 1e-9; s += step) {
-    text(String(round(s)), { x: x(s), y: axisY + 6, "text-anchor": "middle", "font-size": 12 }, svg);
-  }
-  text("time (s)", { x: (LEFT + RIGHT) / 2, y: axisY + 30, "text-anchor": "middle", "font-size": 12 }, svg);
-  const clock = text("", { x: RIGHT, y: 18.5, "text-anchor": "end", "font-variant-numeric": "tabular-nums" }, svg);
-
-  for (let k = 0; k < shown; k++) {
-    for (const { y0, served, rejected, failed, lane } of groups) {
-      const s = lane.served[k] ?? 0, r = lane.rejected[k] ?? 0, f = fast(lane, k);
-      const bx = round(LEFT + k * bar), bw = round(Math.max(bar - (bar >= 3 ? 1 : 0), 0.5));
-      const hs = (s / top) * LANE, hr = (r / top) * LANE, hf = (f / top) * LANE;
-      if (s) el("rect", { x: bx, y: round(y0 + LANE - hs), width: bw, height: round(hs) }, served);
-      if (r) el("rect", { x: bx, y: round(y0 + LANE - hs - hr), width: bw, height: round(hr) }, rejected);
-      if (f) el("rect", { x: bx, y: round(y0 + LANE - hs - hr - hf), width: bw, height: round(hf) }, failed);
-    }
-  }
-  chartBox.replaceChildren(svg);
-  // Shows the first `k` ticks.
+  const shown = figurePart.shown;
+  // Shows the bars of the first `k` ticks; all of them, to the chart's edge, at the end.
   const show = (k) => {
-    reveal.setAttribute("width", round(LEFT + k * bar));
-    clock.textContent = `t = ${(k * tickS).toFixed(1)} s`;
+    for (const { rect, left, right, width } of reveals) {
+      rect.setAttribute("width", k >= shown ? width : left + ((right - left) * k) / shown);
+    }
   };
-  return { shown, show, seconds, tickS };
+  return { shown, show, seconds: shown * tickS, tickS };
 }
-
 
 // ---- The replay: play, pause, one tick, a scrubber; the counters follow -------------
 // The counters of each strategy's typical run after its first `k` ticks, from running
@@ -432,53 +348,6 @@ document.addEventListener("keydown", (event) => {
 // ---- The results table comes from the engine's module: the site's own Rust code -----
 const thousands = (n) => Math.round(n).toLocaleString("en-US");
 
-// ---- The chart's data, as the site's figures give it ------------------------------
-// Integer microseconds throughout, as the site's Rust counts them.
-const SECOND = 1e6;
-const micros = (text) => Math.round(secondsOf(text) * SECOND);
-const decimalsFor = (step) => [0, 1, 2, 3, 4, 5].find((d) => step % 10 ** (6 - d) === 0) ?? 6;
-const secondsFixed = (us, decimals) => {
-  const d = Math.min(decimals, 6);
-  if (d === 0) return String(Math.floor((us + SECOND / 2) / SECOND));
-  const unit = 10 ** (6 - d);
-  let whole = Math.floor(us / SECOND);
-  let frac = Math.floor(((us % SECOND) + unit / 2) / unit);
-  if (frac === 10 ** d) { whole += 1; frac = 0; }
-  return `${whole}.${String(frac).padStart(d, "0")}`;
-};
-const durationText = (us) => us >= 60 * SECOND && us % (60 * SECOND) === 0 ? `${us / (60 * SECOND)} min`
-  : us >= SECOND ? `${secondsFixed(us, decimalsFor(us))} s`
-  : us >= 1000 && us % 1000 === 0 ? `${us / 1000} ms` : `${us} µs`;
-
-// The ticks a chart of `window` µs shows: the window in whole ticks, within the run.
-function ticksShown(result, tick, horizon, window) {
-  const lanes = Math.max(0, ...result.strategies.map((s) => s.lanes.served.length));
-  const all = Math.max(Math.floor(horizon / tick), lanes, 1);
-  return Math.min(Math.max(Math.ceil(window / tick), 1), all);
-}
-
-function tickTable(result, tick, shown) {
-  const fast = result.strategies.some((s) => "failed_fast" in s);
-  const decimals = Math.max(decimalsFor(tick), 1);
-  const names = result.strategies.map((s) =>
-    `<th scope="colgroup" colspan="${fast ? 3 : 2}">${escapeHtml(s.strategy)}</th>`).join("");
-  const kinds = result.strategies.map(() => '<th scope="col" class="num">served</th>' +
-    '<th scope="col" class="num">turned away</th>' + (fast ? '<th scope="col" class="num">failed fast</th>' : "")).join("");
-  const rows = [];
-  for (let k = 0; k < shown; k++) {
-    const row = result.strategies.map(({ lanes: l }) =>
-      [l.served[k] ?? 0, l.rejected[k] ?? 0, l.failed_fast?.[k] ?? 0]);
-    if (row.every(([s, r, f]) => s === 0 && r === 0 && f === 0)) continue;
-    const cells = row.map(([s, r, f]) => `<td class="num">${thousands(s)}</td><td class="num">${thousands(r)}</td>` +
-      (fast ? `<td class="num">${thousands(f)}</td>` : "")).join("");
-    rows.push(`<tr><th scope="row" class="num">${secondsFixed(k * tick, decimals)}</th>${cells}</tr>`);
-  }
-  return `<table class="sim-ticks"><caption>Calls per tick in the first ${durationText(shown * tick)}, ` +
-    "one run per strategy as in the chart; ticks in which no strategy saw a call are left out</caption>" +
-    `<thead><tr><th scope="col" rowspan="2" class="num">time (s)</th>${names}</tr><tr>${kinds}</tr></thead>` +
-    `<tbody>${rows.join("")}</tbody></table>`;
-}
-
 // ---- Presets -------------------------------------------------------------------------
 // A link on the page to a scenario's figure (`…#sim-ID`) becomes a button that loads
 // that figure's scenario, as the author wrote it, with the window the figure shows: the
@@ -529,8 +398,10 @@ function run() {
     (linkWindow && !windowOf(yaml) ? `&w=${encodeURIComponent(linkWindow)}` : "");
   history.replaceState(null, "", address);
   share.href = address;
+  // The figure's window: the scenario's own, or the one its article's figure showed.
+  const windowText = windowOf(yaml) || linkWindow;
   const started = performance.now();
-  const answer = JSON.parse(engine.page(yaml));
+  const answer = JSON.parse(engine.page(yaml, windowText, captionOf(yaml) ?? ""));
   const ms = performance.now() - started;
   if (answer.errors) {
     if (fromYaml) showYamlErrors(answer.errors, yaml);
@@ -541,10 +412,9 @@ function run() {
     return;
   }
   showYamlErrors([], yaml);
-  // The results table as the site's figures have it, and the report with the lanes.
-  const resultsTable = answer.table;
-  const result = answer.report;
-  const settings = JSON.parse(engine.settings(yaml));
+  // The parts of the article's figure, the results table as the site's figures have
+  // it, the report with the lanes and the settings, from one call.
+  const { figure: figurePart, table: resultsTable, report: result, settings } = answer;
   if (fromYaml) {
     const plain = settingsOf(yaml, DEFAULTS) !== null;
     fill(settings, yaml);
@@ -553,24 +423,15 @@ function run() {
   const runs = result.runs * result.strategies.length;
   status.textContent = `${thousands(runs)} run${runs === 1 ? "" : "s"} computed in ${Math.round(ms)} ms, in your browser.`;
   status.dataset.ms = ms.toFixed(1);
-  const outages = settings.server.outages.map((o) => ({ from: secondsOf(o.from), to: secondsOf(o.to) }));
   figure.hidden = false;
   resultsBox.hidden = true;
   ticksDetails.hidden = true;
-  // The figure's window: the scenario's own, or the one its article's figure showed.
-  const tickUs = micros(settings.server.tick);
-  const windowText = windowOf(yaml) || linkWindow;
-  const shownTicks = windowText
-    ? ticksShown(result, tickUs, micros(settings.horizon), micros(windowText)) : null;
-  const chart = draw(result, { capacity: Number(settings.server.capacity), outages, shown: shownTicks });
+  const chart = draw(figurePart, secondsOf(settings.server.tick));
   if (figure.getBoundingClientRect().top > innerHeight * 0.7) {
     figure.scrollIntoView({ block: "start", behavior: "smooth" });
   }
-  const tick = settings.server.tick.replace(/^([0-9.]+)\s*/, "$1 ");
-  caption.textContent = captionOf(yaml) ?? (`Calls per ${tick} tick, one lane per strategy: its typical run ` +
-    "(the first whose number of calls is the median)." +
-    (outages.length ? " Grey: the server is down." : ""));
-  ticksBox.innerHTML = tickTable(result, tickUs, chart.shown);
+  caption.innerHTML = figurePart.caption;
+  ticksBox.innerHTML = figurePart.ticks;
   performance.mark("playground-chart");
   startReplay(chart, countersOf(result, settings), () => {
     resultsBox.innerHTML = resultsTable;
@@ -642,11 +503,18 @@ async function start() {
   let edited = false;
   form.addEventListener("input", () => { edited = true; }, { once: true });
   try {
-    const response = await fetch(root.dataset.module);
+    // The page's head has begun to download and compile the module; without it (no
+    // WebAssembly, or a template of a site's own) it starts here.
+    const early = await (window.retrylabEngine ??
+      fetch(root.dataset.module).then((response) => ({ response, module: Promise.resolve(null) })));
+    if (early.error) throw early.error;
+    const { response } = early;
     if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
-    // Compiled while it downloads; a server that does not say application/wasm gets
+    // Compiled while it downloaded; a server that does not say application/wasm gets
     // the slower way.
-    engine = await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
+    const compiled = await early.module;
+    engine = compiled ? await load(compiled)
+      : await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
     performance.mark("playground-engine");
   } catch (error) {
     unavailable(error);
