@@ -38,3 +38,37 @@ fn a_card_shows_the_window_of_its_figure() {
     // Not the automatic window, which is the whole horizon here.
     assert!(!home.contains(&thumbnail(&storm, &result, None)));
 }
+
+#[test]
+fn the_home_page_leaves_out_a_section_with_no_page() {
+    let site = tempfile::tempdir().unwrap();
+    std::fs::write(site.path().join("site.yaml"), "title: T\n").unwrap();
+    std::fs::create_dir(site.path().join("content")).unwrap();
+    std::fs::write(
+        site.path().join("content/index.md"),
+        "---\ntitle: Home\n---\n\nHi.\n",
+    )
+    .unwrap();
+    let build = |out: &str| {
+        let (code, _, stderr) = run(&["build", "--root", site.path().to_str().unwrap(), "-o", out]);
+        assert_eq!(code, 0, "{stderr}");
+        std::fs::read_to_string(std::path::Path::new(out).join("index.html")).unwrap()
+    };
+    let out = site.path().join("public");
+    let home = build(out.to_str().unwrap());
+    assert!(!home.contains("articles-heading"), "{home}");
+    assert!(!home.contains("tools-heading"), "{home}");
+
+    // An article, and no tool: the articles' section alone.
+    std::fs::write(
+        site.path().join("content/a.md"),
+        "---\ntitle: A\n---\n\nA.\n",
+    )
+    .unwrap();
+    let home = build(out.to_str().unwrap());
+    assert!(
+        home.contains("<h2 id=\"articles-heading\">Articles</h2>"),
+        "{home}"
+    );
+    assert!(!home.contains("tools-heading"), "{home}");
+}
