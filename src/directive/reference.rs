@@ -564,7 +564,7 @@ fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String {
         "cap" => prose_duration(s.retry.cap),
         "multiplier" => format!("{}", s.retry.multiplier),
         "arrivals" => count(s.arrivals_total(), format),
-        "offered" => per_second_milli(crate::engine::extended::offered_milli(s)),
+        "offered" => per_second_milli(crate::engine::recovery::offered_milli(s)),
         _ => match s.retry.max_attempts {
             Some(m) => count(u64::from(m), format),
             None => "no limit".to_string(),

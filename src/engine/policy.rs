@@ -109,8 +109,8 @@ impl RetryPolicy {
     /// The wait after failure `failures` (0 after the first rejection). `prev` is the
     /// client's previous wait, used and updated by decorrelated jitter only; it starts
     /// at `base`. The generator is touched only by jittered strategies.
-    // Always inlined: it sits in the engine's hottest loop, twice over (the plain and
-    // the extended run), and a call per rejected call cost a quarter of the throughput.
+    // Always inlined: it sits in the engine's hottest loop, and a call per rejected call
+    // cost a quarter of the throughput.
     #[inline(always)]
     pub fn wait(&self, failures: u32, prev: &mut u32, rng: &mut Pcg64) -> Micros {
         match self.strategy {

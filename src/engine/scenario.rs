@@ -394,9 +394,9 @@ impl Scenario {
         self.arrivals.iter().map(Arrivals::total).sum()
     }
 
-    /// Whether the run needs more than the closed crowd and a single retry policy: any
-    /// of arrivals, Retry-After, a budget, a breaker or layers.
-    pub fn is_extended(&self) -> bool {
+    /// Whether the scenario has any guard (see [`super::guards`]): arrivals,
+    /// Retry-After, a budget, a breaker or layers.
+    pub fn has_guards(&self) -> bool {
         !self.arrivals.is_empty()
             || !self.layers.is_empty()
             || self.server.retry_after.is_some()
@@ -481,7 +481,7 @@ impl Scenario {
         let ticks = u128::from(self.ticks()) * per_tick;
         let requests = u128::from(self.clients) + u128::from(self.arrivals_total());
         let runs = u128::from(self.runs) + 1;
-        let weight = if self.is_extended() { 2 } else { 1 };
+        let weight = if self.has_guards() { 2 } else { 1 };
         self.strategies
             .iter()
             .map(|&s| weight * runs * (ticks + requests * u128::from(self.calls_per_client(s))))

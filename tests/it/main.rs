@@ -9,6 +9,7 @@ mod engine_facts;
 mod errors;
 mod links;
 mod located_errors;
+mod old_loops;
 mod output_safety;
 mod playground_module;
 mod presets;
