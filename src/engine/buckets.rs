@@ -48,7 +48,7 @@ impl<C: Copy> Bucket<C> {
     }
 
     /// The call at `i`.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, i: usize) -> C {
         self.blocks[i >> SHIFT][i & MASK]
     }
@@ -64,7 +64,7 @@ impl<C: Copy> Bucket<C> {
     }
 
     /// Swaps the calls at `i` and `j`.
-    #[inline]
+    #[inline(always)]
     fn swap(&mut self, i: usize, j: usize) {
         let (bi, bj) = (i >> SHIFT, j >> SHIFT);
         if bi == bj {
@@ -77,22 +77,49 @@ impl<C: Copy> Bucket<C> {
 
     /// Moves a uniformly random choice of `served` of the first `admitted` calls to the
     /// front (a partial Fisher–Yates shuffle over the smaller of the two groups).
+    ///
+    /// The partners of the swaps are drawn a batch at a time and read before any of the
+    /// batch is swapped: in a large tick each is a cache miss, and reads that do not wait
+    /// for each other overlap. The draws and the swaps are those of the plain shuffle, in
+    /// its order.
     pub fn choose_served(&mut self, admitted: usize, served: usize, rng: &mut Pcg64) {
+        const BATCH: usize = 16;
         let n = admitted;
         let rejected = n - served;
         if served == 0 || rejected == 0 {
             return;
         }
+        let mut partners = [0usize; BATCH];
         if served <= rejected {
-            for i in 0..served {
-                let j = rng.random_range(i..n);
-                self.swap(i, j);
+            for first in (0..served).step_by(BATCH) {
+                let batch = (served - first).min(BATCH);
+                for (b, j) in partners[..batch].iter_mut().enumerate() {
+                    *j = rng.random_range(first + b..n);
+                }
+                self.touch(&partners[..batch]);
+                for (b, &j) in partners[..batch].iter().enumerate() {
+                    self.swap(first + b, j);
+                }
             }
         } else {
-            for i in (served..n).rev() {
-                let j = rng.random_range(0..=i);
-                self.swap(i, j);
+            for last in (served..n).rev().step_by(BATCH) {
+                let batch = (last + 1 - served).min(BATCH);
+                for (b, j) in partners[..batch].iter_mut().enumerate() {
+                    *j = rng.random_range(0..=last - b);
+                }
+                self.touch(&partners[..batch]);
+                for (b, &j) in partners[..batch].iter().enumerate() {
+                    self.swap(last - b, j);
+                }
             }
+        }
+    }
+
+    /// Reads the calls at `indices`, so that they are in the cache for what follows.
+    #[inline(always)]
+    fn touch(&self, indices: &[usize]) {
+        for &i in indices {
+            std::hint::black_box(self.get(i));
         }
     }
 }
@@ -198,7 +225,15 @@ mod tests {
 
     #[test]
     fn blocks_shuffle_as_one_slice_would() {
-        for (n, served) in [(10_000, 3_000), (10_000, 9_000), (BLOCK + 1, 1), (5, 2)] {
+        for (n, served) in [
+            (10_000, 3_000),
+            (10_000, 9_000),
+            (BLOCK + 1, 1),
+            (BLOCK + 1, BLOCK),
+            (5, 2),
+            (40, 17),
+            (40, 23),
+        ] {
             let mut buckets = Buckets::new(2);
             for i in 0..n as u32 {
                 buckets.push(1, i);
