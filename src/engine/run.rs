@@ -58,11 +58,18 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
         seed,
         with_lanes,
     };
-    // One kind of state for every guarded scenario, as they are small. The browser's
-    // module, which must stay small, carries that one copy of the loop alone: with no
-    // guard turned on, the guarded loop gives the same runs as the plain one.
-    if scenario.has_guards() || cfg!(target_arch = "wasm32") {
+    // The browser's module, which must stay small, carries one copy of the loop alone:
+    // the widest state and every guard. With no guard turned on it gives the same runs
+    // as the plain loop, and with one layer those of the single state.
+    if cfg!(target_arch = "wasm32") {
         return run.go::<Layered, _>(Guarded::new(scenario));
+    }
+    if scenario.has_guards() {
+        let guards = Guarded::new(scenario);
+        if scenario.layers.is_empty() {
+            return run.go::<Single<u32, u32>, _>(guards);
+        }
+        return run.go::<Layered, _>(guards);
     }
     match (scenario.retry.deadline.is_some(), chain.remembers_waits()) {
         (false, false) => run.go::<Single<(), ()>, _>(Unguarded),
@@ -219,9 +226,10 @@ mod tests {
     use crate::engine::parse_scenario;
 
     /// The browser's module runs every scenario in the guarded loop with the layered
-    /// state; without guards that must be the plain loop's run, to the call.
+    /// state; without guards that must be the plain loop's run, to the call, and with
+    /// guards but no layers the run of the single state.
     #[test]
-    fn the_guarded_loop_without_guards_is_the_plain_loop() {
+    fn the_layered_state_in_the_guarded_loop_gives_every_run() {
         let cases = [
             "clients: 300\nserver: {capacity: 10}\n",
             "clients: 5000\nspread: 3s\nserver: {capacity: 700, outages: [{from: 1s, to: 2s}]}\n\
@@ -229,9 +237,16 @@ mod tests {
             "clients: 200\nhorizon: 30s\nserver: {model: all-or-nothing, capacity: 30}\n\
              retry: {base: 50ms, cap: 3s, multiplier: 1.5, deadline: 9s}\n",
         ];
-        for yaml in cases {
+        let guarded = [
+            "clients: 400\nspread: 1s\narrivals: {rate: 50}\n\
+             server: {capacity: 10, retry_after: {hint: 2s, when: always}, \
+             outages: [{from: 1s, to: 4s}]}\n\
+             retry: {deadline: 30s, budget: finagle, breaker: {retry_when_open: false}}\n",
+            "clients: 300\nserver: {capacity: 10}\nretry: {max_attempts: 5, budget: grpc}\n",
+        ];
+        for yaml in cases.into_iter().chain(guarded) {
             let scenario = parse_scenario(yaml, Some("t")).expect("a valid scenario");
-            assert!(!scenario.has_guards());
+            assert!(scenario.layers.is_empty());
             for strategy in Strategy::ALL {
                 let policies = Policies::new(&scenario, strategy);
                 let chain = Chain::new(&scenario, &policies);
@@ -248,7 +263,7 @@ mod tests {
                         "{strategy:?}"
                     );
                     assert_eq!(
-                        setup().go::<Single<u32, u32>, _>(Unguarded),
+                        setup().go::<Single<u32, u32>, _>(Guarded::new(&scenario)),
                         simulate_with(&scenario, &policies, seed, true),
                         "{strategy:?}"
                     );
