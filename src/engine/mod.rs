@@ -11,11 +11,13 @@
 //! - [`guards`]: open-loop arrivals, Retry-After, layers, the retry budgets and the
 //!   circuit breaker;
 //! - [`recovery`]: goodput and the recovery time of open-loop load;
-//! - [`outcome`]: what a run gives back.
+//! - [`outcome`]: what a run gives back;
+//! - [`metric`]: the totals and statistics that results are quoted by.
 
 pub mod buckets;
 pub mod client;
 pub mod guards;
+pub mod metric;
 pub mod outcome;
 pub mod policy;
 pub mod read;
