@@ -154,6 +154,7 @@ const PARAMETER_TABLE: [(&str, &str); Parameter::ALL.len()] = {
 
 /// The totals a sweep can chart: the ones its chart can draw.
 pub use crate::chart::SWEEP_TOTALS as TOTALS;
+use crate::chart::Total;
 
 /// The keys of the `sweep:` map, with their meaning.
 pub const SWEEP_KEYS: &[(&str, &str)] = &[
@@ -190,7 +191,7 @@ pub struct SweepDirective {
     /// The parameter varied.
     pub parameter: Parameter,
     /// The total charted.
-    pub total: &'static str,
+    pub total: Total,
     /// For each value: its label, its position on the axis, and the scenario.
     pub points: Vec<(String, f64, Scenario)>,
     /// The author's caption.
@@ -310,11 +311,11 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
         }
     };
     let total = match key(sweep, "total") {
-        None => Some("calls"),
+        None => Some(Total::Calls),
         Some(node) => {
             let name = node.as_scalar().unwrap_or("");
-            match TOTALS.iter().find(|t| **t == name) {
-                Some(t) => Some(*t),
+            match Total::from_name(name) {
+                Some(t) => Some(t),
                 None => {
                     let help = match closest(name, TOTALS.iter().copied()) {
                         Some(near) => format!("did you mean `{near}`?"),
@@ -737,7 +738,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.parameter, Parameter::Outage);
-        assert_eq!(s.total, "done_at");
+        assert_eq!(s.total, Total::DoneAt);
         let labels: Vec<&str> = s.points.iter().map(|p| p.0.as_str()).collect();
         assert_eq!(labels, ["0 s", "500 ms", "3 s"]);
         assert!(s.points[0].2.server.outages.is_empty());
