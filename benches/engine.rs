@@ -1,5 +1,7 @@
 //! The engine's speed and memory on a large crowd: 1,000,000 clients against a server
-//! that serves 100,000 per 100 ms tick, one run per strategy.
+//! that serves 100,000 per 100 ms tick, one run per strategy; then the same crowd with a
+//! guard (a Retry-After hint of one second), which runs the loop with the state of
+//! guarded scenarios.
 //!
 //! Run with `cargo bench --bench engine`. Criterion reports simulated calls per second
 //! (its "elements"); before that, a line per strategy gives the peak heap of one run,
@@ -10,6 +12,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use retrylab::engine::scenario::{HintWhen, RetryAfter};
 use retrylab::engine::{Scenario, Strategy, simulate};
 
 /// The system allocator, counting live and peak bytes.
@@ -47,14 +50,27 @@ fn crowd() -> Scenario {
     scenario
 }
 
+fn guarded() -> Scenario {
+    let mut scenario = crowd();
+    scenario.server.retry_after = Some(RetryAfter {
+        hint: 1_000_000,
+        when: HintWhen::Always,
+    });
+    scenario
+}
+
 fn engine(c: &mut Criterion) {
-    let scenario = crowd();
-    let mut group = c.benchmark_group("crowd of 1,000,000");
+    bench(c, "crowd of 1,000,000", &crowd());
+    bench(c, "guarded crowd of 1,000,000", &guarded());
+}
+
+fn bench(c: &mut Criterion, name: &str, scenario: &Scenario) {
+    let mut group = c.benchmark_group(name);
     group.sample_size(10);
     for strategy in Strategy::ALL {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
-        let run = simulate(&scenario, strategy, 1, false);
+        let run = simulate(scenario, strategy, 1, false);
         let peak = PEAK.load(Ordering::Relaxed) - before;
         println!(
             "{:<20} {:>12} calls, peak heap {:>6.1} bytes per client",
@@ -64,7 +80,7 @@ fn engine(c: &mut Criterion) {
         );
         group.throughput(Throughput::Elements(run.totals.calls));
         group.bench_function(strategy.name(), |b| {
-            b.iter(|| simulate(black_box(&scenario), strategy, 1, false))
+            b.iter(|| simulate(black_box(scenario), strategy, 1, false))
         });
     }
     group.finish();

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::diag::{Diagnostic, Failure};
-use crate::engine::{parse_scenario, run_scenario};
+use crate::engine::{parse_scenario, run_scenario_with};
 use crate::report;
 use crate::site;
 use crate::yaml::Pos;
@@ -211,7 +211,8 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
         std::io::stderr().is_terminal(),
         format!("simulating {name}…"),
     );
-    let result = run_scenario(&scenario);
+    // The lanes are simulated again for each typical run: only when they are printed.
+    let result = run_scenario_with(&scenario, args.json && args.lanes);
     drop(progress);
     Ok(if args.json {
         report::json(&result, args.lanes) + "\n"

@@ -130,7 +130,7 @@ fn figures() -> Vec<String> {
         id: "crowd-size",
         parameter: "clients",
         axis: "clients",
-        total: "done_at",
+        total: Total::DoneAt,
         points: &points,
         caption: None,
     }));
@@ -299,7 +299,7 @@ fn a_sweep_draws_never_in_a_row_of_its_own() {
         id: "never",
         parameter: "clients",
         axis: "clients",
-        total: "done_at",
+        total: Total::DoneAt,
         points: &points,
         caption: None,
     });
@@ -325,7 +325,7 @@ fn a_sweep_draws_never_in_a_row_of_its_own() {
         id: "never",
         parameter: "clients",
         axis: "clients",
-        total: "done_at",
+        total: Total::DoneAt,
         points: &all,
         caption: None,
     });
@@ -351,7 +351,7 @@ fn a_crowd_from_25_to_2000_is_swept_on_a_log_axis() {
         id: "c",
         parameter: "clients",
         axis: "clients",
-        total: "calls",
+        total: Total::Calls,
         points: &points,
         caption: None,
     });

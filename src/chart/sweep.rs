@@ -10,6 +10,7 @@
 
 use super::svg::Element;
 
+use crate::engine::metric::Metric;
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
 use crate::format::thousands;
@@ -19,17 +20,16 @@ use super::draw::{Form, GRID, Label, line, text};
 use super::scale::Scale;
 use super::table::escape;
 
-/// The totals a sweep may show, by the names a directive uses.
-pub const SWEEP_TOTALS: [&str; 8] = [
-    "calls",
-    "served",
-    "gave_up",
-    "still_retrying",
-    "done_at",
-    "calls_per_client",
-    "goodput",
-    "recovery",
-];
+/// The totals a sweep may show, by the names a directive uses: [`Total::ALL`] by name.
+pub const SWEEP_TOTALS: [&str; Total::ALL.len()] = {
+    let mut names = [""; Total::ALL.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = Total::ALL[i].metric().name();
+        i += 1;
+    }
+    names
+};
 
 /// One point of a sweep: the varied parameter's value and the scenario's results there.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,40 +51,65 @@ pub struct Sweep<'a> {
     pub parameter: &'a str,
     /// The x axis's title: "clients", "outage length (s)".
     pub axis: &'a str,
-    /// The total shown, one of [`SWEEP_TOTALS`]; the directive checks it, and anything
-    /// else is shown as `calls`.
-    pub total: &'a str,
+    /// The total shown.
+    pub total: Total,
     /// The points, in order of x.
     pub points: &'a [SweepPoint],
     /// Caption text (plain text, HTML-escaped here); `None` = a generated one.
     pub caption: Option<&'a str>,
 }
 
-/// The total a sweep shows, parsed from its name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Total {
+/// The totals a sweep can chart: the [`Metric`]s its chart can draw as a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Total {
+    /// Calls the server saw.
     Calls,
+    /// Clients served.
     Served,
+    /// Clients that gave up.
     GaveUp,
+    /// Clients still retrying at the horizon.
     StillRetrying,
+    /// When the last client finished.
     DoneAt,
+    /// Calls per client.
     CallsPerClient,
+    /// Served calls per second after the trigger.
     Goodput,
+    /// The recovery time.
     Recovery,
 }
 
 impl Total {
-    fn of(name: &str) -> Total {
-        match name {
-            "served" => Total::Served,
-            "gave_up" => Total::GaveUp,
-            "still_retrying" => Total::StillRetrying,
-            "done_at" => Total::DoneAt,
-            "calls_per_client" => Total::CallsPerClient,
-            "goodput" => Total::Goodput,
-            "recovery" => Total::Recovery,
-            _ => Total::Calls,
+    /// Every total a sweep can chart, in the order the documentation lists them.
+    pub const ALL: [Total; 8] = [
+        Total::Calls,
+        Total::Served,
+        Total::GaveUp,
+        Total::StillRetrying,
+        Total::DoneAt,
+        Total::CallsPerClient,
+        Total::Goodput,
+        Total::Recovery,
+    ];
+
+    /// The total of the results it charts, whose name the directive uses.
+    pub const fn metric(self) -> Metric {
+        match self {
+            Total::Calls => Metric::Calls,
+            Total::Served => Metric::Served,
+            Total::GaveUp => Metric::GaveUp,
+            Total::StillRetrying => Metric::StillRetrying,
+            Total::DoneAt => Metric::DoneAt,
+            Total::CallsPerClient => Metric::CallsPerClient,
+            Total::Goodput => Metric::Goodput,
+            Total::Recovery => Metric::Recovery,
         }
+    }
+
+    /// The chartable total of a name, if there is one.
+    pub fn from_name(name: &str) -> Option<Total> {
+        Total::ALL.into_iter().find(|t| t.metric().name() == name)
     }
 
     /// What it is, in words, for the caption and the y axis.
@@ -107,7 +132,11 @@ impl Total {
             Total::DoneAt => "last client done (s)",
             Total::Goodput => "served per second",
             Total::Recovery => "recovery (s)",
-            other => other.words(),
+            Total::Calls
+            | Total::Served
+            | Total::GaveUp
+            | Total::StillRetrying
+            | Total::CallsPerClient => self.words(),
         }
     }
 
@@ -142,11 +171,7 @@ impl Total {
 
     /// The unit after a value in prose: ` s` for times, none for counts.
     fn unit(self) -> &'static str {
-        if matches!(self, Total::DoneAt | Total::Recovery) {
-            " s"
-        } else {
-            ""
-        }
+        if self.metric().is_time() { " s" } else { "" }
     }
 
     /// A value as a table cell writes it.
@@ -154,7 +179,9 @@ impl Total {
         match self {
             Total::DoneAt | Total::Recovery | Total::Goodput => format!("{value:.1}"),
             Total::CallsPerClient => format!("{value:.2}"),
-            _ => thousands(value.round() as u64),
+            Total::Calls | Total::Served | Total::GaveUp | Total::StillRetrying => {
+                thousands(value.round() as u64)
+            }
         }
     }
 }
@@ -324,7 +351,7 @@ fn series(points: &[SweepPoint], strategy: Strategy, total: Total) -> Vec<Option
 /// numbers as a table.
 pub fn sweep_figure(sweep: &Sweep) -> String {
     let id = escape(sweep.id);
-    let total = Total::of(sweep.total);
+    let total = sweep.total;
     let caption = match sweep.caption {
         Some(text) => escape(text),
         None => escape(&generated_caption(sweep, total)),

@@ -227,7 +227,7 @@ fn sweep_of<'a>(points: &'a [SweepPoint], total: &'a str) -> Sweep<'a> {
         id: "crowd-size",
         parameter: "clients",
         axis: "clients",
-        total,
+        total: Total::from_name(total).expect("a total a sweep charts"),
         points,
         caption: None,
     }

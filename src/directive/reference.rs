@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
+use crate::engine::metric::{Metric, Stat};
 use crate::engine::units::{Micros, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
 use crate::format::{per_second_milli, seconds, seconds_number, thousands};
@@ -17,38 +18,18 @@ use crate::suggest::closest;
 
 mod links;
 
-/// The totals a strategy can be quoted by, with what they mean.
-pub const FIELDS: &[(&str, &str)] = &[
-    ("calls", "calls the server saw"),
-    ("served", "clients served"),
-    ("gave_up", "clients that gave up"),
-    ("still_retrying", "clients still retrying at the horizon"),
-    (
-        "done_at",
-        "when the last client finished, over all runs: \"never\" when fewer than half \
-         the runs finished (quote finished_runs beside it)",
-    ),
-    ("calls_per_client", "calls per client (amplification)"),
-    ("finished_runs", "runs in which every client finished"),
-    (
-        "failed_fast",
-        "calls that failed fast at the circuit breaker, never reaching the server",
-    ),
-    (
-        "denied",
-        "clients that gave up because the retry budget refused a retry",
-    ),
-    (
-        "goodput",
-        "served calls per second from the end of the trigger to the horizon (with arrivals)",
-    ),
-    (
-        "recovery",
-        "how long after the trigger goodput was back at the offered load, over all runs: \
-         \"never\" when fewer than half the runs recovered (quote recovered_runs beside it)",
-    ),
-    ("recovered_runs", "runs in which goodput recovered"),
-];
+/// The totals a strategy can be quoted by, with what they mean: [`Metric::ALL`] by name.
+pub const FIELDS: &[(&str, &str)] = &FIELD_TABLE;
+
+const FIELD_TABLE: [(&str, &str); Metric::ALL.len()] = {
+    let mut table = [("", ""); Metric::ALL.len()];
+    let mut i = 0;
+    while i < table.len() {
+        table[i] = (Metric::ALL[i].name(), Metric::ALL[i].meaning());
+        i += 1;
+    }
+    table
+};
 
 /// The settings of a scenario that prose can quote.
 pub const SETTINGS: &[(&str, &str)] = &[
@@ -87,9 +68,6 @@ pub const FORMATS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Which value over the runs.
-const STATS: [&str; 3] = ["median", "p5", "p95"];
-
 /// A reference in the text, parsed but not yet checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawReference {
@@ -121,10 +99,10 @@ pub enum Target {
     Total {
         /// The lane.
         strategy: Strategy,
-        /// One of [`FIELDS`].
-        field: &'static str,
-        /// 0 median, 1 p5, 2 p95.
-        stat: usize,
+        /// The total.
+        field: Metric,
+        /// Which value over the runs.
+        stat: Stat,
     },
 }
 
@@ -349,7 +327,7 @@ pub fn check(
                 )),
             ));
         };
-        let Some((field, _)) = FIELDS.iter().find(|(f, _)| f == field) else {
+        let Some(field) = Metric::from_name(field) else {
             return Err(fail(
                 format!("there is no total `{field}`"),
                 Some(did_you_mean(
@@ -360,13 +338,13 @@ pub fn check(
             ));
         };
         let stat = match raw.path.get(3) {
-            None => 0,
-            Some(s) => match STATS.iter().position(|n| n == s) {
-                Some(i) if raw.path.len() == 4 => i,
+            None => Stat::Median,
+            Some(s) => match Stat::from_name(s) {
+                Some(stat) if raw.path.len() == 4 => stat,
                 _ => {
                     return Err(fail(
                         format!("`{s}` is not a statistic over runs"),
-                        Some(did_you_mean(s, STATS, "statistics")),
+                        Some(did_you_mean(s, Stat::ALL.map(Stat::name), "statistics")),
                     ));
                 }
             },
@@ -387,20 +365,8 @@ pub fn check(
                 ));
             };
             let fits = match (&target, *name) {
-                (Target::Total { field, .. }, "percent") => {
-                    matches!(
-                        *field,
-                        "served"
-                            | "gave_up"
-                            | "still_retrying"
-                            | "finished_runs"
-                            | "denied"
-                            | "recovered_runs"
-                    )
-                }
-                (Target::Total { field, .. }, "seconds") => {
-                    matches!(*field, "done_at" | "recovery")
-                }
+                (Target::Total { field, .. }, "percent") => field.is_share(),
+                (Target::Total { field, .. }, "seconds") => field.is_time(),
                 (Target::Setting(_), "percent" | "seconds") => false,
                 _ => true,
             };
@@ -441,7 +407,7 @@ pub fn render(
             field,
             stat,
         } => match result.strategy(*strategy) {
-            Some(lane) => Ok(total(lane, result, field, *stat, reference.format)),
+            Some(lane) => Ok(total(lane, result, *field, *stat, reference.format)),
             None => Err(ReferenceError {
                 range: reference.range.clone(),
                 message: format!(
@@ -457,10 +423,6 @@ pub fn render(
             }),
         },
     }
-}
-
-fn pick(spread: &crate::engine::Spread, stat: usize) -> u64 {
-    [spread.median, spread.p5, spread.p95][stat]
 }
 
 fn count(n: u64, format: Option<&str>) -> String {
@@ -480,60 +442,48 @@ fn percent(part: u64, whole: u64) -> String {
 fn total(
     lane: &StrategyResult,
     result: &ScenarioResult,
-    field: &str,
-    stat: usize,
+    field: Metric,
+    stat: Stat,
     format: Option<&str>,
 ) -> String {
     let clients = result.requests();
+    let time = |spread: &Option<crate::engine::Spread>| match spread {
+        None => "never".to_string(),
+        Some(spread) => {
+            let us: Micros = stat.of(spread);
+            match format {
+                Some("number" | "raw") => seconds_number(us),
+                _ => seconds(us),
+            }
+        }
+    };
+    let runs = |n: u32| match format {
+        Some("percent") => percent(u64::from(n), u64::from(result.runs)),
+        f => count(u64::from(n), f),
+    };
+    let clients_or_calls = |spread: &crate::engine::Spread| {
+        let n = stat.of(spread);
+        match format {
+            Some("percent") => percent(n, clients),
+            f => count(n, f),
+        }
+    };
     match field {
-        "recovery" => match &lane.recovery {
-            None => "never".to_string(),
-            Some(r) => {
-                let us: Micros = pick(r, stat);
-                match format {
-                    Some("number" | "raw") => seconds_number(us),
-                    _ => seconds(us),
-                }
-            }
-        },
-        "goodput" => per_second_milli(pick(&lane.goodput_milli, stat)),
-        "recovered_runs" => match format {
-            Some("percent") => percent(u64::from(lane.recovered_runs), u64::from(result.runs)),
-            f => count(u64::from(lane.recovered_runs), f),
-        },
-        "done_at" => match &lane.done_at {
-            None => "never".to_string(),
-            Some(d) => {
-                let us: Micros = pick(d, stat);
-                match format {
-                    Some("number" | "raw") => seconds_number(us),
-                    _ => seconds(us),
-                }
-            }
-        },
-        "calls_per_client" => {
-            let per = pick(&lane.calls, stat) as f64 / clients as f64;
+        Metric::Recovery => time(&lane.recovery),
+        Metric::Goodput => per_second_milli(stat.of(&lane.goodput_milli)),
+        Metric::RecoveredRuns => runs(lane.recovered_runs),
+        Metric::DoneAt => time(&lane.done_at),
+        Metric::CallsPerClient => {
+            let per = stat.of(&lane.calls) as f64 / clients as f64;
             format!("{per:.1}")
         }
-        "finished_runs" => match format {
-            Some("percent") => percent(u64::from(lane.finished_runs), u64::from(result.runs)),
-            f => count(u64::from(lane.finished_runs), f),
-        },
-        _ => {
-            let spread = match field {
-                "calls" => &lane.calls,
-                "served" => &lane.served,
-                "gave_up" => &lane.gave_up,
-                "failed_fast" => &lane.failed_fast,
-                "denied" => &lane.denied,
-                _ => &lane.still_retrying,
-            };
-            let n = pick(spread, stat);
-            match format {
-                Some("percent") => percent(n, clients),
-                f => count(n, f),
-            }
-        }
+        Metric::FinishedRuns => runs(lane.finished_runs),
+        Metric::Calls => clients_or_calls(&lane.calls),
+        Metric::Served => clients_or_calls(&lane.served),
+        Metric::GaveUp => clients_or_calls(&lane.gave_up),
+        Metric::FailedFast => clients_or_calls(&lane.failed_fast),
+        Metric::Denied => clients_or_calls(&lane.denied),
+        Metric::StillRetrying => clients_or_calls(&lane.still_retrying),
     }
 }
 
@@ -564,7 +514,7 @@ fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String {
         "cap" => prose_duration(s.retry.cap),
         "multiplier" => format!("{}", s.retry.multiplier),
         "arrivals" => count(s.arrivals_total(), format),
-        "offered" => per_second_milli(crate::engine::extended::offered_milli(s)),
+        "offered" => per_second_milli(crate::engine::recovery::offered_milli(s)),
         _ => match s.retry.max_attempts {
             Some(m) => count(u64::from(m), format),
             None => "no limit".to_string(),

@@ -27,30 +27,134 @@ use super::{figure_spec, key_node};
 /// The most values one sweep may have.
 const MAX_VALUES: usize = 40;
 
-/// The parameters a sweep can vary, with what they are.
-pub const PARAMETERS: &[(&str, &str)] = &[
-    ("clients", "clients in the crowd (whole numbers)"),
-    ("capacity", "calls per tick the server serves (numbers)"),
-    (
-        "rejection_cost",
-        "the cost of a rejection (numbers from 0 to 1)",
-    ),
-    (
-        "outage",
-        "the length of the first outage, from its `from` (0s when there is none)",
-    ),
-    ("base", "the first wait (durations)"),
-    ("cap", "the longest wait (durations)"),
-    (
-        "multiplier",
-        "the growth of the ceiling (numbers from 1 to 100)",
-    ),
-    ("max_attempts", "calls per client at most (whole numbers)"),
-    ("spread", "the window of first calls (durations)"),
-];
+/// What a sweep varies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Parameter {
+    /// Clients in the crowd.
+    Clients,
+    /// Calls per tick the server serves.
+    Capacity,
+    /// The cost of a rejection.
+    RejectionCost,
+    /// The length of the first outage.
+    Outage,
+    /// The first wait.
+    Base,
+    /// The longest wait.
+    Cap,
+    /// The growth of the ceiling.
+    Multiplier,
+    /// Calls per client at most.
+    MaxAttempts,
+    /// The window of first calls.
+    Spread,
+}
+
+/// How a parameter's values are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Durations with a unit, kept in µs.
+    Duration,
+    /// Whole numbers.
+    Whole,
+    /// Numbers with at most three decimals, kept in thousandths.
+    Milli,
+}
+
+impl Parameter {
+    /// Every parameter, in the order the documentation lists them.
+    pub const ALL: [Parameter; 9] = [
+        Parameter::Clients,
+        Parameter::Capacity,
+        Parameter::RejectionCost,
+        Parameter::Outage,
+        Parameter::Base,
+        Parameter::Cap,
+        Parameter::Multiplier,
+        Parameter::MaxAttempts,
+        Parameter::Spread,
+    ];
+
+    /// The name a directive uses.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Parameter::Clients => "clients",
+            Parameter::Capacity => "capacity",
+            Parameter::RejectionCost => "rejection_cost",
+            Parameter::Outage => "outage",
+            Parameter::Base => "base",
+            Parameter::Cap => "cap",
+            Parameter::Multiplier => "multiplier",
+            Parameter::MaxAttempts => "max_attempts",
+            Parameter::Spread => "spread",
+        }
+    }
+
+    /// What it is, for the authors' reference.
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Parameter::Clients => "clients in the crowd (whole numbers)",
+            Parameter::Capacity => "calls per tick the server serves (numbers)",
+            Parameter::RejectionCost => "the cost of a rejection (numbers from 0 to 1)",
+            Parameter::Outage => {
+                "the length of the first outage, from its `from` (0s when there is none)"
+            }
+            Parameter::Base => "the first wait (durations)",
+            Parameter::Cap => "the longest wait (durations)",
+            Parameter::Multiplier => "the growth of the ceiling (numbers from 1 to 100)",
+            Parameter::MaxAttempts => "calls per client at most (whole numbers)",
+            Parameter::Spread => "the window of first calls (durations)",
+        }
+    }
+
+    /// The parameter of a name, if there is one.
+    pub fn from_name(name: &str) -> Option<Parameter> {
+        Parameter::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The x axis's title: the parameter, with its unit.
+    pub fn axis(self) -> String {
+        match self {
+            Parameter::Outage => "outage length (s)".to_string(),
+            Parameter::Base | Parameter::Cap | Parameter::Spread => {
+                format!("{} (s)", self.name())
+            }
+            Parameter::Capacity => "capacity (calls per tick)".to_string(),
+            Parameter::Clients
+            | Parameter::RejectionCost
+            | Parameter::Multiplier
+            | Parameter::MaxAttempts => self.name().replace('_', " "),
+        }
+    }
+
+    /// How its values are written.
+    fn kind(self) -> Kind {
+        match self {
+            Parameter::Outage | Parameter::Base | Parameter::Cap | Parameter::Spread => {
+                Kind::Duration
+            }
+            Parameter::Clients | Parameter::MaxAttempts => Kind::Whole,
+            Parameter::Capacity | Parameter::RejectionCost | Parameter::Multiplier => Kind::Milli,
+        }
+    }
+}
+
+/// The parameters a sweep can vary, with what they are: [`Parameter::ALL`] by name.
+pub const PARAMETERS: &[(&str, &str)] = &PARAMETER_TABLE;
+
+const PARAMETER_TABLE: [(&str, &str); Parameter::ALL.len()] = {
+    let mut table = [("", ""); Parameter::ALL.len()];
+    let mut i = 0;
+    while i < table.len() {
+        table[i] = (Parameter::ALL[i].name(), Parameter::ALL[i].meaning());
+        i += 1;
+    }
+    table
+};
 
 /// The totals a sweep can chart: the ones its chart can draw.
 pub use crate::chart::SWEEP_TOTALS as TOTALS;
+use crate::chart::Total;
 
 /// The keys of the `sweep:` map, with their meaning.
 pub const SWEEP_KEYS: &[(&str, &str)] = &[
@@ -85,9 +189,9 @@ pub struct SweepDirective {
     /// The directive's id.
     pub id: String,
     /// The parameter varied.
-    pub parameter: &'static str,
+    pub parameter: Parameter,
     /// The total charted.
-    pub total: &'static str,
+    pub total: Total,
     /// For each value: its label, its position on the axis, and the scenario.
     pub points: Vec<(String, f64, Scenario)>,
     /// The author's caption.
@@ -189,8 +293,8 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
         }
         Some(node) => {
             let name = node.as_scalar().unwrap_or("");
-            match PARAMETERS.iter().find(|(p, _)| *p == name) {
-                Some((p, _)) => Some(*p),
+            match Parameter::from_name(name) {
+                Some(p) => Some(p),
                 None => {
                     let help = match closest(name, PARAMETERS.iter().map(|(p, _)| *p)) {
                         Some(near) => format!("did you mean `{near}`?"),
@@ -207,11 +311,11 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
         }
     };
     let total = match key(sweep, "total") {
-        None => Some("calls"),
+        None => Some(Total::Calls),
         Some(node) => {
             let name = node.as_scalar().unwrap_or("");
-            match TOTALS.iter().find(|t| **t == name) {
-                Some(t) => Some(*t),
+            match Total::from_name(name) {
+                Some(t) => Some(t),
                 None => {
                     let help = match closest(name, TOTALS.iter().copied()) {
                         Some(near) => format!("did you mean `{near}`?"),
@@ -361,9 +465,8 @@ fn parameter_list() -> String {
 
 /// The values of a range `{from, to, step}`, written as the parameter's values are, each
 /// placed where the range is.
-fn range(node: &Node, parameter: &str) -> Result<Vec<Node>, ScenarioError> {
-    let durations = matches!(parameter, "outage" | "base" | "cap" | "spread");
-    let whole = matches!(parameter, "clients" | "max_attempts");
+fn range(node: &Node, parameter: Parameter) -> Result<Vec<Node>, ScenarioError> {
+    let kind = parameter.kind();
     // Durations in µs, whole numbers as they are, other numbers in thousandths.
     let read = |name: &str| -> Result<u64, ScenarioError> {
         let Some(n) = key(node, name) else {
@@ -374,14 +477,15 @@ fn range(node: &Node, parameter: &str) -> Result<Vec<Node>, ScenarioError> {
             ));
         };
         let text = n.as_scalar().unwrap_or("");
-        let parsed = if durations {
-            units::parse_duration(text).ok()
-        } else if whole {
-            text.parse::<u64>().ok()
-        } else {
-            units::parse_milli(text).ok()
+        let parsed = match kind {
+            Kind::Duration => units::parse_duration(text).ok(),
+            Kind::Whole => text.parse::<u64>().ok(),
+            Kind::Milli => units::parse_milli(text).ok(),
         };
-        parsed.ok_or_else(|| error(n, format!("`{text}` is not a value of `{parameter}`"), None))
+        parsed.ok_or_else(|| {
+            let name = parameter.name();
+            error(n, format!("`{text}` is not a value of `{name}`"), None)
+        })
     };
     let (from, to, step) = (read("from")?, read("to")?, read("step")?);
     if step == 0 || to < from {
@@ -402,12 +506,10 @@ fn range(node: &Node, parameter: &str) -> Result<Vec<Node>, ScenarioError> {
     Ok((0..count)
         .map(|i| {
             let v = from + i * step;
-            let text = if durations {
-                format_duration(v)
-            } else if whole {
-                v.to_string()
-            } else {
-                format_milli(v)
+            let text = match kind {
+                Kind::Duration => format_duration(v),
+                Kind::Whole => v.to_string(),
+                Kind::Milli => format_milli(v),
             };
             Node {
                 value: Value::Scalar {
@@ -426,9 +528,10 @@ fn range(node: &Node, parameter: &str) -> Result<Vec<Node>, ScenarioError> {
 /// its place on the axis.
 fn apply(
     base: &Scenario,
-    parameter: &str,
+    parameter: Parameter,
     node: &Node,
 ) -> Result<(String, f64, Scenario), ScenarioError> {
+    let name = parameter.name();
     let Some(text) = node.as_scalar() else {
         return Err(error(
             node,
@@ -440,13 +543,7 @@ fn apply(
         ));
     };
     let mut s = base.clone();
-    let bad = |what: &str| {
-        error(
-            node,
-            format!("`{text}` is not {what} for `{parameter}`"),
-            None,
-        )
-    };
+    let bad = |what: &str| error(node, format!("`{text}` is not {what} for `{name}`"), None);
     let duration = || units::parse_duration(text).map_err(|_| bad("a duration like 3s"));
     let milli =
         || units::parse_milli(text).map_err(|_| bad("a number with at most three decimals"));
@@ -454,12 +551,12 @@ fn apply(
     let out_of_range = |range: &str| {
         error(
             node,
-            format!("`{parameter}` must be {range}, found {text}"),
+            format!("`{name}` must be {range}, found {text}"),
             None,
         )
     };
     let (label, x) = match parameter {
-        "clients" => {
+        Parameter::Clients => {
             let n = whole()?;
             if !(1..=MAX_CLIENTS).contains(&n) {
                 return Err(out_of_range("from 1 to 10,000,000"));
@@ -467,7 +564,7 @@ fn apply(
             s.clients = n;
             (crate::format::thousands(n), n as f64)
         }
-        "capacity" => {
+        Parameter::Capacity => {
             let m = milli()?;
             if m == 0 || m > MAX_CAPACITY * 1000 {
                 return Err(out_of_range("more than 0"));
@@ -475,7 +572,7 @@ fn apply(
             s.server.capacity_milli = m;
             (format_milli(m), m as f64 / 1000.0)
         }
-        "rejection_cost" => {
+        Parameter::RejectionCost => {
             let m = milli()?;
             if m > 1000 {
                 return Err(out_of_range("from 0 to 1"));
@@ -483,7 +580,7 @@ fn apply(
             s.server.rejection_cost_milli = m;
             (format_milli(m), m as f64 / 1000.0)
         }
-        "outage" => {
+        Parameter::Outage => {
             let length = duration()?;
             let from = s.server.outages.first().map_or(0, |o| o.from);
             if length == 0 {
@@ -500,29 +597,37 @@ fn apply(
             }
             (prose_duration(length), length as f64 / SECOND as f64)
         }
-        "base" | "cap" | "spread" => {
+        Parameter::Base => {
             let us = duration()?;
-            match parameter {
-                "base" if us > s.retry.cap => {
-                    return Err(out_of_range(&format!(
-                        "at most the cap ({})",
-                        format_duration(s.retry.cap)
-                    )));
-                }
-                "cap" if us < s.retry.base || us > MAX_TIME => {
-                    return Err(out_of_range(&format!(
-                        "from the base ({}) to 1h",
-                        format_duration(s.retry.base)
-                    )));
-                }
-                "spread" if us > s.horizon => return Err(out_of_range("at most the horizon")),
-                "base" => s.retry.base = us,
-                "cap" => s.retry.cap = us,
-                _ => s.spread = us,
+            if us > s.retry.cap {
+                return Err(out_of_range(&format!(
+                    "at most the cap ({})",
+                    format_duration(s.retry.cap)
+                )));
             }
+            s.retry.base = us;
             (prose_duration(us), us as f64 / SECOND as f64)
         }
-        "multiplier" => {
+        Parameter::Cap => {
+            let us = duration()?;
+            if us < s.retry.base || us > MAX_TIME {
+                return Err(out_of_range(&format!(
+                    "from the base ({}) to 1h",
+                    format_duration(s.retry.base)
+                )));
+            }
+            s.retry.cap = us;
+            (prose_duration(us), us as f64 / SECOND as f64)
+        }
+        Parameter::Spread => {
+            let us = duration()?;
+            if us > s.horizon {
+                return Err(out_of_range("at most the horizon"));
+            }
+            s.spread = us;
+            (prose_duration(us), us as f64 / SECOND as f64)
+        }
+        Parameter::Multiplier => {
             let m: f64 = text.parse().map_err(|_| bad("a number"))?;
             if !(1.0..=100.0).contains(&m) {
                 return Err(out_of_range("from 1 to 100"));
@@ -530,7 +635,7 @@ fn apply(
             s.retry.multiplier = m;
             (text.to_string(), m)
         }
-        _ => {
+        Parameter::MaxAttempts => {
             let n = whole()?;
             if n == 0 || n > u64::from(u32::MAX) {
                 return Err(out_of_range("at least 1"));
@@ -632,8 +737,8 @@ mod tests {
              sweep: {vary: outage, values: [0s, 500ms, 3s], total: done_at}\n",
         )
         .unwrap();
-        assert_eq!(s.parameter, "outage");
-        assert_eq!(s.total, "done_at");
+        assert_eq!(s.parameter, Parameter::Outage);
+        assert_eq!(s.total, Total::DoneAt);
         let labels: Vec<&str> = s.points.iter().map(|p| p.0.as_str()).collect();
         assert_eq!(labels, ["0 s", "500 ms", "3 s"]);
         assert!(s.points[0].2.server.outages.is_empty());

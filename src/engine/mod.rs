@@ -2,17 +2,26 @@
 //!
 //! The model is `spec/engine.md` of the project, implemented to the letter; where that text
 //! leaves a choice, the choice is written down in the module that makes it:
-//! - [`run`]: the order of random draws, and how a call is carried;
+//! - [`run`]: the one tick loop, the order of random draws, and how a call is carried;
+//! - [`client`]: what is kept of each client, and the limits that let it fit 32 bits;
+//! - [`buckets`]: how the calls of each tick are held;
 //! - [`server`]: when a tick counts as down;
 //! - [`stats`]: percentiles and the typical run;
 //! - [`scenario`]: the size limits;
-//! - [`extended`]: open-loop arrivals, Retry-After, layers, goodput and recovery time;
-//! - [`protect`]: the retry budgets and the circuit breaker.
+//! - [`guards`]: open-loop arrivals, Retry-After, layers, the retry budgets and the
+//!   circuit breaker;
+//! - [`recovery`]: goodput and the recovery time of open-loop load;
+//! - [`outcome`]: what a run gives back;
+//! - [`metric`]: the totals and statistics that results are quoted by.
 
-pub mod extended;
+pub mod buckets;
+pub mod client;
+pub mod guards;
+pub mod metric;
+pub mod outcome;
 pub mod policy;
-pub mod protect;
 pub mod read;
+pub mod recovery;
 pub mod run;
 pub mod scenario;
 pub mod schedule;
@@ -21,11 +30,14 @@ pub mod server;
 pub mod stats;
 pub mod units;
 
+pub use outcome::{Lanes, Run, Totals};
 pub use policy::{RetryPolicy, Strategy};
 pub use read::{ScenarioError, parse_scenario, scenario_from_node};
-pub use run::{Lanes, Run, Totals, simulate};
+pub use run::simulate;
 pub use scenario::{Scenario, ServerModel};
-pub use stats::{Features, ScenarioResult, Spread, StrategyResult, run_scenario};
+pub use stats::{
+    Features, ScenarioResult, Spread, StrategyResult, run_scenario, run_scenario_with,
+};
 
 /// The engine's version: part of every cache key, so that a change to the model reruns
 /// every scenario. Bump it whenever a result could change.

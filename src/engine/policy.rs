@@ -109,8 +109,8 @@ impl RetryPolicy {
     /// The wait after failure `failures` (0 after the first rejection). `prev` is the
     /// client's previous wait, used and updated by decorrelated jitter only; it starts
     /// at `base`. The generator is touched only by jittered strategies.
-    // Always inlined: it sits in the engine's hottest loop, twice over (the plain and
-    // the extended run), and a call per rejected call cost a quarter of the throughput.
+    // Always inlined: it sits in the engine's hottest loop, and a call per rejected call
+    // cost a quarter of the throughput.
     #[inline(always)]
     pub fn wait(&self, failures: u32, prev: &mut u32, rng: &mut Pcg64) -> Micros {
         match self.strategy {
@@ -197,10 +197,15 @@ impl Policies {
     }
 }
 
-/// Rounds a non-negative wait to the nearest microsecond.
-#[inline]
+/// Rounds a non-negative wait to the nearest microsecond, halves away from zero: what
+/// `f64::round` gives, without its call into the maths library (the default x86-64
+/// target has no rounding instruction), which cost a tenth of the engine's time. Exact
+/// for every wait: below 2⁵² the integer part converts back exactly, and the fraction
+/// `us - t` is then computed exactly.
+#[inline(always)]
 fn round(us: f64) -> Micros {
-    us.round() as Micros
+    let t = us as Micros;
+    if us - t as f64 >= 0.5 { t + 1 } else { t }
 }
 
 #[cfg(test)]
@@ -242,6 +247,25 @@ mod tests {
         let waits: Vec<Micros> = (0..5).map(|a| p.wait(a, &mut prev, &mut rng)).collect();
         // 1, 1.5, 2.25, 3.375, 5.0625
         assert_eq!(waits, [1, 2, 2, 3, 5]);
+    }
+
+    #[test]
+    fn rounding_is_that_of_the_standard_library() {
+        let mut rng = Pcg64::seed_from_u64(9);
+        let edges = [
+            0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.49999999999999994,
+            4_503_599_627_370_495.5,
+            3.6e9 + 0.5,
+            1e-300,
+        ];
+        let random = (0..100_000).map(|_| rng.random::<f64>() * 7.2e9);
+        for us in edges.into_iter().chain(random) {
+            assert_eq!(round(us), us.round() as Micros, "{us}");
+        }
     }
 
     #[test]

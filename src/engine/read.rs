@@ -13,7 +13,7 @@ use crate::format::thousands;
 use crate::suggest::closest;
 use crate::yaml::{self, Node, Pos, Value};
 
-mod beyond;
+mod guards;
 
 /// One mistake in a scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -792,7 +792,7 @@ impl Reader {
                 None,
             );
         }
-        self.relations_beyond(s, top);
+        self.relations_of_guards(s, top);
         let work = s.work();
         if work > MAX_WORK {
             // At the crowd, or at the open-loop load of a scenario without one.

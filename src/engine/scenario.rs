@@ -14,9 +14,9 @@ pub const MAX_TIME: Micros = 3_600 * SECOND;
 /// The most work a scenario (or a sweep, over all its values) may need, in steps (see
 /// [`Scenario::work`]): one tick of one run, or one call of one client in one run.
 ///
-/// One core simulates about 100 million steps a second of the plain loop (`cargo bench
-/// --bench engine`) and 40 million of the loop with arrivals, budgets, breakers or
-/// layers, whose steps count twice; so a scenario at the limit, whose every client is
+/// One core simulates about 100 million steps a second of the plain crowd (`cargo bench
+/// --bench engine`) and 40 million of a scenario with guards (arrivals, Retry-After,
+/// budgets, breakers or layers), whose steps count twice; so a scenario at the limit, whose every client is
 /// turned away to the end, takes four to seven seconds on one core (measured), and less
 /// on several.
 /// The largest directive of this repository's own site, a sweep, needs 400,000,000.
@@ -394,9 +394,9 @@ impl Scenario {
         self.arrivals.iter().map(Arrivals::total).sum()
     }
 
-    /// Whether the run needs more than the closed crowd and a single retry policy: any
-    /// of arrivals, Retry-After, a budget, a breaker or layers.
-    pub fn is_extended(&self) -> bool {
+    /// Whether the scenario has any guard (see [`super::guards`]): arrivals,
+    /// Retry-After, a budget, a breaker or layers.
+    pub fn has_guards(&self) -> bool {
         !self.arrivals.is_empty()
             || !self.layers.is_empty()
             || self.server.retry_after.is_some()
@@ -473,15 +473,16 @@ impl Scenario {
     /// The work this scenario needs at most, in steps, for [`MAX_WORK`]: every run of
     /// every strategy (and the typical run, simulated again for its lanes) steps through
     /// each tick, looking at each outage and window of arrivals, and through each call
-    /// its clients can make (see [`Scenario::calls_per_client`]). The loop with
-    /// arrivals, Retry-After, a budget, a breaker or layers does about twice as much per
-    /// step (measured), so its steps count twice.
+    /// its clients can make (see [`Scenario::calls_per_client`]). With guards the loop
+    /// does about twice as much per step (measured), so their steps count twice. (The
+    /// typical run is simulated again only for its lanes, but the limit does not depend
+    /// on what is asked of a run.)
     pub fn work(&self) -> u128 {
         let per_tick = 1 + self.server.outages.len() as u128 + self.arrivals.len() as u128;
         let ticks = u128::from(self.ticks()) * per_tick;
         let requests = u128::from(self.clients) + u128::from(self.arrivals_total());
         let runs = u128::from(self.runs) + 1;
-        let weight = if self.is_extended() { 2 } else { 1 };
+        let weight = if self.has_guards() { 2 } else { 1 };
         self.strategies
             .iter()
             .map(|&s| weight * runs * (ticks + requests * u128::from(self.calls_per_client(s))))

@@ -2,8 +2,10 @@
 //! 5th and 95th percentile, with one typical run kept for the charts.
 //!
 //! The typical run of a strategy is the first run (lowest seed) whose number of calls is
-//! the median number of calls. Its lanes are computed again after the runs, so a
-//! thousand runs never hold a thousand sets of lanes.
+//! the median number of calls. Its lanes, when asked for, are computed again after the
+//! runs, so a thousand runs never hold a thousand sets of lanes; a strategy of a single
+//! run keeps the lanes of that run instead, and without lanes nothing is run again (the
+//! typical run's totals are those of its first pass: same seed, same run).
 
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
@@ -11,8 +13,9 @@ use rayon::prelude::*;
 use sequential::*;
 use serde::{Deserialize, Serialize};
 
+use super::outcome::{Run, Totals};
 use super::policy::{Policies, Strategy};
-use super::run::{Run, Totals, simulate_with};
+use super::run::simulate_with;
 use super::scenario::Scenario;
 use super::units::Micros;
 
@@ -125,13 +128,13 @@ pub struct ScenarioResult {
     pub arrivals: u64,
     /// The offered load after the trigger, in thousandths of a request per second.
     pub offered_milli: u64,
-    /// What the scenario turns on beyond backoff, so that outputs show only what applies.
+    /// The guards the scenario turns on, so that outputs show only what applies.
     pub features: Features,
     /// Per strategy.
     pub strategies: Vec<StrategyResult>,
 }
 
-/// Which of the features beyond backoff a scenario uses.
+/// Which guards a scenario uses (see [`super::guards`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Features {
     /// Open-loop arrivals: goodput applies.
@@ -171,9 +174,15 @@ impl ScenarioResult {
     }
 }
 
-/// Runs every strategy of a scenario over all its seeds, spread over all cores.
-/// The result does not depend on the number of cores.
+/// Runs every strategy of a scenario over all its seeds, spread over all cores, with
+/// the lanes of each typical run. The result does not depend on the number of cores.
 pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
+    run_scenario_with(scenario, true)
+}
+
+/// [`run_scenario`], with the lanes of each typical run only when `with_lanes`
+/// (otherwise its `lanes` are `None`, and everything else is the same).
+pub fn run_scenario_with(scenario: &Scenario, with_lanes: bool) -> ScenarioResult {
     let runs = scenario.runs as usize;
     let seed_of = |run: usize| scenario.seed.wrapping_add(run as u64);
     // Built once per strategy: every run of the strategy shares its table of ceilings.
@@ -186,15 +195,17 @@ pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
         .iter()
         .flat_map(|p| (0..runs).map(move |r| (p, r)))
         .collect();
-    let totals: Vec<Totals> = jobs
+    // A single run is the typical one: its lanes are kept rather than run again.
+    let lanes_now = with_lanes && runs == 1;
+    let done: Vec<Run> = jobs
         .par_iter()
-        .map(|&(policies, run)| simulate_with(scenario, policies, seed_of(run), false).totals)
+        .map(|&(policies, run)| simulate_with(scenario, policies, seed_of(run), lanes_now))
         .collect();
 
     let strategies = policies
         .par_iter()
-        .zip(totals.par_chunks(runs))
-        .map(|(policies, totals)| summarise(scenario, policies, totals, seed_of))
+        .zip(done.par_chunks(runs))
+        .map(|(policies, done)| summarise(scenario, policies, done, with_lanes, seed_of))
         .collect();
 
     ScenarioResult {
@@ -204,7 +215,7 @@ pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
         clients: scenario.clients,
         tick: scenario.server.tick,
         arrivals: scenario.arrivals_total(),
-        offered_milli: super::extended::offered_milli(scenario),
+        offered_milli: super::recovery::offered_milli(scenario),
         features: Features::of(scenario),
         strategies,
     }
@@ -213,9 +224,11 @@ pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
 fn summarise(
     scenario: &Scenario,
     policies: &Policies,
-    totals: &[Totals],
+    all: &[Run],
+    with_lanes: bool,
     seed_of: impl Fn(usize) -> u64,
 ) -> StrategyResult {
+    let totals: Vec<Totals> = all.iter().map(|r| r.totals).collect();
     let spread = |f: fn(&Totals) -> u64| {
         Spread::of(totals.iter().map(f).collect()).expect("a scenario has at least one run")
     };
@@ -239,7 +252,10 @@ fn summarise(
         goodput_milli: spread(|t| t.goodput_milli),
         recovered_runs: recovered.iter().flatten().count() as u32,
         recovery: Spread::of_all(&recovered),
-        typical: simulate_with(scenario, policies, seed_of(typical), true),
+        typical: match &all[typical] {
+            run if run.lanes.is_some() || !with_lanes => run.clone(),
+            _ => simulate_with(scenario, policies, seed_of(typical), true),
+        },
     }
 }
 

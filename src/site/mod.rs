@@ -159,8 +159,8 @@ impl Block {
                     .collect();
                 chart::sweep_figure(&Sweep {
                     id: &sweep.id,
-                    parameter: sweep.parameter,
-                    axis: &axis_title(sweep),
+                    parameter: sweep.parameter.name(),
+                    axis: &sweep.parameter.axis(),
                     total: sweep.total,
                     points: &points,
                     caption: sweep.caption.as_deref(),
@@ -176,16 +176,6 @@ impl Block {
             }
             Block::Table(html) => html.clone(),
         }
-    }
-}
-
-/// The x-axis title of a sweep: the parameter, with its unit.
-fn axis_title(sweep: &SweepDirective) -> String {
-    match sweep.parameter {
-        "outage" => "outage length (s)".to_string(),
-        "base" | "cap" | "spread" => format!("{} (s)", sweep.parameter),
-        "capacity" => "capacity (calls per tick)".to_string(),
-        other => other.replace('_', " "),
     }
 }
 

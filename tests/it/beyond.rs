@@ -1,9 +1,9 @@
 //! Beyond backoff: open-loop load, Retry-After, retry budgets, the circuit breaker and
 //! layers, each against its published semantics, and the metastable-failure story.
 
-use retrylab::engine::extended;
 use retrylab::engine::{Run, Strategy, run_scenario, simulate};
 
+use crate::old_loops;
 use crate::util::scenario;
 
 /// One client against a server that is down for the whole horizon.
@@ -19,7 +19,7 @@ fn lane_sum(lane: &[u32]) -> u64 {
 }
 
 #[test]
-fn without_the_new_keys_the_extended_loop_gives_the_same_runs() {
+fn without_guards_the_one_loop_gives_the_runs_of_the_old_plain_one() {
     let s = scenario(
         "clients: 100\nspread: 2s\nserver: {capacity: 10, outages: [{from: 1s, to: 3s}]}\n\
          retry: {max_attempts: 8, deadline: 20s}",
@@ -27,7 +27,7 @@ fn without_the_new_keys_the_extended_loop_gives_the_same_runs() {
     for strategy in Strategy::ALL {
         for seed in [1, 7] {
             assert_eq!(
-                extended::simulate(&s, strategy, seed, true),
+                old_loops::simulate(&s, strategy, seed, true),
                 simulate(&s, strategy, seed, true),
                 "{strategy:?}"
             );

@@ -1,6 +1,6 @@
 //! The sanity facts of the engine spec, and the rules of time, as tests.
 
-use retrylab::engine::{Run, Strategy, run_scenario, simulate};
+use retrylab::engine::{Run, Strategy, run_scenario, run_scenario_with, simulate};
 
 use crate::util::scenario;
 
@@ -185,4 +185,29 @@ fn deterministic_strategies_agree_over_seeds_and_jitter_does_not() {
     let full = result.strategy(Strategy::FullJitter).unwrap();
     assert!(!full.calls.is_exact());
     assert_eq!(full.finished_runs, 30);
+}
+
+#[test]
+fn results_without_lanes_are_those_with_lanes_less_the_lanes() {
+    let cases = [
+        format!("{CROWD}runs: 1\n"),
+        format!("{CROWD}runs: 9\n"),
+        "clients: 100\nspread: 2s\nretry: {max_attempts: 6, budget: grpc}\nruns: 5\n".to_string(),
+        "clients: 0\narrivals: {rate: 80}\nserver: {outages: [{from: 5s, to: 10s}]}\n\
+         retry: {breaker: {}}\nruns: 3\n"
+            .to_string(),
+    ];
+    for yaml in cases {
+        let s = scenario(&yaml);
+        let with = run_scenario(&s);
+        let mut without = run_scenario_with(&s, false);
+        for (lane, full) in without.strategies.iter_mut().zip(&with.strategies) {
+            assert_eq!(lane.typical.lanes, None);
+            // The typical run, lanes and all, is the run of its seed.
+            let own = simulate(&s, lane.strategy, lane.typical.seed, true);
+            assert_eq!(full.typical, own, "{yaml}");
+            lane.typical.lanes = own.lanes;
+        }
+        assert_eq!(without, with, "{yaml}");
+    }
 }

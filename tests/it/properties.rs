@@ -3,6 +3,7 @@
 use proptest::prelude::*;
 use retrylab::engine::{Strategy as Retry, parse_scenario, simulate};
 
+use crate::old_loops;
 use crate::util::scenario;
 
 /// A small random scenario in YAML, so that the reader is exercised too.
@@ -153,6 +154,20 @@ proptest! {
     }
 
     #[test]
+    fn the_one_loop_gives_the_runs_of_the_old_two(yaml in any_scenario(), seed in 0u64..1000) {
+        let s = scenario(&yaml);
+        for strategy in Retry::ALL {
+            for with_lanes in [true, false] {
+                prop_assert_eq!(
+                    simulate(&s, strategy, seed, with_lanes),
+                    old_loops::simulate(&s, strategy, seed, with_lanes),
+                    "{:?}", strategy
+                );
+            }
+        }
+    }
+
+    #[test]
     fn no_text_makes_the_reader_panic(text in "\\PC{0,200}") {
         let _ = parse_scenario(&text, None);
     }
@@ -171,5 +186,30 @@ proptest! {
             &format!("id: x\nclients: 3\nretry:\n  budget: {{kind: {key}, {key}: {value}}}\n"),
             None,
         );
+    }
+}
+
+proptest! {
+    // Crowds of thousands, so that a tick's calls span several blocks of the buckets.
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn large_crowds_give_the_runs_of_the_old_loops(
+        yaml in any_scenario(),
+        clients in 4_000u64..20_000,
+        seed in 0u64..1000,
+    ) {
+        let yaml = match yaml.split_once('\n') {
+            Some((first, rest)) if first != "clients: 0" => format!("clients: {clients}\n{rest}"),
+            _ => yaml,
+        };
+        let s = scenario(&yaml);
+        for strategy in Retry::ALL {
+            prop_assert_eq!(
+                simulate(&s, strategy, seed, true),
+                old_loops::simulate(&s, strategy, seed, true),
+                "{:?}", strategy
+            );
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! Reading the keys beyond backoff: arrivals, Retry-After, budgets, the breaker and
-//! layers, with the same located errors as the rest of the reader.
+//! Reading the guards (see [`crate::engine::guards`]): arrivals, Retry-After, budgets, the
+//! breaker and layers, with the same located errors as the rest of the reader.
 
 use super::{Fields, Reader, all_strategies};
 use crate::engine::policy::Strategy;
@@ -429,8 +429,8 @@ impl Reader {
         ok.then_some(out)
     }
 
-    /// What relates the keys beyond backoff to the rest.
-    pub(super) fn relations_beyond(&mut self, s: &Scenario, top: &Fields) {
+    /// What relates the guards to the rest.
+    pub(super) fn relations_of_guards(&mut self, s: &Scenario, top: &Fields) {
         if let (Some(node), Some(_)) = (top.get("layers"), s.retry.max_attempts) {
             self.error(
                 node,

@@ -1,58 +1,160 @@
-//! The tick loop with everything beyond backoff: open-loop arrivals, Retry-After, the
-//! shared budget and breaker of [`super::protect`], and layers of retries. It keeps the
-//! rules and the order of random draws of [`super::run`] and adds no draws of its own,
-//! so a scenario that turns none of these on gives the same run here as there.
-//!
-//! Definitions, for anyone reproducing a run:
-//!
-//! - **Arrivals.** Request `i` of a window of `arrivals` starts at
-//!   `from + floor(i * 1e6 / rate)` µs while that is before `to`: evenly spaced, no
-//!   randomness. Each request is a new client with its own retry state; it joins the
-//!   tick of its start after the retries already due there, window by window in the
-//!   author's order.
-//! - **Retry-After.** A rejection carries the hint when `when` says so: `always`, only
-//!   in a tick in which the server is up (`overloaded`), or only during an outage
-//!   (`down`). A client that honours it waits `max(policy wait, hint)`; the policy's wait
-//!   is drawn as usual (decorrelated jitter remembers the drawn wait, not the hint). A
-//!   call that failed fast never reached the server and carries no hint.
-//! - **Failed fast.** A call refused by the breaker counts as a failure for its client:
-//!   it counts as an attempt, the client waits and retries per policy, and its budget
-//!   asks as for any failure. It is not a call the server saw (`calls`), and goes into
-//!   `failed_fast` instead. With `retry_when_open: false` (the breaker outside the retry
-//!   loop), a call that failed fast ends its request: the client gives up at once.
-//! - **Order in a tick.** The breaker admits calls from the front of the tick (all when
-//!   closed); the server serves a random choice of the admitted ones. Then the budget
-//!   sees new requests and served calls, then each failed call in turn: rejected ones
-//!   first, then failed-fast ones, each counted as a failure before its client asks for
-//!   a retry. A client gives up at its attempt limit; else it draws its wait, gives up
-//!   past its deadline, gives up (`denied`) when the budget refuses, and otherwise
-//!   retries (or is still retrying, if the retry falls past the horizon).
-//! - **Layers.** `layers` is a chain, top first; each layer has its attempts and its
-//!   policy. The bottom layer's calls reach the server. When a bottom call fails, the
-//!   lowest layer with attempts left retries after its own wait; the layers below it
-//!   start a fresh sequence (their attempts back to 1, decorrelated jitter back to its
-//!   base). When no layer has attempts left, the user request has failed: the client
-//!   gives up. Against a server that is always down, a chain of attempts `a1, a2, …`
-//!   sends `a1 × a2 × …` calls per request, one at a time.
-//! - **Goodput** is served calls per second from the first tick that starts at or after
-//!   the end of the trigger (the end of the last outage; 0 without one) to the horizon.
-//! - **Recovery time.** With open-loop load and an outage: let `W` be the ticks in one
-//!   second (at least one). A window of `W` ticks is good when its served calls are at
-//!   least 95% of the requests that arrived in it. Recovery is at the first tick `s`, at
-//!   or after the end of the trigger, from which every window of `W` ticks that starts at
-//!   or after `s` and ends by the horizon is good; the recovery time is the start of `s`
-//!   minus the end of the trigger. There is none ("never") when the last window before
-//!   the horizon is not good, or when less than one window fits after the trigger.
+//! The two tick loops the engine had before it had one, kept verbatim (but for paths) as
+//! the reference that the one generic loop must reproduce to the call: the plain loop
+//! for the closed crowd with a single policy, and the extended loop for every scenario
+//! with arrivals, Retry-After, a budget, a breaker or layers.
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
+use retrylab::engine::guards::breaker::BreakerState;
+use retrylab::engine::guards::budget::BudgetState;
+use retrylab::engine::policy::{Policies, RetryPolicy, Strategy};
+use retrylab::engine::recovery::{after_trigger, per_second_milli, recovery_tick};
+use retrylab::engine::scenario::{MAX_LAYERS, Scenario};
+use retrylab::engine::server::ServerState;
+use retrylab::engine::units::{Micros, SECOND};
+use retrylab::engine::{Lanes, Run, Totals};
 
-use super::policy::{Policies, RetryPolicy, Strategy};
-use super::protect::{BreakerState, BudgetState};
-use super::run::{Lanes, Run, Totals, choose_served};
-use super::scenario::{MAX_LAYERS, Scenario};
-use super::server::ServerState;
-use super::units::{Micros, SECOND};
+/// Runs one strategy of a scenario with one seed in the old loops.
+pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: bool) -> Run {
+    simulate_with(
+        scenario,
+        &Policies::new(scenario, strategy),
+        seed,
+        with_lanes,
+    )
+}
+
+/// A client whose next call is pending: everything the engine knows of it.
+#[derive(Clone, Copy, Debug)]
+struct Call {
+    /// The client's clock at this call, in µs (below the horizon, so below an hour).
+    t: u32,
+    /// When the client made its first call.
+    first: u32,
+    /// Decorrelated jitter's previous wait.
+    prev: u32,
+    /// Calls made so far, this one included.
+    attempts: u32,
+}
+
+/// The old plain loop (and, for a scenario with guards, the old extended loop).
+pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes: bool) -> Run {
+    if scenario.has_guards() {
+        return extended_with(scenario, policies, seed, with_lanes);
+    }
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let tick = scenario.server.tick;
+    let ticks = scenario.ticks() as usize;
+    let policy = &policies.layers[0];
+    let max_attempts = scenario.retry.max_attempts.unwrap_or(u32::MAX);
+    let deadline = scenario.retry.deadline;
+    let base = scenario.retry.base as u32;
+
+    let mut buckets: Vec<Vec<Call>> = vec![Vec::new(); ticks];
+    let clients = scenario.clients as usize;
+    if scenario.spread == 0 {
+        buckets[0] = vec![
+            Call {
+                t: 0,
+                first: 0,
+                prev: base,
+                attempts: 1,
+            };
+            clients
+        ];
+    } else {
+        for _ in 0..clients {
+            let t = rng.random_range(0..scenario.spread);
+            buckets[(t / tick) as usize].push(Call {
+                t: t as u32,
+                first: t as u32,
+                prev: base,
+                attempts: 1,
+            });
+        }
+    }
+
+    let mut lanes = with_lanes.then(|| Lanes {
+        served: vec![0; ticks],
+        rejected: vec![0; ticks],
+        failed_fast: Vec::new(),
+    });
+    let mut server = ServerState::new(&scenario.server);
+    let mut totals = Totals::default();
+    let mut last_finish: Option<usize> = None;
+
+    for k in 0..ticks {
+        let mut calls = std::mem::take(&mut buckets[k]);
+        let arrivals = calls.len();
+        let down = server.is_down(k as u64 * tick);
+        let served = server.serve(arrivals as u64, down) as usize;
+        choose_served(&mut calls, served, &mut rng);
+
+        totals.calls += arrivals as u64;
+        totals.served += served as u64;
+        if served > 0 {
+            last_finish = Some(k);
+        }
+        if let Some(lanes) = lanes.as_mut() {
+            lanes.served[k] = served as u32;
+            lanes.rejected[k] = (arrivals - served) as u32;
+        }
+
+        for call in &mut calls[served..] {
+            if call.attempts >= max_attempts {
+                totals.gave_up += 1;
+                last_finish = Some(k);
+                continue;
+            }
+            let wait = policy.wait(call.attempts - 1, &mut call.prev, &mut rng);
+            let next = u64::from(call.t) + wait;
+            if deadline.is_some_and(|d| next > u64::from(call.first) + d) {
+                totals.gave_up += 1;
+                last_finish = Some(k);
+                continue;
+            }
+            // A retry is never seen in the tick that rejected it.
+            let seen = ((next / tick) as usize).max(k + 1);
+            if seen >= ticks {
+                totals.still_retrying += 1;
+                continue;
+            }
+            call.t = next as u32;
+            call.attempts += 1;
+            buckets[seen].push(*call);
+        }
+    }
+
+    if totals.still_retrying == 0 {
+        totals.done_at = last_finish.map(|k| k as u64 * tick);
+    }
+    Run {
+        seed,
+        totals,
+        lanes,
+    }
+}
+
+/// Moves a uniformly random choice of `served` calls to the front (a partial
+/// Fisher–Yates shuffle over the smaller of the two groups).
+fn choose_served<T>(calls: &mut [T], served: usize, rng: &mut Pcg64) {
+    let n = calls.len();
+    let rejected = n - served;
+    if served == 0 || rejected == 0 {
+        return;
+    }
+    if served <= rejected {
+        for i in 0..served {
+            let j = rng.random_range(i..n);
+            calls.swap(i, j);
+        }
+    } else {
+        for i in (served..n).rev() {
+            let j = rng.random_range(0..=i);
+            calls.swap(i, j);
+        }
+    }
+}
 
 /// A client whose next call is pending, with its state at every layer.
 #[derive(Clone, Copy, Debug)]
@@ -128,20 +230,8 @@ impl Chain<'_> {
     }
 }
 
-/// Runs one strategy of a scenario that uses any feature beyond the closed crowd and a
-/// single policy. Same contract as [`super::run::simulate`].
-pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: bool) -> Run {
-    simulate_with(
-        scenario,
-        &Policies::new(scenario, strategy),
-        seed,
-        with_lanes,
-    )
-}
-
-/// [`simulate`] with the strategy's policies built beforehand (see
-/// [`super::run::simulate_with`]).
-pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes: bool) -> Run {
+/// The old extended loop: every scenario with guards.
+fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes: bool) -> Run {
     let mut rng = Pcg64::seed_from_u64(seed);
     let tick = scenario.server.tick;
     let ticks = scenario.ticks() as usize;
@@ -295,97 +385,5 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
         seed,
         totals,
         lanes,
-    }
-}
-
-/// The first tick that starts at or after the end of the trigger (0 without one), at
-/// most the number of ticks.
-pub fn after_trigger(scenario: &Scenario) -> usize {
-    let tick = scenario.server.tick.max(1);
-    let from = scenario.trigger_end().map_or(0, |end| end.div_ceil(tick));
-    from.min(scenario.ticks()) as usize
-}
-
-/// The offered load, in thousandths of a request per second, over the same stretch as
-/// goodput: from the end of the trigger to the horizon.
-pub fn offered_milli(scenario: &Scenario) -> u64 {
-    let tick = scenario.server.tick.max(1);
-    let from = after_trigger(scenario) as u64 * tick;
-    let requests: u64 = scenario
-        .arrivals
-        .iter()
-        .map(|a| {
-            let r = a.indices_in(from, scenario.horizon);
-            r.end - r.start
-        })
-        .sum();
-    let span = scenario.horizon.saturating_sub(from);
-    if span == 0 {
-        return 0;
-    }
-    (u128::from(requests) * 1_000_000_000 / u128::from(span)) as u64
-}
-
-/// Calls per second, in thousandths, over ticks of `tick` µs.
-fn per_second_milli(per_tick: &[u32], tick: Micros) -> u64 {
-    let span = per_tick.len() as u128 * u128::from(tick);
-    if span == 0 {
-        return 0;
-    }
-    let calls: u128 = per_tick.iter().map(|&c| u128::from(c)).sum();
-    (calls * 1_000_000_000 / span) as u64
-}
-
-/// The recovery tick (see the module docs): the first tick `s >= from` from which every
-/// window of `window` ticks up to the end is good, or `None`.
-pub fn recovery_tick(served: &[u32], offered: &[u32], from: usize, window: usize) -> Option<usize> {
-    let n = served.len().min(offered.len());
-    if window == 0 || n < window || from > n - window {
-        return None;
-    }
-    let sum = |v: &[u32]| v.iter().map(|&c| u64::from(c)).sum::<u64>();
-    let mut s = sum(&served[n - window..n]);
-    let mut o = sum(&offered[n - window..n]);
-    let mut j = n - window;
-    loop {
-        if 20 * s < 19 * o {
-            return (j < n - window).then_some(j + 1);
-        }
-        if j == from {
-            return Some(from);
-        }
-        j -= 1;
-        s = s + u64::from(served[j]) - u64::from(served[j + window]);
-        o = o + u64::from(offered[j]) - u64::from(offered[j + window]);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recovery_is_the_first_tick_from_which_every_window_is_good() {
-        let offered = [10; 10];
-        // Bad windows until tick 4; good from window [5, 7).
-        let served = [0, 0, 0, 0, 0, 10, 10, 10, 10, 10];
-        assert_eq!(recovery_tick(&served, &offered, 0, 2), Some(5));
-        assert_eq!(recovery_tick(&served, &offered, 7, 2), Some(7));
-        // 95% exactly is good; below it is not.
-        let served = [19, 19, 19, 19];
-        assert_eq!(recovery_tick(&served, &[20; 4], 0, 2), Some(0));
-        let served = [19, 18, 19, 19];
-        assert_eq!(recovery_tick(&served, &[20; 4], 0, 2), Some(2));
-        // The last window bad: never.
-        assert_eq!(recovery_tick(&[10, 10, 0], &[10; 3], 0, 2), None);
-        // Less than a window after the trigger: never.
-        assert_eq!(recovery_tick(&[10; 3], &[10; 3], 2, 2), None);
-    }
-
-    #[test]
-    fn per_second_rates_are_exact() {
-        assert_eq!(per_second_milli(&[8, 8, 8], 100_000), 80_000);
-        assert_eq!(per_second_milli(&[1, 0, 0], 100_000), 3_333);
-        assert_eq!(per_second_milli(&[], 100_000), 0);
     }
 }

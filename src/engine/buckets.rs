@@ -1,0 +1,270 @@
+//! The calls waiting for each tick, in blocks that move from tick to tick.
+//!
+//! A tick's calls are a list of blocks of at most [`BLOCK`] calls, all full but the last.
+//! When a tick is read, each block goes back to a shared pool as soon as its calls are
+//! handled, and the retries that the tick sends to later ticks are written into those
+//! same blocks. So a run holds about one copy of its pending calls, however they move:
+//! with one growing list per tick, a crowd that retries together sat in memory twice
+//! (the tick being read and the tick its retries go to), plus the slack of doubling.
+//!
+//! A fresh block starts small and grows by doubling up to [`BLOCK`], so that ticks with
+//! a handful of calls each cost little.
+
+use rand::RngExt;
+use rand_pcg::Pcg64;
+
+/// log2 of [`BLOCK`].
+const SHIFT: u32 = 12;
+/// The most calls in one block.
+pub const BLOCK: usize = 1 << SHIFT;
+/// An index within a block.
+const MASK: usize = BLOCK - 1;
+
+/// One tick's calls: blocks, all full but the last.
+#[derive(Debug)]
+pub struct Bucket<C> {
+    blocks: Vec<Vec<C>>,
+    len: usize,
+}
+
+impl<C> Default for Bucket<C> {
+    fn default() -> Bucket<C> {
+        Bucket {
+            blocks: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<C: Copy> Bucket<C> {
+    /// How many calls it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The call at `i`.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> C {
+        self.blocks[i >> SHIFT][i & MASK]
+    }
+
+    /// Every call, front to back.
+    pub fn iter(&self) -> impl Iterator<Item = &C> {
+        self.blocks.iter().flatten()
+    }
+
+    /// The calls in `range`, front to back.
+    pub fn range(&self, range: std::ops::Range<usize>) -> impl Iterator<Item = &C> {
+        self.iter().skip(range.start).take(range.len())
+    }
+
+    /// Swaps the calls at `i` and `j`.
+    #[inline(always)]
+    fn swap(&mut self, i: usize, j: usize) {
+        let (bi, bj) = (i >> SHIFT, j >> SHIFT);
+        if bi == bj {
+            self.blocks[bi].swap(i & MASK, j & MASK);
+        } else {
+            let a = self.blocks[bi][i & MASK];
+            self.blocks[bi][i & MASK] = std::mem::replace(&mut self.blocks[bj][j & MASK], a);
+        }
+    }
+
+    /// Moves a uniformly random choice of `served` of the first `admitted` calls to the
+    /// front (a partial Fisher–Yates shuffle over the smaller of the two groups).
+    ///
+    /// The partners of the swaps are drawn a batch at a time and read before any of the
+    /// batch is swapped: in a large tick each is a cache miss, and reads that do not wait
+    /// for each other overlap. The draws and the swaps are those of the plain shuffle, in
+    /// its order.
+    pub fn choose_served(&mut self, admitted: usize, served: usize, rng: &mut Pcg64) {
+        const BATCH: usize = 16;
+        let n = admitted;
+        let rejected = n - served;
+        if served == 0 || rejected == 0 {
+            return;
+        }
+        let mut partners = [0usize; BATCH];
+        if served <= rejected {
+            for first in (0..served).step_by(BATCH) {
+                let batch = (served - first).min(BATCH);
+                for (b, j) in partners[..batch].iter_mut().enumerate() {
+                    *j = rng.random_range(first + b..n);
+                }
+                self.touch(&partners[..batch]);
+                for (b, &j) in partners[..batch].iter().enumerate() {
+                    self.swap(first + b, j);
+                }
+            }
+        } else {
+            for last in (served..n).rev().step_by(BATCH) {
+                let batch = (last + 1 - served).min(BATCH);
+                for (b, j) in partners[..batch].iter_mut().enumerate() {
+                    *j = rng.random_range(0..=last - b);
+                }
+                self.touch(&partners[..batch]);
+                for (b, &j) in partners[..batch].iter().enumerate() {
+                    self.swap(last - b, j);
+                }
+            }
+        }
+    }
+
+    /// Reads the calls at `indices`, so that they are in the cache for what follows.
+    #[inline(always)]
+    fn touch(&self, indices: &[usize]) {
+        for &i in indices {
+            std::hint::black_box(self.get(i));
+        }
+    }
+}
+
+/// The buckets of every tick of a run, with the pool of spare blocks.
+#[derive(Debug)]
+pub struct Buckets<C> {
+    ticks: Vec<Bucket<C>>,
+    spare: Vec<Vec<C>>,
+}
+
+impl<C: Copy> Buckets<C> {
+    /// Empty buckets for `ticks` ticks.
+    pub fn new(ticks: usize) -> Buckets<C> {
+        Buckets {
+            ticks: std::iter::repeat_with(Bucket::default)
+                .take(ticks)
+                .collect(),
+            spare: Vec::new(),
+        }
+    }
+
+    /// Fills tick `k`, which must be empty, with `count` copies of `call`.
+    pub fn fill(&mut self, k: usize, call: C, count: usize) {
+        let bucket = &mut self.ticks[k];
+        let mut left = count;
+        while left > 0 {
+            let n = left.min(BLOCK);
+            bucket.blocks.push(vec![call; n]);
+            left -= n;
+        }
+        bucket.len = count;
+    }
+
+    /// Appends `call` to tick `k`.
+    #[inline]
+    pub fn push(&mut self, k: usize, call: C) {
+        push(&mut self.ticks[k], &mut self.spare, call);
+    }
+
+    /// Appends `call` to `bucket`, a tick taken out with [`Buckets::take`].
+    #[inline]
+    pub fn push_to(&mut self, bucket: &mut Bucket<C>, call: C) {
+        push(bucket, &mut self.spare, call);
+    }
+
+    /// Takes the calls of tick `k` out, leaving it empty.
+    pub fn take(&mut self, k: usize) -> Bucket<C> {
+        std::mem::take(&mut self.ticks[k])
+    }
+
+    /// Gives a block whose calls are handled back to the pool.
+    pub fn recycle(&mut self, mut block: Vec<C>) {
+        block.clear();
+        self.spare.push(block);
+    }
+}
+
+impl<C> Bucket<C> {
+    /// Its blocks, to be handled in order and given back with [`Buckets::recycle`].
+    pub fn into_blocks(self) -> Vec<Vec<C>> {
+        self.blocks
+    }
+}
+
+#[inline]
+fn push<C>(bucket: &mut Bucket<C>, spare: &mut Vec<Vec<C>>, call: C) {
+    match bucket.blocks.last_mut() {
+        Some(last) if last.len() < BLOCK => last.push(call),
+        _ => {
+            let mut block = spare.pop().unwrap_or_default();
+            block.push(call);
+            bucket.blocks.push(block);
+        }
+    }
+    bucket.len += 1;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// The shuffle of one contiguous slice, as the blocks must reproduce it.
+    fn choose_in_slice(calls: &mut [u32], served: usize, rng: &mut Pcg64) {
+        let n = calls.len();
+        let rejected = n - served;
+        if served == 0 || rejected == 0 {
+            return;
+        }
+        if served <= rejected {
+            for i in 0..served {
+                let j = rng.random_range(i..n);
+                calls.swap(i, j);
+            }
+        } else {
+            for i in (served..n).rev() {
+                let j = rng.random_range(0..=i);
+                calls.swap(i, j);
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_shuffle_as_one_slice_would() {
+        for (n, served) in [
+            (10_000, 3_000),
+            (10_000, 9_000),
+            (BLOCK + 1, 1),
+            (BLOCK + 1, BLOCK),
+            (5, 2),
+            (40, 17),
+            (40, 23),
+        ] {
+            let mut buckets = Buckets::new(2);
+            for i in 0..n as u32 {
+                buckets.push(1, i);
+            }
+            let mut bucket = buckets.take(1);
+            assert_eq!(bucket.len(), n);
+            let mut slice: Vec<u32> = (0..n as u32).collect();
+            let mut a = Pcg64::seed_from_u64(5);
+            let mut b = Pcg64::seed_from_u64(5);
+            bucket.choose_served(n, served, &mut a);
+            choose_in_slice(&mut slice, served, &mut b);
+            assert_eq!(bucket.iter().copied().collect::<Vec<_>>(), slice);
+            assert_eq!(bucket.range(served..n).count(), n - served);
+        }
+    }
+
+    #[test]
+    fn recycled_blocks_carry_the_next_calls() {
+        let mut buckets = Buckets::new(3);
+        buckets.fill(0, 7u32, 2 * BLOCK + 3);
+        let blocks = buckets.take(0).into_blocks();
+        assert_eq!(blocks.len(), 3);
+        for block in blocks {
+            buckets.recycle(block);
+        }
+        for i in 0..BLOCK as u32 + 1 {
+            buckets.push(2, i);
+        }
+        let bucket = buckets.take(2);
+        assert_eq!(bucket.len(), BLOCK + 1);
+        assert_eq!(bucket.get(BLOCK), BLOCK as u32);
+        assert!(bucket.blocks[0].capacity() >= BLOCK);
+    }
+}

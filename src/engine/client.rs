@@ -1,0 +1,230 @@
+//! What the run keeps of each client whose next call is pending, in as few bytes as the
+//! scenario allows, and how that state moves on after a failed call.
+//!
+//! Times are 32-bit microseconds: the horizon, cap and spread are at most an hour
+//! ([`super::scenario::MAX_TIME`], 3.6e9 µs, below 2³² ≈ 4.29e9), so a clock below the
+//! horizon fits, and so does a wait up to the cap. Counts of calls are 32-bit too: a
+//! client makes at most one call per tick, and a horizon holds at most
+//! [`super::scenario::MAX_TICKS`] ticks.
+//!
+//! A single policy needs the clock and the count of calls (8 bytes); the start of the
+//! client's first call only with a `deadline`, and decorrelated jitter's previous wait
+//! only for that strategy, each 4 bytes more. A chain of layers keeps a count and a
+//! previous wait per layer. The loop of [`super::run`] is generic over the kind of
+//! state, chosen once per scenario and strategy.
+
+use rand_pcg::Pcg64;
+
+use super::policy::{Policies, RetryPolicy, Strategy};
+use super::scenario::{MAX_LAYERS, Scenario};
+use super::units::Micros;
+
+/// The retry layers of one lane: a single one without `layers`.
+#[derive(Debug)]
+pub struct Chain<'a> {
+    /// The policy of each layer, top first.
+    policies: &'a [RetryPolicy],
+    /// The attempts of each layer, counting the first.
+    max: [u32; MAX_LAYERS],
+    /// How many layers.
+    len: usize,
+    /// Each layer's base: decorrelated jitter's first previous wait.
+    bases: [u32; MAX_LAYERS],
+}
+
+impl Chain<'_> {
+    /// The chain of `scenario` with the policies of one of its strategies.
+    pub fn new<'a>(scenario: &Scenario, policies: &'a Policies) -> Chain<'a> {
+        let mut max = [0; MAX_LAYERS];
+        let mut bases = [0; MAX_LAYERS];
+        if scenario.layers.is_empty() {
+            max[0] = scenario.retry.max_attempts.unwrap_or(u32::MAX);
+            // The base is at most the cap, at most an hour: it fits.
+            bases[0] = scenario.retry.base as u32;
+            return Chain {
+                policies: &policies.layers,
+                max,
+                len: 1,
+                bases,
+            };
+        }
+        for (i, layer) in scenario.layers.iter().enumerate() {
+            max[i] = layer.attempts;
+            bases[i] = layer.base as u32;
+        }
+        Chain {
+            policies: &policies.layers,
+            max,
+            len: scenario.layers.len(),
+            bases,
+        }
+    }
+
+    /// Whether any layer's waits depend on the previous wait (decorrelated jitter).
+    pub fn remembers_waits(&self) -> bool {
+        self.policies
+            .iter()
+            .any(|p| p.strategy() == Strategy::DecorrelatedJitter)
+    }
+}
+
+/// A field that a kind of client state may or may not keep: `u32` when it does, `()`
+/// when it does not (reading it then gives 0, and writing it is a no-op).
+pub trait Slot: Copy + std::fmt::Debug {
+    /// A slot holding `v` (or nothing).
+    fn hold(v: u32) -> Self;
+    /// What it holds (0 for nothing).
+    fn get(self) -> u32;
+}
+
+impl Slot for u32 {
+    #[inline(always)]
+    fn hold(v: u32) -> u32 {
+        v
+    }
+    #[inline(always)]
+    fn get(self) -> u32 {
+        self
+    }
+}
+
+impl Slot for () {
+    #[inline(always)]
+    fn hold(_: u32) {}
+    #[inline(always)]
+    fn get(self) -> u32 {
+        0
+    }
+}
+
+/// The state of a client whose next call is pending.
+pub trait Client: Copy + std::fmt::Debug {
+    /// A new client whose first call is at `t`.
+    fn fresh(chain: &Chain, t: Micros) -> Self;
+    /// Its clock at this call, in µs.
+    fn t(&self) -> Micros;
+    /// When it made its first call (0 when the kind does not keep it: no deadline).
+    fn first(&self) -> Micros;
+    /// Calls made so far, this one included.
+    fn calls(&self) -> u32;
+    /// The layer that retries after this call failed: the lowest with attempts left,
+    /// or `None` when every layer is out of attempts.
+    fn layer_to_retry(&self, chain: &Chain) -> Option<usize>;
+    /// Draws the wait before a retry at `layer`.
+    fn wait(&mut self, chain: &Chain, layer: usize, rng: &mut Pcg64) -> Micros;
+    /// Counts a retry at `layer`, made at `t`: the layers below start afresh.
+    fn advance(&mut self, chain: &Chain, layer: usize, t: Micros);
+}
+
+/// A client with a single policy: its clock and calls, and what the scenario needs
+/// besides: `F` keeps the first call's time (with a deadline), `P` decorrelated jitter's
+/// previous wait.
+#[derive(Clone, Copy, Debug)]
+pub struct Single<F, P> {
+    t: u32,
+    calls: u32,
+    first: F,
+    prev: P,
+}
+
+impl<F: Slot, P: Slot> Client for Single<F, P> {
+    #[inline(always)]
+    fn fresh(chain: &Chain, t: Micros) -> Self {
+        Single {
+            t: t as u32,
+            calls: 1,
+            first: F::hold(t as u32),
+            prev: P::hold(chain.bases[0]),
+        }
+    }
+    #[inline(always)]
+    fn t(&self) -> Micros {
+        u64::from(self.t)
+    }
+    #[inline(always)]
+    fn first(&self) -> Micros {
+        u64::from(self.first.get())
+    }
+    #[inline(always)]
+    fn calls(&self) -> u32 {
+        self.calls
+    }
+    #[inline(always)]
+    fn layer_to_retry(&self, chain: &Chain) -> Option<usize> {
+        (self.calls < chain.max[0]).then_some(0)
+    }
+    #[inline(always)]
+    fn wait(&mut self, chain: &Chain, _: usize, rng: &mut Pcg64) -> Micros {
+        let mut prev = self.prev.get();
+        let wait = chain.policies[0].wait(self.calls - 1, &mut prev, rng);
+        self.prev = P::hold(prev);
+        wait
+    }
+    #[inline(always)]
+    fn advance(&mut self, _: &Chain, _: usize, t: Micros) {
+        self.t = t as u32;
+        self.calls += 1;
+    }
+}
+
+/// A client with a chain of layers: its attempts and previous wait at every layer.
+#[derive(Clone, Copy, Debug)]
+pub struct Layered {
+    t: u32,
+    first: u32,
+    calls: u32,
+    /// Attempts so far in the current sequence of each layer, top first.
+    attempts: [u32; MAX_LAYERS],
+    /// Decorrelated jitter's previous wait, per layer.
+    prev: [u32; MAX_LAYERS],
+}
+
+impl Client for Layered {
+    fn fresh(chain: &Chain, t: Micros) -> Self {
+        Layered {
+            t: t as u32,
+            first: t as u32,
+            calls: 1,
+            attempts: [1; MAX_LAYERS],
+            prev: chain.bases,
+        }
+    }
+    fn t(&self) -> Micros {
+        u64::from(self.t)
+    }
+    fn first(&self) -> Micros {
+        u64::from(self.first)
+    }
+    fn calls(&self) -> u32 {
+        self.calls
+    }
+    fn layer_to_retry(&self, chain: &Chain) -> Option<usize> {
+        (0..chain.len)
+            .rev()
+            .find(|&layer| self.attempts[layer] < chain.max[layer])
+    }
+    fn wait(&mut self, chain: &Chain, layer: usize, rng: &mut Pcg64) -> Micros {
+        chain.policies[layer].wait(self.attempts[layer] - 1, &mut self.prev[layer], rng)
+    }
+    fn advance(&mut self, chain: &Chain, layer: usize, t: Micros) {
+        self.t = t as u32;
+        self.calls += 1;
+        self.attempts[layer] += 1;
+        for below in layer + 1..chain.len {
+            self.attempts[below] = 1;
+            self.prev[below] = chain.bases[below];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_client_takes_eight_bytes() {
+        assert_eq!(size_of::<Single<(), ()>>(), 8);
+        assert_eq!(size_of::<Single<u32, ()>>(), 12);
+        assert_eq!(size_of::<Single<u32, u32>>(), 16);
+    }
+}

@@ -1,0 +1,247 @@
+//! The guards: everything a scenario may add to a crowd that backs off — open-loop
+//! arrivals, Retry-After, a shared retry [`budget`], a circuit [`breaker`] (and layers of
+//! retries, which live in the client state of [`super::client`]).
+//!
+//! The tick loop of [`super::run`] calls the hooks of [`Guards`] at fixed points; a
+//! scenario without guards runs with [`Unguarded`], whose hooks do nothing and compile
+//! away, so the plain crowd pays nothing for them. The rules, for anyone reproducing a
+//! run:
+//!
+//! - **Arrivals.** Request `i` of a window of `arrivals` starts at
+//!   `from + floor(i * 1e6 / rate)` µs while that is before `to`: evenly spaced, no
+//!   randomness. Each request is a new client with its own retry state; it joins the
+//!   tick of its start after the retries already due there, window by window in the
+//!   author's order.
+//! - **Retry-After.** A rejection carries the hint when `when` says so: `always`, only
+//!   in a tick in which the server is up (`overloaded`), or only during an outage
+//!   (`down`). A client that honours it waits `max(policy wait, hint)`; the policy's wait
+//!   is drawn as usual (decorrelated jitter remembers the drawn wait, not the hint). A
+//!   call that failed fast never reached the server and carries no hint.
+//! - **Failed fast.** A call refused by the breaker counts as a failure for its client:
+//!   it counts as an attempt, the client waits and retries per policy, and its budget
+//!   asks as for any failure. It is not a call the server saw (`calls`), and goes into
+//!   `failed_fast` instead. With `retry_when_open: false` (the breaker outside the retry
+//!   loop), a call that failed fast ends its request: the client gives up at once.
+//! - **Order in a tick.** The breaker admits calls from the front of the tick (all when
+//!   closed); the server serves a random choice of the admitted ones. Then the budget
+//!   sees new requests and served calls, then each failed call in turn: rejected ones
+//!   first, then failed-fast ones, each counted as a failure before its client asks for
+//!   a retry. A client gives up at its attempt limit; else it draws its wait, gives up
+//!   past its deadline, gives up (`denied`) when the budget refuses, and otherwise
+//!   retries (or is still retrying, if the retry falls past the horizon).
+//! - **Layers.** `layers` is a chain, top first; each layer has its attempts and its
+//!   policy. The bottom layer's calls reach the server. When a bottom call fails, the
+//!   lowest layer with attempts left retries after its own wait; the layers below it
+//!   start a fresh sequence (their attempts back to 1, decorrelated jitter back to its
+//!   base). When no layer has attempts left, the user request has failed: the client
+//!   gives up. Against a server that is always down, a chain of attempts `a1, a2, …`
+//!   sends `a1 × a2 × …` calls per request, one at a time.
+//!
+//! Goodput and the recovery time of open-loop load are defined in [`super::recovery`].
+
+pub mod breaker;
+pub mod budget;
+
+use super::buckets::{Bucket, Buckets};
+use super::client::{Chain, Client};
+use super::outcome::Totals;
+use super::recovery::{after_trigger, per_second_milli, recovery_tick};
+use super::scenario::{Arrivals, RetryAfter, Scenario};
+use super::units::{Micros, SECOND};
+use breaker::BreakerState;
+use budget::BudgetState;
+
+/// The hooks of the tick loop. Each has the meaning it has without guards as its
+/// default, so that [`Unguarded`] is all defaults.
+pub trait Guards {
+    /// Adds the new requests of tick `k`, which spans `[start, end)`, to its calls.
+    #[inline(always)]
+    fn arrive<C: Client>(
+        &mut self,
+        _k: usize,
+        _span: (Micros, Micros),
+        _chain: &Chain,
+        _calls: &mut Bucket<C>,
+        _buckets: &mut Buckets<C>,
+        _totals: &mut Totals,
+    ) {
+    }
+
+    /// How many of the tick's `calls`, from the front, go to the server.
+    #[inline(always)]
+    fn admit(&mut self, _start: Micros, calls: usize) -> usize {
+        calls
+    }
+
+    /// The tick that ends at `end` is decided: `served` of its `admitted` calls served;
+    /// `calls` holds them, the served ones first.
+    #[inline(always)]
+    fn decided<C: Client>(
+        &mut self,
+        _k: usize,
+        _end: Micros,
+        _calls: &Bucket<C>,
+        _admitted: usize,
+        _served: usize,
+    ) {
+    }
+
+    /// The Retry-After hint of the tick's rejections (0 for none).
+    #[inline(always)]
+    fn hint(&self, _down: bool) -> Micros {
+        0
+    }
+
+    /// A failed call (rejected or failed fast), before its client asks to retry.
+    #[inline(always)]
+    fn failure(&mut self) {}
+
+    /// Whether a call that failed fast may be retried at all.
+    #[inline(always)]
+    fn retries_failed_fast(&self) -> bool {
+        true
+    }
+
+    /// Asks for one retry: takes what it costs and says yes, or says no.
+    #[inline(always)]
+    fn try_retry(&mut self) -> bool {
+        true
+    }
+
+    /// Adds what the guards measured over the run to its totals.
+    #[inline(always)]
+    fn finish(&self, _scenario: &Scenario, _totals: &mut Totals) {}
+}
+
+/// No guards: the closed crowd with a single policy.
+#[derive(Clone, Copy, Debug)]
+pub struct Unguarded;
+
+impl Guards for Unguarded {}
+
+/// Whichever guards a scenario has, each present or not.
+#[derive(Debug)]
+pub struct Guarded<'a> {
+    arrivals: &'a [Arrivals],
+    /// Served calls per tick, with open-loop load.
+    goodput: Vec<u32>,
+    /// New requests per tick, with open-loop load.
+    offered: Vec<u32>,
+    budget: Option<BudgetState>,
+    breaker: Option<BreakerState>,
+    retry_fast: bool,
+    hint: Option<RetryAfter>,
+    tick: Micros,
+}
+
+impl Guarded<'_> {
+    /// The guards of `scenario`, at the start of a run.
+    pub fn new(scenario: &Scenario) -> Guarded<'_> {
+        let tick = scenario.server.tick;
+        let ticks = scenario.ticks() as usize;
+        let open = !scenario.arrivals.is_empty();
+        let per_tick = if open { vec![0u32; ticks] } else { Vec::new() };
+        Guarded {
+            arrivals: &scenario.arrivals,
+            goodput: per_tick.clone(),
+            offered: per_tick,
+            budget: scenario
+                .retry
+                .budget
+                .as_ref()
+                .map(|b| BudgetState::new(b, tick, ticks as u64)),
+            breaker: scenario.retry.breaker.map(BreakerState::new),
+            retry_fast: scenario.retry.breaker.is_none_or(|b| b.retry_when_open),
+            hint: scenario
+                .server
+                .retry_after
+                .filter(|_| scenario.retry.honor_retry_after),
+            tick,
+        }
+    }
+}
+
+impl Guards for Guarded<'_> {
+    fn arrive<C: Client>(
+        &mut self,
+        k: usize,
+        (start, end): (Micros, Micros),
+        chain: &Chain,
+        calls: &mut Bucket<C>,
+        buckets: &mut Buckets<C>,
+        totals: &mut Totals,
+    ) {
+        for window in self.arrivals {
+            let new = window.indices_in(start, end);
+            let count = new.end - new.start;
+            totals.arrivals += count;
+            if let Some(offered) = self.offered.get_mut(k) {
+                *offered += count as u32;
+            }
+            for i in new {
+                buckets.push_to(calls, C::fresh(chain, window.time_of(i)));
+            }
+        }
+    }
+
+    fn admit(&mut self, start: Micros, calls: usize) -> usize {
+        match self.breaker.as_mut() {
+            Some(b) => b.admit(start, calls as u64) as usize,
+            None => calls,
+        }
+    }
+
+    fn decided<C: Client>(
+        &mut self,
+        k: usize,
+        end: Micros,
+        calls: &Bucket<C>,
+        admitted: usize,
+        served: usize,
+    ) {
+        if let Some(goodput) = self.goodput.get_mut(k) {
+            *goodput = served as u32;
+        }
+        if let Some(b) = self.breaker.as_mut() {
+            b.record(end, served as u64, (admitted - served) as u64);
+        }
+        if let Some(b) = self.budget.as_mut() {
+            let requests = calls.iter().filter(|c| c.calls() == 1).count();
+            b.begin_tick(k, requests as u64);
+            for call in calls.range(0..served) {
+                b.success(call.calls() > 1);
+            }
+        }
+    }
+
+    fn hint(&self, down: bool) -> Micros {
+        self.hint.filter(|h| h.applies(down)).map_or(0, |h| h.hint)
+    }
+
+    fn failure(&mut self) {
+        if let Some(b) = self.budget.as_mut() {
+            b.failure();
+        }
+    }
+
+    fn retries_failed_fast(&self) -> bool {
+        self.retry_fast
+    }
+
+    fn try_retry(&mut self) -> bool {
+        self.budget.as_mut().is_none_or(|b| b.try_retry())
+    }
+
+    fn finish(&self, scenario: &Scenario, totals: &mut Totals) {
+        if self.arrivals.is_empty() {
+            return;
+        }
+        let from = after_trigger(scenario);
+        totals.goodput_milli = per_second_milli(&self.goodput[from..], self.tick);
+        let window = SECOND.div_ceil(self.tick).max(1) as usize;
+        totals.recovery = scenario.trigger_end().and_then(|end| {
+            recovery_tick(&self.goodput, &self.offered, from, window)
+                .map(|s| s as u64 * self.tick - end)
+        });
+    }
+}

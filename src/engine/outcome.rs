@@ -1,0 +1,56 @@
+//! What a run gives back: its totals, its per-tick lanes, and the run that holds both.
+
+use serde::{Deserialize, Serialize};
+
+use super::units::Micros;
+
+/// What one run adds up to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub struct Totals {
+    /// Every call the server saw, served or rejected.
+    pub calls: u64,
+    /// Clients whose call was served.
+    pub served: u64,
+    /// Clients that gave up (attempt limit or deadline).
+    pub gave_up: u64,
+    /// Clients neither served nor given up at the horizon.
+    pub still_retrying: u64,
+    /// The start of the tick in which the last client finished, when all finished.
+    pub done_at: Option<Micros>,
+    /// Open-loop requests made (each a client, besides the closed crowd).
+    pub arrivals: u64,
+    /// Calls that failed fast at an open (or full half-open) breaker.
+    pub failed_fast: u64,
+    /// Clients that gave up because the retry budget refused a retry (counted in
+    /// `gave_up` too).
+    pub denied: u64,
+    /// Served calls per second, in thousandths, from the end of the trigger (or from 0)
+    /// to the horizon; with open-loop load only.
+    pub goodput_milli: u64,
+    /// How long after the trigger goodput was back at the offered load for good; `None`
+    /// when it never was, or when the scenario has no trigger (see [`super::recovery`]).
+    pub recovery: Option<Micros>,
+}
+
+/// Per tick: calls served and calls turned away.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Lanes {
+    /// Served calls per tick.
+    pub served: Vec<u32>,
+    /// Rejected calls per tick.
+    pub rejected: Vec<u32>,
+    /// Calls that failed fast per tick; empty unless the scenario has a breaker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_fast: Vec<u32>,
+}
+
+/// The outcome of one run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Run {
+    /// The seed it ran with.
+    pub seed: u64,
+    /// Its totals.
+    pub totals: Totals,
+    /// Its per-tick lanes, when asked for.
+    pub lanes: Option<Lanes>,
+}
