@@ -9,6 +9,7 @@
 //! on a page nor hang the build. Writes go through a temporary file and a rename, so a
 //! crash never leaves half a result behind.
 
+use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -245,11 +246,26 @@ impl Cache {
     /// Results for every scenario, in order: from the cache where present and sound,
     /// simulated (in parallel) where not. A discarded entry is noted on stderr, in the
     /// scenarios' order.
-    pub fn run_all(&self, scenarios: &[&Scenario]) -> (Vec<ScenarioResult>, RunStats) {
+    ///
+    /// `memo` holds results of earlier builds of this process by key (see
+    /// [`super::memo`]); it is consulted first and left holding this build's results.
+    pub fn run_all(
+        &self,
+        scenarios: &[&Scenario],
+        memo: &mut HashMap<String, ScenarioResult>,
+    ) -> (Vec<ScenarioResult>, RunStats) {
+        let keys: Vec<String> = scenarios.par_iter().map(|s| Cache::key(s)).collect();
+        // Taken, not copied: a scenario that a page holds twice finds the second on disk.
+        let known: Vec<Option<ScenarioResult>> = keys.iter().map(|k| memo.remove(k)).collect();
         let outcomes: Vec<(ScenarioResult, bool, Option<Discard>)> = scenarios
             .par_iter()
-            .map(|scenario| {
-                let key = Cache::key(scenario);
+            .zip(&keys)
+            .zip(known)
+            .map(|((scenario, key), known)| {
+                if let Some(known) = known {
+                    return (known, true, None);
+                }
+                let key = key.clone();
                 let discarded = match self.get(&key, scenario) {
                     Ok(Some(hit)) => return (hit, true, None),
                     Ok(None) => None,
@@ -273,7 +289,9 @@ impl Cache {
                 stats.runs += u64::from(scenario.runs) * scenario.strategies.len() as u64;
             }
         }
-        (outcomes.into_iter().map(|(r, ..)| r).collect(), stats)
+        let results: Vec<ScenarioResult> = outcomes.into_iter().map(|(r, ..)| r).collect();
+        *memo = keys.into_iter().zip(results.iter().cloned()).collect();
+        (results, stats)
     }
 }
 

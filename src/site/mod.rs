@@ -10,6 +10,7 @@ pub mod feeds;
 mod front_matter;
 pub mod highlight;
 pub mod links;
+pub mod memo;
 mod meta;
 pub mod output;
 pub mod page;
@@ -20,7 +21,7 @@ pub mod scaffold;
 pub mod serve;
 pub mod templates;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -40,6 +41,7 @@ use crate::format::thousands;
 use crate::suggest::closest;
 use cache::Cache;
 use config::Config;
+use memo::Memo;
 use output::{Place, Staging};
 use page::Page;
 use progress::Progress;
@@ -78,6 +80,7 @@ pub struct Summary {
 }
 
 /// One directive, read.
+#[derive(Debug)]
 enum Block {
     /// A scenario, with its YAML as the author wrote it (for the playground link).
     Sim(SimDirective, String),
@@ -217,7 +220,14 @@ struct PageParts {
 /// last good output stays as it was; an output folder that could hold files the build
 /// did not write is refused (see [`output::place`]).
 pub fn build(options: &Options) -> Result<Summary, Failure> {
+    build_with(options, &mut Memo::new())
+}
+
+/// [`build`], with what earlier builds of this process left in `memo` (see
+/// [`memo`]): the same bytes, sooner. `serve` keeps one between its builds.
+pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure> {
     let started = Instant::now();
+    memo.tidied();
     let root = &options.root;
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
     // Refused before any work; checked again once the build holds the output's lock.
@@ -237,19 +247,10 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         options.progress && missing > 0,
         format!("simulating {missing} scenario{s}…"),
     );
-    let (results, stats) = cache.run_all(&scenarios);
+    let (results, stats) = cache.run_all(&scenarios, &mut memo.results);
     drop(progress);
     let playground = playground::address(pages, &config);
-    let mut in_order = results.iter();
-    let figures: Vec<Vec<String>> = parts
-        .iter()
-        .map(|p| {
-            p.blocks
-                .iter()
-                .map(|b| b.figure(&mut in_order, playground.as_deref()))
-                .collect()
-        })
-        .collect();
+    let figures = draw_figures(&parts, &results, playground.as_deref(), &mut memo.figures);
     let mut by_id: ResultsById = BTreeMap::new();
     // Every scenario figure as its try-it link gives it, for the playground's presets.
     let mut shown: Vec<playground::Figure> = Vec::new();
@@ -271,13 +272,18 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
             }
         }
     }
-    let templates = templates::load(root)?;
+    let sources = templates::sources(root)?;
+    let templates = match memo.templates.take() {
+        Some((known, templates)) if known == sources => templates,
+        Some(_) | None => templates::compile(sources.clone())?,
+    };
+    let templates = &memo.templates.insert((sources, templates)).1;
     stop_on(((), template_problems(pages, &templates.tera)))?;
     let rendered = stop_on(render_pages(
         &content,
         &parts,
         &config,
-        Some(&templates),
+        Some(templates),
         Some((&figures, &by_id)),
     ))?;
     let ids = parts_ids(pages, &rendered, &parts);
@@ -319,7 +325,15 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
     if playground.is_some() {
         playground::write_files(&staging, root, &shown)?;
     }
-    staging.commit()?;
+    if memo.tidy_after {
+        if let Some(replaced) = staging.commit_leaving_replaced()? {
+            memo.tidying = Some(std::thread::spawn(move || {
+                output::remove_replaced(&replaced)
+            }));
+        }
+    } else {
+        staging.commit()?;
+    }
     Ok(Summary {
         pages: pages.len(),
         scenarios: scenarios.len(),
@@ -328,6 +342,45 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
         elapsed: started.elapsed(),
         output: config.output.clone(),
     })
+}
+
+/// Each page's figures, in order: drawn, or found in `memo` by every field of the
+/// directive and the playground's address (which fix its scenarios, hence its
+/// results). `memo` is left holding this build's figures.
+fn draw_figures(
+    parts: &[PageParts],
+    results: &[ScenarioResult],
+    playground: Option<&str>,
+    memo: &mut HashMap<String, String>,
+) -> Vec<Vec<String>> {
+    let mut in_order = results.iter();
+    let mut drawn = HashMap::new();
+    let figures = parts
+        .iter()
+        .map(|p| {
+            p.blocks
+                .iter()
+                .map(|block| {
+                    let key = format!("{block:?}\n{playground:?}");
+                    let figure = match memo.remove(&key).or_else(|| drawn.get(&key).cloned()) {
+                        Some(figure) => {
+                            // The figure's results are passed over, as drawing takes them.
+                            in_order
+                                .by_ref()
+                                .take(block.scenarios().len())
+                                .for_each(drop);
+                            figure
+                        }
+                        None => block.figure(&mut in_order, playground),
+                    };
+                    drawn.insert(key, figure.clone());
+                    figure
+                })
+                .collect()
+        })
+        .collect();
+    *memo = drawn;
+    figures
 }
 
 /// The files a host and a feed reader look for: the sitemap, the Atom feed,

@@ -215,29 +215,45 @@ impl Staging {
     }
 
     /// Swaps the finished site in place of the old one, which is then removed.
-    pub fn commit(mut self) -> Result<(), Failure> {
-        swap(&self.dir, &self.target, exchange)?;
-        self.committed = true;
+    pub fn commit(self) -> Result<(), Failure> {
+        if let Some(replaced) = self.commit_leaving_replaced()? {
+            // What cannot be removed now, the next build does.
+            let _ = remove_output(&replaced);
+        }
         Ok(())
+    }
+
+    /// [`Staging::commit`], but the site it replaced is left for the caller to remove
+    /// (with [`remove_replaced`]), for a server that publishes first and tidies up after.
+    /// Until it is removed, it is a leftover that the next build removes.
+    pub fn commit_leaving_replaced(mut self) -> Result<Option<PathBuf>, Failure> {
+        let replaced = swap(&self.dir, &self.target, exchange)?;
+        self.committed = true;
+        Ok(replaced)
     }
 }
 
-/// Puts the site in `dir` in place of `target` and removes what was there. At every
-/// moment one of the two is complete and findable: in place, or (between two renames,
-/// where `exchange` cannot swap folders at once) set aside as `.NAME.old`. On an error
-/// `dir` still holds the new site.
+/// Removes a site replaced by [`Staging::commit_leaving_replaced`].
+pub fn remove_replaced(dir: &Path) {
+    let _ = remove_output(dir);
+}
+
+/// Puts the site in `dir` in place of `target`, and returns where what was there now
+/// is, to be removed. At every moment one of the two is complete and findable: in
+/// place, or (between two renames, where `exchange` cannot swap folders at once) set
+/// aside as `.NAME.old`. On an error `dir` still holds the new site.
 fn swap(
     dir: &Path,
     target: &Path,
     exchange: impl Fn(&Path, &Path) -> io::Result<()>,
-) -> Result<(), Failure> {
+) -> Result<Option<PathBuf>, Failure> {
     if target.symlink_metadata().is_err() {
-        return std::fs::rename(dir, target).map_err(|e| io("move into place", dir, e));
+        std::fs::rename(dir, target).map_err(|e| io("move into place", dir, e))?;
+        return Ok(None);
     }
     if exchange(dir, target).is_ok() {
-        // `dir` now holds the last site; what cannot be removed now, the next build does.
-        let _ = remove_output(dir);
-        return Ok(());
+        // `dir` now holds the last site.
+        return Ok(Some(dir.to_path_buf()));
     }
     let old = Beside::of(target).old();
     std::fs::rename(target, &old).map_err(|e| io("move aside", target, e))?;
@@ -245,8 +261,7 @@ fn swap(
         let _ = std::fs::rename(&old, target);
         return Err(io("move into place", dir, e));
     }
-    let _ = remove_output(&old);
-    Ok(())
+    Ok(Some(old))
 }
 
 impl Drop for Staging {
@@ -308,7 +323,10 @@ mod tests {
             } else {
                 swap(&new, &target, unsupported)
             };
-            assert!(result.is_ok());
+            let replaced = result.unwrap().expect("a site was replaced");
+            let read = std::fs::read_to_string(replaced.join("a/index.html")).unwrap();
+            assert_eq!(read, "old");
+            remove_replaced(&replaced);
             let read = std::fs::read_to_string(target.join("a/index.html")).unwrap();
             assert_eq!(read, "new");
             let names: Vec<_> = std::fs::read_dir(dir.path())

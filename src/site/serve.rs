@@ -28,6 +28,7 @@ use notify::{EventKind, RecursiveMode, Watcher};
 
 use http::{Body, Refusal, Request, Response, Status};
 
+use super::memo::Memo;
 use super::output::Place;
 use super::{Options, config};
 use crate::chart::table::escape;
@@ -123,7 +124,9 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
             .map_err(|e| Failure::Other(format!("cannot watch {}: {e}", dir.display())))?;
     }
 
-    rebuild(&site, &shared);
+    // What each build leaves for the next: a prose edit redraws no figure.
+    let mut memo = Memo::tidying_after();
+    rebuild(&site, &shared, &mut memo);
     say(&format!(
         "serving {} at http://{address}/ (Ctrl+C stops)",
         shared.output.display()
@@ -143,10 +146,11 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
         {
             continue;
         }
-        // One save is often several events (write, rename, attributes): wait until the
-        // files are quiet, then build once.
-        while changes.recv_timeout(Duration::from_millis(100)).is_ok() {}
-        rebuild(&site, &shared);
+        // One save is often several events (write, rename, attributes), which come
+        // within a millisecond or two of each other: wait until the files are quiet for
+        // SETTLE, then build once. A later event of the same save only builds again.
+        while changes.recv_timeout(SETTLE).is_ok() {}
+        rebuild(&site, &shared, &mut memo);
     }
     Ok(())
 }
@@ -185,9 +189,16 @@ fn say(line: &str) {
     let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }
 
-/// Builds once and publishes the outcome to the open pages.
-fn rebuild(site: &Options, shared: &Shared) {
-    publish(caught(|| super::build(site)), shared);
+/// How long the inputs must be quiet after a change before a rebuild starts.
+const SETTLE: Duration = Duration::from_millis(5);
+
+/// Builds once, with what the last build left in `memo`, and publishes the outcome to
+/// the open pages.
+///
+/// A failed build, even one stopped by a panic, leaves nothing wrong in `memo`: each
+/// entry is found by the whole of what made it; at worst some are missing.
+fn rebuild(site: &Options, shared: &Shared, memo: &mut Memo) {
+    publish(caught(|| super::build_with(site, memo)), shared);
 }
 
 /// `work`'s outcome, with a panic turned into a failure that says so: no rebuild may

@@ -95,6 +95,12 @@ fn written(text: &str) -> (Vec<String>, Option<String>) {
 /// Loads the defaults, then every `*.html` under `root/templates`, which replace a
 /// default of the same name or add a new template.
 pub fn load(root: &Path) -> Result<Templates, Failure> {
+    compile(sources(root)?)
+}
+
+/// The templates' texts by name: the defaults, replaced or joined by every `*.html`
+/// under `root/templates`.
+pub fn sources(root: &Path) -> Result<Vec<(String, String)>, Failure> {
     let mut templates: Vec<(String, String)> = DEFAULTS
         .iter()
         .map(|(name, text)| (name.to_string(), text.to_string()))
@@ -120,6 +126,11 @@ pub fn load(root: &Path) -> Result<Templates, Failure> {
             templates.push((name, text));
         }
     }
+    Ok(templates)
+}
+
+/// The templates of [`sources`], ready to render.
+pub fn compile(templates: Vec<(String, String)>) -> Result<Templates, Failure> {
     let written = templates
         .iter()
         .map(|(name, text)| (name.clone(), written(text)))
