@@ -2,7 +2,7 @@
 //! located diagnostics.
 
 use crate::diag::Diagnostic;
-use crate::yaml::{self, Map, Naming, Node, Pos, Value};
+use crate::yaml::{self, Map, Naming, Node, Pos, Problem, Value};
 
 /// A flat map read from YAML, with the file it came from, for diagnostics.
 pub struct Meta<'a> {
@@ -47,8 +47,8 @@ impl<'a> Meta<'a> {
                 .filter_map(|(name, _)| map.get(name).map(|v| (name.to_string(), v.clone())))
                 .collect();
         }
-        for p in problems {
-            meta.problem_at(p.pos, p.width, p.message, p.help);
+        for problem in problems {
+            meta.add(problem);
         }
         meta
     }
@@ -60,6 +60,11 @@ impl<'a> Meta<'a> {
         };
         self.problems
             .push(Diagnostic::new(self.file, self.source, pos, width, message).with_help(help));
+    }
+
+    /// Records a problem found in the map's YAML.
+    pub fn add(&mut self, problem: Problem) {
+        self.problem_at(problem.pos, problem.width, problem.message, problem.help);
     }
 
     /// Records a problem at a node.
@@ -115,8 +120,8 @@ impl<'a> Meta<'a> {
         let node = self.node(key)?;
         match yaml::boolean(&node, key) {
             Ok(value) => Some(value),
-            Err(p) => {
-                self.problem_at(p.pos, p.width, p.message, p.help);
+            Err(problem) => {
+                self.add(problem);
                 None
             }
         }

@@ -89,6 +89,27 @@ impl<'a> Map<'a> {
         what: &str,
         problems: &mut Vec<Problem>,
     ) -> Option<Map<'a>> {
+        Map::read_keys(node, Some(known), naming, what, problems)
+    }
+
+    /// As [`Map::read`], for a map whose keys are the author's own (such as `extra:`):
+    /// any name is known, but each must be a name, and given once.
+    pub fn read_free(
+        node: &'a Node,
+        naming: Naming<'a>,
+        what: &str,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Map<'a>> {
+        Map::read_keys(node, None, naming, what, problems)
+    }
+
+    fn read_keys(
+        node: &'a Node,
+        known: Option<&[&str]>,
+        naming: Naming<'a>,
+        what: &str,
+        problems: &mut Vec<Problem>,
+    ) -> Option<Map<'a>> {
         let mut map = Map {
             node,
             naming,
@@ -115,7 +136,7 @@ impl<'a> Map<'a> {
                 ));
                 continue;
             };
-            if !known.contains(&name) {
+            if let Some(known) = known.filter(|known| !known.contains(&name)) {
                 problems.push(Problem::at(
                     key,
                     format!("unknown key `{}`{}", naming.label(name), naming.place()),

@@ -288,3 +288,32 @@ fn site_yaml_refuses_a_key_twice_and_a_key_that_is_a_list() {
         ]
     );
 }
+
+#[test]
+fn extra_keys_are_free_but_each_given_once() {
+    let page = read_page(
+        "content/a.md".to_string(),
+        "---\ntitle: A\nextra:\n  video: a.mp4\n  video: b.mp4\n  list: [{k: 1, k: 2}]\n---\n"
+            .to_string(),
+        "/a/".to_string(),
+    );
+    let problems: Vec<String> = page
+        .err()
+        .unwrap()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        problems,
+        [
+            "error: `extra.video` is given twice\n --> content/a.md:5:3\n  |\n5 |   video: b.mp4\n  |   ^^^^^",
+            "error: `extra.list[].k` is given twice\n --> content/a.md:6:17\n  |\n6 |   list: [{k: 1, k: 2}]\n  |                 ^",
+        ]
+    );
+    let page = read_page(
+        "content/a.md".to_string(),
+        "---\ntitle: A\nextra: {video: a.mp4, any_name: 3}\n---\n".to_string(),
+        "/a/".to_string(),
+    );
+    assert!(page.is_ok());
+}
