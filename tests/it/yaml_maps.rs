@@ -317,3 +317,39 @@ fn extra_keys_are_free_but_each_given_once() {
     );
     assert!(page.is_ok());
 }
+
+#[test]
+fn the_map_seeds_are_refused_with_places_and_nothing_written() {
+    use crate::robust::{arg, site_with};
+    use crate::util::{root, run};
+    for (target, seed) in [
+        ("directives", "maps-sweep-points"),
+        ("page", "maps-front-matter-twice"),
+    ] {
+        let path = root().join("fuzz/seeds").join(target).join(seed);
+        let text = std::fs::read_to_string(path).unwrap();
+        let site = site_with(&[("a.md", &text)]);
+        let (code, _, stderr) = run(&["check", "--root", arg(site.path())]);
+        assert_eq!(code, 1, "{seed}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{seed}: {stderr}");
+        assert!(stderr.contains(" --> content/a.md:"), "{seed}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{seed}: {stderr}");
+        assert!(!site.path().join("public").exists(), "{seed}");
+    }
+    let text = std::fs::read_to_string(root().join("fuzz/seeds/scenario/maps-keys-twice-and-odd"))
+        .unwrap();
+    let errors = placed(&retrylab::engine::parse_scenario(&text, None).unwrap_err());
+    assert_eq!(
+        errors,
+        [
+            "3:1 `clients` is given twice",
+            "4:1 unknown key `7`",
+            "5:1 a key must be a plain name, found a list",
+            "6:1 a key must be a plain name, found nothing",
+            "7:20 `server.tick` is given twice",
+            "7:51 `server.outages[].from` is given twice",
+            "8:29 `retry.budget.kind` is given twice",
+            "8:64 `retry.breaker.window` is given twice",
+        ]
+    );
+}
