@@ -8,6 +8,7 @@ use crate::format::thousands;
 use crate::yaml::{self, Node, Value};
 
 impl Reader {
+    /// A single value, not a list or map.
     pub(super) fn text<'a>(&mut self, node: &'a Node, key: &str) -> Option<&'a str> {
         match node.as_scalar() {
             Some(text) => Some(text),
@@ -22,6 +23,7 @@ impl Reader {
         }
     }
 
+    /// A whole number from `min` to `max`, written without quotes.
     pub(super) fn whole(&mut self, node: &Node, key: &str, min: u64, max: u64) -> Option<u64> {
         let text = self.text(node, key)?;
         let plain = matches!(node.value, Value::Scalar { plain: true, .. });
@@ -68,6 +70,7 @@ impl Reader {
         Some(value)
     }
 
+    /// The whole number at `key` of `fields`, or `default` when it is not written.
     pub(super) fn whole_or(
         &mut self,
         fields: &Fields,
@@ -82,6 +85,7 @@ impl Reader {
         }
     }
 
+    /// A duration with its unit, in µs.
     pub(super) fn duration(&mut self, node: &Node, key: &str) -> Option<Micros> {
         let text = self.text(node, key)?;
         match units::parse_duration(text) {
@@ -114,6 +118,7 @@ impl Reader {
         }
     }
 
+    /// The duration at `key` of `fields`, or `default` when it is not written.
     pub(super) fn duration_or(
         &mut self,
         fields: &Fields,
@@ -126,6 +131,7 @@ impl Reader {
         }
     }
 
+    /// A number with at most three decimals, in thousandths, at most `max`.
     pub(super) fn milli(&mut self, node: &Node, key: &str, max: u64) -> Option<u64> {
         let text = self.text(node, key)?;
         let plain = matches!(node.value, Value::Scalar { plain: true, .. });
@@ -175,6 +181,7 @@ impl Reader {
         }
     }
 
+    /// A number from 1 to 100.
     pub(super) fn multiplier(&mut self, node: &Node, key: &str) -> Option<f64> {
         let text = self.text(node, key)?;
         let value = text.parse::<f64>().ok().filter(|v| v.is_finite());
