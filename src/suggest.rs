@@ -18,6 +18,22 @@ pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -
         .map(|(_, c)| c)
 }
 
+/// The one help text for a name that is not among `candidates`: "did you mean `x`?" when
+/// one is close, else every candidate, as "the {what} are: a, b, c".
+pub fn help<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str> + Clone,
+    what: &str,
+) -> String {
+    match closest(input, candidates.clone()) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => format!(
+            "the {what} are: {}",
+            candidates.into_iter().collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
 /// Levenshtein distance over characters.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -49,5 +65,10 @@ mod tests {
         assert_eq!(closest("Capacity", names), Some("capacity"));
         assert_eq!(closest("banana", names), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(help("clinets", names, "keys"), "did you mean `clients`?");
+        assert_eq!(
+            help("banana", names, "keys here"),
+            "the keys here are: clients, capacity, horizon"
+        );
     }
 }

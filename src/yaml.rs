@@ -3,8 +3,13 @@
 //! Scenarios and front matter are read into this tree and then into typed structs by hand,
 //! so that every mistake, from a syntax error to "cap below base", can point at a line and
 //! column. The parser underneath is `yaml-rust2`; nothing outside this file names it.
+//! Maps are read through [`Map`], which checks their keys the same way everywhere.
 
 use std::fmt;
+
+mod map;
+
+pub use map::{Map, Naming, Problem, boolean};
 
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};

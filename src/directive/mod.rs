@@ -20,10 +20,10 @@ use std::ops::Range;
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
 use crate::engine::read::parse_yaml;
+use crate::engine::schema::{self, Section};
 use crate::engine::units::{self, Micros};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
-use crate::suggest::closest;
-use crate::yaml::{self, Node, Value};
+use crate::yaml::{self, Map, Naming, Node, Value};
 
 /// The info string that marks a scenario directive.
 pub const SIM: &str = "sim";
@@ -284,72 +284,36 @@ pub(crate) fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>>
     };
     let mut spec = FigureSpec::default();
     let mut errors = Vec::new();
-    let mut error = |node: &Node, message: String, help: Option<String>| {
-        errors.push(ScenarioError {
-            pos: node.pos,
-            width: node.width,
-            message,
-            help,
-        })
-    };
-    let pairs = match &node.value {
-        Value::Map(pairs) => pairs.as_slice(),
-        _ if node.is_null() => &[],
-        _ => {
-            error(
-                node,
-                format!("`figure` must be a map of keys, found {}", node.describe()),
-                None,
-            );
-            &[]
-        }
-    };
-    let known: Vec<&str> =
-        crate::engine::schema::names(crate::engine::schema::Section::Figure).collect();
-    let mut seen = Vec::new();
-    for (key, value) in pairs {
-        if let Some(name) = key.as_scalar().filter(|n| known.contains(n)) {
-            if seen.contains(&name) {
-                error(key, format!("`figure.{name}` is given twice"), None);
-                continue;
-            }
-            seen.push(name);
-        }
-        match (key.as_scalar(), value.as_scalar()) {
-            (Some("window"), Some("auto")) => spec.window = None,
-            (Some("window"), Some(text)) => match units::parse_duration(text) {
+    let known: Vec<&str> = schema::names(Section::Figure).collect();
+    let naming = Naming::Path(Section::Figure.prefix());
+    if let Some(figure) = Map::read(node, &known, naming, "`figure`", &mut errors) {
+        match figure.text("window") {
+            Ok(Some("auto")) | Ok(None) => {}
+            Ok(Some(text)) => match units::parse_duration(text) {
                 Ok(us) if us > 0 => spec.window = Some(us),
-                _ => error(
-                    value,
-                    format!(
-                        "`figure.window` must be `auto` or a duration like 5s, found {}",
-                        value.describe()
-                    ),
-                    None,
-                ),
+                _ => {
+                    let value = figure.get("window").unwrap_or(node);
+                    errors.push(ScenarioError::at(
+                        value,
+                        format!(
+                            "`figure.window` must be `auto` or a duration like 5s, found {}",
+                            value.describe()
+                        ),
+                        None,
+                    ));
+                }
             },
-            (Some("caption"), Some(text)) => spec.caption = Some(text.to_string()),
-            (Some(name @ ("window" | "caption")), None) => error(
-                value,
-                format!(
-                    "`figure.{name}` must be a single value, found {}",
-                    value.describe()
-                ),
-                None,
-            ),
-            (name, _) => {
-                let name = name.unwrap_or("?");
-                let help = match closest(name, known.iter().copied()) {
-                    Some(near) => format!("did you mean `{near}`?"),
-                    None => format!("the keys here are: {}", known.join(", ")),
-                };
-                error(key, format!("unknown key `figure.{name}`"), Some(help));
-            }
+            Err(e) => errors.push(e),
+        }
+        match figure.text("caption") {
+            Ok(caption) => spec.caption = caption.map(str::to_string),
+            Err(e) => errors.push(e),
         }
     }
     if errors.is_empty() {
         Ok(spec)
     } else {
+        errors.sort_by_key(|e| e.pos);
         Err(errors)
     }
 }

@@ -14,7 +14,7 @@ use crate::engine::metric::{Metric, Stat};
 use crate::engine::units::{Micros, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
 use crate::format::{per_second_milli, seconds, seconds_number, thousands};
-use crate::suggest::closest;
+use crate::suggest::{self, closest};
 
 mod links;
 
@@ -254,20 +254,6 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
 /// How to write `{{` that is not a reference, for every error about one.
 const ESCAPE_HELP: &str = "to write `{{` as it is, write `\\{{`";
 
-fn did_you_mean<'a>(
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str> + Clone,
-    what: &str,
-) -> String {
-    match closest(name, candidates.clone()) {
-        Some(near) => format!("did you mean `{near}`?"),
-        None => format!(
-            "the {what} are: {}",
-            candidates.into_iter().collect::<Vec<_>>().join(", ")
-        ),
-    }
-}
-
 /// Checks a reference against the site's scenarios (by id).
 pub fn check(
     raw: &RawReference,
@@ -297,7 +283,7 @@ pub fn check(
             let help = if scenario.strategies.iter().any(|s| s.name() == name) {
                 format!("name a total too: `{{{{ {id}.{name}.calls }}}}`")
             } else {
-                did_you_mean(
+                suggest::help(
                     name,
                     SETTINGS.iter().map(|(s, _)| *s).chain(strategy_names),
                     "settings and strategies",
@@ -320,7 +306,7 @@ pub fn check(
             let names: Vec<&str> = scenario.strategies.iter().map(|s| s.name()).collect();
             return Err(fail(
                 format!("scenario `{id}` has no strategy `{name}`"),
-                Some(did_you_mean(
+                Some(suggest::help(
                     name,
                     names.iter().copied(),
                     "strategies of this scenario",
@@ -330,7 +316,7 @@ pub fn check(
         let Some(field) = Metric::from_name(field) else {
             return Err(fail(
                 format!("there is no total `{field}`"),
-                Some(did_you_mean(
+                Some(suggest::help(
                     field,
                     FIELDS.iter().map(|(f, _)| *f),
                     "totals",
@@ -344,7 +330,7 @@ pub fn check(
                 _ => {
                     return Err(fail(
                         format!("`{s}` is not a statistic over runs"),
-                        Some(did_you_mean(s, Stat::ALL.map(Stat::name), "statistics")),
+                        Some(suggest::help(s, Stat::ALL.map(Stat::name), "statistics")),
                     ));
                 }
             },
@@ -361,7 +347,7 @@ pub fn check(
             let Some((name, _)) = FORMATS.iter().find(|(n, _)| n == f) else {
                 return Err(fail(
                     format!("unknown format `{f}`"),
-                    Some(did_you_mean(f, FORMATS.iter().map(|(n, _)| *n), "formats")),
+                    Some(suggest::help(f, FORMATS.iter().map(|(n, _)| *n), "formats")),
                 ));
             };
             let fits = match (&target, *name) {

@@ -15,11 +15,11 @@
 //! ```
 
 use crate::engine::read::parse_yaml;
-use crate::engine::scenario::{MAX_CAPACITY, MAX_CLIENTS, MAX_TIME, MAX_WORK, Outage};
+use crate::engine::scenario::MAX_WORK;
 use crate::engine::units::{self, SECOND, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, Strategy, scenario_from_node};
-use crate::suggest::closest;
-use crate::yaml::{Node, Value};
+use crate::suggest;
+use crate::yaml::{Map, Naming, Node, Value};
 
 use super::reference::prose_duration;
 use super::{figure_spec, key_node};
@@ -216,60 +216,31 @@ pub struct ScheduleDirective {
 }
 
 fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
-    ScenarioError {
-        pos: node.pos,
-        width: node.width,
-        message,
-        help,
-    }
+    ScenarioError::at(node, message, help)
 }
 
+/// The value of the key `name` of a map node, unless absent or null. Only for maps whose
+/// keys the scenario reader checks; other maps are read with [`Map`].
 fn key<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
     match &map.value {
         Value::Map(pairs) => pairs
             .iter()
             .find(|(k, v)| k.as_scalar() == Some(name) && !v.is_null())
             .map(|(_, v)| v),
-        _ => None,
+        Value::Seq(_) | Value::Scalar { .. } => None,
     }
 }
 
-/// Checks a map's keys: each known, none twice; the readers below take the first.
-fn check_keys(map: &Node, known: &[&str], prefix: &str, errors: &mut Vec<ScenarioError>) {
-    let Value::Map(pairs) = &map.value else {
-        errors.push(error(
-            map,
-            format!("`{prefix}` must be a map of keys, found {}", map.describe()),
-            None,
-        ));
-        return;
-    };
-    let mut seen = Vec::new();
-    for (k, _) in pairs {
-        let name = k.as_scalar().unwrap_or("");
-        if known.contains(&name) && seen.contains(&name) {
-            errors.push(error(k, format!("`{prefix}.{name}` is given twice"), None));
-        }
-        seen.push(name);
-        if !known.contains(&name) {
-            let help = match closest(name, known.iter().copied()) {
-                Some(near) => format!("did you mean `{near}`?"),
-                None => format!("the keys here are: {}", known.join(", ")),
-            };
-            errors.push(error(
-                k,
-                format!("unknown key `{prefix}.{name}`"),
-                Some(help),
-            ));
-        }
-    }
+/// A value, or the problem with it added to `errors`.
+fn noted<T>(read: Result<T, ScenarioError>, errors: &mut Vec<ScenarioError>) -> Option<T> {
+    read.map_err(|e| errors.push(e)).ok()
 }
 
 /// Reads a sweep directive. Errors are positioned relative to the body.
 pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     let root = parse_yaml(body)?;
     let base = scenario_from_node(&root, None);
-    let Some(sweep) = key(&root, "sweep") else {
+    let Some(sweep_node) = key(&root, "sweep") else {
         let mut errors = base.err().unwrap_or_default();
         errors.push(error(
             &root,
@@ -280,58 +251,63 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     };
     let mut errors = base.as_ref().err().cloned().unwrap_or_default();
     let known: Vec<&str> = SWEEP_KEYS.iter().map(|(k, _)| *k).collect();
-    check_keys(sweep, &known, "sweep", &mut errors);
+    let Some(sweep) = Map::read(
+        sweep_node,
+        &known,
+        Naming::Path("sweep."),
+        "`sweep`",
+        &mut errors,
+    ) else {
+        errors.sort_by_key(|e| e.pos);
+        return Err(errors);
+    };
 
-    let parameter = match key(sweep, "vary") {
-        None => {
+    let parameter = match noted(sweep.text("vary"), &mut errors).flatten() {
+        None if sweep.get("vary").is_none() => {
             errors.push(error(
-                sweep,
+                sweep_node,
                 "missing key `sweep.vary`".to_string(),
                 Some(parameter_list()),
             ));
             None
         }
-        Some(node) => {
-            let name = node.as_scalar().unwrap_or("");
-            match Parameter::from_name(name) {
-                Some(p) => Some(p),
-                None => {
-                    let help = match closest(name, PARAMETERS.iter().map(|(p, _)| *p)) {
-                        Some(near) => format!("did you mean `{near}`?"),
-                        None => parameter_list(),
-                    };
-                    errors.push(error(
-                        node,
-                        format!("a sweep cannot vary `{name}`"),
-                        Some(help),
-                    ));
-                    None
-                }
+        None => None,
+        Some(name) => match Parameter::from_name(name) {
+            Some(p) => Some(p),
+            None => {
+                let node = sweep.get("vary").unwrap_or(sweep_node);
+                errors.push(error(
+                    node,
+                    format!("a sweep cannot vary `{name}`"),
+                    Some(suggest::help(
+                        name,
+                        PARAMETERS.iter().map(|(p, _)| *p),
+                        "parameters",
+                    )),
+                ));
+                None
             }
-        }
+        },
     };
-    let total = match key(sweep, "total") {
-        None => Some(Total::Calls),
-        Some(node) => {
-            let name = node.as_scalar().unwrap_or("");
-            match Total::from_name(name) {
-                Some(t) => Some(t),
-                None => {
-                    let help = match closest(name, TOTALS.iter().copied()) {
-                        Some(near) => format!("did you mean `{near}`?"),
-                        None => format!("the totals are: {}", TOTALS.join(", ")),
-                    };
-                    errors.push(error(
-                        node,
-                        format!("a sweep cannot chart `{name}`"),
-                        Some(help),
-                    ));
-                    None
-                }
+    let total = match noted(sweep.text("total"), &mut errors) {
+        None => None,
+        Some(None) => Some(Total::Calls),
+        Some(Some(name)) => match Total::from_name(name) {
+            Some(t) => Some(t),
+            None => {
+                let node = sweep.get("total").unwrap_or(sweep_node);
+                errors.push(error(
+                    node,
+                    format!("a sweep cannot chart `{name}`"),
+                    Some(suggest::help(name, TOTALS.iter().copied(), "totals")),
+                ));
+                None
             }
-        }
+        },
     };
-    let mut caption = single(sweep, "caption", "sweep.caption", &mut errors);
+    let mut caption = noted(sweep.text("caption"), &mut errors)
+        .flatten()
+        .map(str::to_string);
     let keys = key(&root, "figure");
     // A sweep's axis is the varied parameter: there is no time window to set.
     if let Some(window) = keys.and_then(|f| key_node(f, "window")) {
@@ -360,7 +336,7 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
         }
         Err(e) => errors.extend(e),
     }
-    let values: Vec<Node> = match key(sweep, "values") {
+    let values: Vec<Node> = match sweep.get("values") {
         Some(Node {
             value: Value::Seq(items),
             ..
@@ -371,14 +347,17 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
                 ..
             },
         ) => {
-            check_keys(node, &["from", "to", "step"], "sweep.values", &mut errors);
-            match parameter.map(|p| range(node, p)) {
-                Some(Ok(values)) => values,
-                Some(Err(e)) => {
-                    errors.push(e);
-                    Vec::new()
-                }
-                None => Vec::new(),
+            let naming = Naming::Path("sweep.values.");
+            let range_map = Map::read(
+                node,
+                &["from", "to", "step"],
+                naming,
+                "a range",
+                &mut errors,
+            );
+            match (range_map, parameter) {
+                (Some(map), Some(p)) => noted(range(&map, p), &mut errors).unwrap_or_default(),
+                (None, _) | (_, None) => Vec::new(),
             }
         }
         Some(node) => {
@@ -390,7 +369,11 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
             Vec::new()
         }
         None => {
-            errors.push(error(sweep, "missing key `sweep.values`".to_string(), None));
+            errors.push(error(
+                sweep_node,
+                "missing key `sweep.values`".to_string(),
+                None,
+            ));
             Vec::new()
         }
     };
@@ -401,17 +384,17 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     let mut points = Vec::new();
     let mut work: u128 = 0;
     for node in &values {
-        match apply(&base, parameter, node) {
+        match point(&root, parameter, node) {
             Ok((label, x, scenario)) => {
                 work += scenario.work();
                 points.push((label, x, scenario));
             }
-            Err(e) => errors.push(e),
+            Err(e) => errors.extend(e),
         }
     }
     if work > MAX_WORK {
         errors.push(error(
-            sweep,
+            sweep_node,
             format!(
                 "this sweep could need up to {} steps of simulation over all its values; the limit is {}",
                 crate::format::thousands(work),
@@ -433,25 +416,6 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     })
 }
 
-/// The text of the key `name` of `map`, if written; a list or map there is an error.
-fn single(map: &Node, name: &str, label: &str, errors: &mut Vec<ScenarioError>) -> Option<String> {
-    let node = key(map, name)?;
-    match node.as_scalar() {
-        Some(text) => Some(text.to_string()),
-        None => {
-            errors.push(error(
-                node,
-                format!(
-                    "`{label}` must be a single value, found {}",
-                    node.describe()
-                ),
-                None,
-            ));
-            None
-        }
-    }
-}
-
 fn parameter_list() -> String {
     format!(
         "the parameters are: {}",
@@ -465,26 +429,31 @@ fn parameter_list() -> String {
 
 /// The values of a range `{from, to, step}`, written as the parameter's values are, each
 /// placed where the range is.
-fn range(node: &Node, parameter: Parameter) -> Result<Vec<Node>, ScenarioError> {
+fn range(map: &Map, parameter: Parameter) -> Result<Vec<Node>, ScenarioError> {
     let kind = parameter.kind();
+    let node = map.node;
     // Durations in µs, whole numbers as they are, other numbers in thousandths.
     let read = |name: &str| -> Result<u64, ScenarioError> {
-        let Some(n) = key(node, name) else {
+        let Some(text) = map.text(name)? else {
             return Err(error(
                 node,
                 format!("a range needs `{name}`"),
                 Some("write `{from: …, to: …, step: …}`".to_string()),
             ));
         };
-        let text = n.as_scalar().unwrap_or("");
         let parsed = match kind {
             Kind::Duration => units::parse_duration(text).ok(),
             Kind::Whole => text.parse::<u64>().ok(),
             Kind::Milli => units::parse_milli(text).ok(),
         };
         parsed.ok_or_else(|| {
-            let name = parameter.name();
-            error(n, format!("`{text}` is not a value of `{name}`"), None)
+            let at = map.get(name).unwrap_or(node);
+            let parameter = parameter.name();
+            error(
+                at,
+                format!("`{text}` is not a value of `{parameter}`"),
+                None,
+            )
         })
     };
     let (from, to, step) = (read("from")?, read("to")?, read("step")?);
@@ -511,140 +480,165 @@ fn range(node: &Node, parameter: Parameter) -> Result<Vec<Node>, ScenarioError> 
                 Kind::Whole => v.to_string(),
                 Kind::Milli => format_milli(v),
             };
-            Node {
-                value: Value::Scalar {
-                    text,
-                    plain: true,
-                    quoted: false,
-                },
-                pos: node.pos,
-                width: node.width,
-            }
+            scalar(text, node)
         })
         .collect())
 }
 
+/// A plain scalar standing where `at` stands, so that its mistakes are placed there.
+fn scalar(text: String, at: &Node) -> Node {
+    Node {
+        value: Value::Scalar {
+            text,
+            plain: true,
+            quoted: false,
+        },
+        pos: at.pos,
+        width: at.width,
+    }
+}
+
+/// Where a parameter stands in a scenario: the keys from the top down to it.
+fn path(parameter: Parameter) -> &'static [&'static str] {
+    match parameter {
+        Parameter::Clients => &["clients"],
+        Parameter::Capacity => &["server", "capacity"],
+        Parameter::RejectionCost => &["server", "rejection_cost"],
+        Parameter::Outage => &["server", "outages"],
+        Parameter::Base => &["retry", "base"],
+        Parameter::Cap => &["retry", "cap"],
+        Parameter::Multiplier => &["retry", "multiplier"],
+        Parameter::MaxAttempts => &["retry", "max_attempts"],
+        Parameter::Spread => &["spread"],
+    }
+}
+
+/// The node at `path` below `map`, made (as an empty map or null) where it is missing; a
+/// null or absent map on the way becomes an empty map. `at` places what is made.
+fn place<'a>(map: &'a mut Node, path: &[&str], at: &Node) -> &'a mut Node {
+    let Some((first, rest)) = path.split_first() else {
+        return map;
+    };
+    if !matches!(map.value, Value::Map(_)) {
+        map.value = Value::Map(Vec::new());
+    }
+    let Value::Map(pairs) = &mut map.value else {
+        unreachable!("made a map just above")
+    };
+    let index = match pairs.iter().position(|(k, _)| k.as_scalar() == Some(first)) {
+        Some(index) => index,
+        None => {
+            pairs.push((scalar((*first).to_string(), at), scalar(String::new(), at)));
+            pairs.len() - 1
+        }
+    };
+    place(&mut pairs[index].1, rest, at)
+}
+
 /// The scenario with `parameter` set to the value in `node`, with the value's label and
-/// its place on the axis.
-fn apply(
-    base: &Scenario,
+/// its place on the axis. The value replaces the parameter's node in the scenario's YAML,
+/// which the scenario reader then reads again: a sweep's value is checked exactly as the
+/// same value written in the scenario. Each mistake is placed at the value.
+fn point(
+    root: &Node,
     parameter: Parameter,
     node: &Node,
-) -> Result<(String, f64, Scenario), ScenarioError> {
-    let name = parameter.name();
-    let Some(text) = node.as_scalar() else {
-        return Err(error(
-            node,
-            format!(
-                "each of `sweep.values` must be a single value, found {}",
-                node.describe()
-            ),
-            None,
-        ));
-    };
-    let mut s = base.clone();
-    let bad = |what: &str| error(node, format!("`{text}` is not {what} for `{name}`"), None);
-    let duration = || units::parse_duration(text).map_err(|_| bad("a duration like 3s"));
-    let milli =
-        || units::parse_milli(text).map_err(|_| bad("a number with at most three decimals"));
-    let whole = || text.parse::<u64>().map_err(|_| bad("a whole number"));
-    let out_of_range = |range: &str| {
-        error(
-            node,
-            format!("`{name}` must be {range}, found {text}"),
-            None,
-        )
-    };
-    let (label, x) = match parameter {
-        Parameter::Clients => {
-            let n = whole()?;
-            if !(1..=MAX_CLIENTS).contains(&n) {
-                return Err(out_of_range("from 1 to 10,000,000"));
-            }
-            s.clients = n;
-            (crate::format::thousands(n), n as f64)
+) -> Result<(String, f64, Scenario), Vec<ScenarioError>> {
+    let text = match node.as_scalar() {
+        Some(text) if !node.is_null() => text,
+        Some(_) | None => {
+            return Err(vec![error(
+                node,
+                format!(
+                    "each of `sweep.values` must be a single value, found {}",
+                    node.describe()
+                ),
+                None,
+            )]);
         }
-        Parameter::Capacity => {
-            let m = milli()?;
-            if m == 0 || m > MAX_CAPACITY * 1000 {
-                return Err(out_of_range("more than 0"));
+    };
+    let mut tree = root.clone();
+    let mut outage = 0;
+    if parameter == Parameter::Outage {
+        // The value is a length, not a node of the scenario: it moves the first outage's
+        // `to`, from its `from`, and a length of 0s removes that outage.
+        outage = units::parse_duration(text).map_err(|_| {
+            vec![error(
+                node,
+                format!("`{text}` is not a duration like 3s for `outage`"),
+                None,
+            )]
+        })?;
+        let outages = place(&mut tree, path(parameter), node);
+        if !matches!(outages.value, Value::Seq(_)) {
+            outages.value = Value::Seq(Vec::new());
+        }
+        let Value::Seq(items) = &mut outages.value else {
+            unreachable!("made a list just above")
+        };
+        let from = items
+            .first()
+            .and_then(|first| key(first, "from"))
+            .and_then(Node::as_scalar)
+            .and_then(|t| units::parse_duration(t).ok())
+            .unwrap_or(0);
+        match (outage, items.is_empty()) {
+            (0, true) => {}
+            (0, false) => {
+                items.remove(0);
             }
-            s.server.capacity_milli = m;
+            (length, true) => {
+                let mut first = scalar(String::new(), node);
+                *place(&mut first, &["from"], node) = scalar("0s".to_string(), node);
+                *place(&mut first, &["to"], node) = scalar(format_duration(length), node);
+                items.push(first);
+            }
+            (length, false) => {
+                let to = format_duration(from.saturating_add(length));
+                *place(&mut items[0], &["to"], node) = scalar(to, node);
+            }
+        }
+    } else {
+        *place(&mut tree, path(parameter), node) = node.clone();
+    }
+    let s = scenario_from_node(&tree, None).map_err(|errors| {
+        // The scenario without the value was read without a mistake: each one now is the
+        // value's, wherever the reader found it.
+        errors
+            .into_iter()
+            .map(|e| ScenarioError {
+                pos: node.pos,
+                width: node.width,
+                ..e
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let (label, x) = match parameter {
+        Parameter::Clients => (crate::format::thousands(s.clients), s.clients as f64),
+        Parameter::Capacity => {
+            let m = s.server.capacity_milli;
             (format_milli(m), m as f64 / 1000.0)
         }
         Parameter::RejectionCost => {
-            let m = milli()?;
-            if m > 1000 {
-                return Err(out_of_range("from 0 to 1"));
-            }
-            s.server.rejection_cost_milli = m;
+            let m = s.server.rejection_cost_milli;
             (format_milli(m), m as f64 / 1000.0)
         }
-        Parameter::Outage => {
-            let length = duration()?;
-            let from = s.server.outages.first().map_or(0, |o| o.from);
-            if length == 0 {
-                s.server.outages.retain(|o| o.from != from);
-            } else {
-                let outage = Outage {
-                    from,
-                    to: from + length,
-                };
-                match s.server.outages.first_mut() {
-                    Some(first) => *first = outage,
-                    None => s.server.outages.push(outage),
-                }
-            }
-            (prose_duration(length), length as f64 / SECOND as f64)
-        }
-        Parameter::Base => {
-            let us = duration()?;
-            if us > s.retry.cap {
-                return Err(out_of_range(&format!(
-                    "at most the cap ({})",
-                    format_duration(s.retry.cap)
-                )));
-            }
-            s.retry.base = us;
-            (prose_duration(us), us as f64 / SECOND as f64)
-        }
-        Parameter::Cap => {
-            let us = duration()?;
-            if us < s.retry.base || us > MAX_TIME {
-                return Err(out_of_range(&format!(
-                    "from the base ({}) to 1h",
-                    format_duration(s.retry.base)
-                )));
-            }
-            s.retry.cap = us;
-            (prose_duration(us), us as f64 / SECOND as f64)
-        }
-        Parameter::Spread => {
-            let us = duration()?;
-            if us > s.horizon {
-                return Err(out_of_range("at most the horizon"));
-            }
-            s.spread = us;
-            (prose_duration(us), us as f64 / SECOND as f64)
-        }
-        Parameter::Multiplier => {
-            let m: f64 = text.parse().map_err(|_| bad("a number"))?;
-            if !(1.0..=100.0).contains(&m) {
-                return Err(out_of_range("from 1 to 100"));
-            }
-            s.retry.multiplier = m;
-            (text.to_string(), m)
-        }
+        Parameter::Outage => (prose_duration(outage), outage as f64 / SECOND as f64),
+        Parameter::Base => seconds(s.retry.base),
+        Parameter::Cap => seconds(s.retry.cap),
+        Parameter::Spread => seconds(s.spread),
+        Parameter::Multiplier => (text.to_string(), s.retry.multiplier),
         Parameter::MaxAttempts => {
-            let n = whole()?;
-            if n == 0 || n > u64::from(u32::MAX) {
-                return Err(out_of_range("at least 1"));
-            }
-            s.retry.max_attempts = Some(n as u32);
-            (crate::format::thousands(n), n as f64)
+            let n = s.retry.max_attempts.unwrap_or(0);
+            (crate::format::thousands(u64::from(n)), f64::from(n))
         }
     };
     Ok((label, x, s))
+}
+
+/// A duration's label and its place on an axis in seconds.
+fn seconds(us: u64) -> (String, f64) {
+    (prose_duration(us), us as f64 / SECOND as f64)
 }
 
 /// Reads a schedule directive. Errors are positioned relative to the body.
@@ -652,7 +646,10 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
     let root = parse_yaml(body)?;
     let mut errors = Vec::new();
     let known: Vec<&str> = SCHEDULE_KEYS.iter().map(|(k, _)| *k).collect();
-    check_keys(&root, &known, "schedule", &mut errors);
+    let naming = Naming::Path("schedule.");
+    let Some(schedule) = Map::read(&root, &known, naming, "`schedule`", &mut errors) else {
+        return Err(errors);
+    };
     // The engine reads the shared keys, so that retry and strategies mean the same.
     let mut shared = root.clone();
     if let Value::Map(pairs) = &mut shared.value {
@@ -692,7 +689,7 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
     let scenario = scenario_from_node(&shared, None)
         .map_err(|e| errors.extend(e))
         .ok();
-    let waits = match key(&root, "waits") {
+    let waits = match schedule.get("waits") {
         None => Some(8),
         Some(node) => match node.as_scalar().and_then(|t| t.parse::<u32>().ok()) {
             Some(n) if (1..=50).contains(&n) => Some(n),
@@ -709,7 +706,9 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
             }
         },
     };
-    let caption = single(&root, "caption", "caption", &mut errors);
+    let caption = noted(schedule.text("caption"), &mut errors)
+        .flatten()
+        .map(str::to_string);
     match (scenario, waits) {
         (Some(s), Some(waits)) if errors.is_empty() => Ok(ScheduleDirective {
             id: s.id,
@@ -729,6 +728,7 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::scenario::Outage;
 
     #[test]
     fn a_sweep_makes_one_scenario_per_value() {
@@ -785,7 +785,7 @@ mod tests {
             read_sweep("id: s\nclients: 10\nsweep: {vary: cap, values: [1s, 10ms]}\n").unwrap_err();
         assert_eq!(
             errors[0].message,
-            "`cap` must be from the base (100ms) to 1h, found 10ms"
+            "`retry.cap` (10ms) is below `retry.base` (100ms)"
         );
         assert_eq!(errors[0].pos.column, 33);
     }
@@ -855,7 +855,7 @@ mod tests {
             messages,
             [
                 "`schedule.waits` is given twice",
-                "`caption` must be a single value, found a map of keys"
+                "`schedule.caption` must be a single value, found a map of keys"
             ]
         );
     }

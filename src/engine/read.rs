@@ -1,32 +1,21 @@
 //! Reading a scenario from YAML: every mistake found, each with its position and a hint.
 
-use std::collections::HashSet;
-
 use super::policy::Strategy;
 use super::scenario::{
     MAX_CAPACITY, MAX_CLIENTS, MAX_RUNS, MAX_TICKS, MAX_TIME, MAX_WORK, Outage, Retry, Scenario,
     Server, ServerModel,
 };
 use super::schema::{self, Section};
-use super::units::{self, Micros, UnitError, format_duration, format_milli};
+use super::units::format_duration;
 use crate::format::thousands;
-use crate::suggest::closest;
-use crate::yaml::{self, Node, Pos, Value};
+use crate::suggest;
+use crate::yaml::{self, Map, Naming, Node, Pos, Problem, Value};
 
 mod guards;
+mod values;
 
-/// One mistake in a scenario.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScenarioError {
-    /// Where it is, relative to the scenario's own text.
-    pub pos: Pos,
-    /// How many characters to underline.
-    pub width: usize,
-    /// What is wrong.
-    pub message: String,
-    /// What to do about it, if there is something to say.
-    pub help: Option<String>,
-}
+/// One mistake in a scenario: a [`Problem`] of its YAML, placed relative to its text.
+pub type ScenarioError = Problem;
 
 /// Parses and validates a scenario. `default_id` names a scenario without an `id`.
 /// On failure every mistake found is returned, in source order.
@@ -90,25 +79,7 @@ fn at_most(mut errors: Vec<ScenarioError>) -> Vec<ScenarioError> {
 }
 
 /// The keys of one map, checked against the schema.
-struct Fields<'a> {
-    pairs: Vec<(&'a str, &'a Node, &'a Node)>,
-    section: Section,
-    pos: Pos,
-}
-
-impl<'a> Fields<'a> {
-    /// The key's full name for messages: `server.tick`.
-    fn label(&self, name: &str) -> String {
-        format!("{}{name}", self.section.prefix())
-    }
-
-    fn get(&self, name: &str) -> Option<&'a Node> {
-        self.pairs
-            .iter()
-            .find(|(k, _, v)| *k == name && !v.is_null())
-            .map(|(_, _, v)| *v)
-    }
-}
+type Fields<'a> = Map<'a>;
 
 /// Collects errors while turning nodes into values.
 #[derive(Default)]
@@ -126,53 +97,19 @@ impl Reader {
         });
     }
 
-    /// Checks a map's keys: each known, none twice.
+    /// Checks a map's keys: each known, none twice. A null node is no map, and no error.
     fn fields<'a>(&mut self, node: &'a Node, section: Section, what: &str) -> Option<Fields<'a>> {
-        let Value::Map(pairs) = &node.value else {
-            if !node.is_null() {
-                self.error(
-                    node,
-                    format!("{what} must be a map of keys, found {}", node.describe()),
-                    None,
-                );
-            }
+        if node.is_null() {
             return None;
-        };
-        let known: Vec<&str> = schema::names(section).collect();
-        let mut seen = HashSet::new();
-        let mut fields = Fields {
-            pairs: Vec::new(),
-            section,
-            pos: node.pos,
-        };
-        for (key, value) in pairs {
-            let Some(name) = key.as_scalar() else {
-                self.error(key, "a key must be a plain name".to_string(), None);
-                continue;
-            };
-            if !known.contains(&name) {
-                let help = match closest(name, known.iter().copied()) {
-                    Some(near) => format!("did you mean `{near}`?"),
-                    None => format!("the keys here are: {}", known.join(", ")),
-                };
-                self.error(
-                    key,
-                    format!("unknown key `{}{name}`", section.prefix()),
-                    Some(help),
-                );
-                continue;
-            }
-            if !seen.insert(name) {
-                self.error(
-                    key,
-                    format!("`{}{name}` is given twice", section.prefix()),
-                    None,
-                );
-                continue;
-            }
-            fields.pairs.push((name, key, value));
         }
-        Some(fields)
+        let known: Vec<&str> = schema::names(section).collect();
+        Map::read(
+            node,
+            &known,
+            Naming::Path(section.prefix()),
+            what,
+            &mut self.errors,
+        )
     }
 
     fn scenario(&mut self, root: &Node, default_id: Option<&str>) -> Option<Scenario> {
@@ -272,168 +209,6 @@ impl Reader {
         Some(text.to_string())
     }
 
-    fn text<'a>(&mut self, node: &'a Node, key: &str) -> Option<&'a str> {
-        match node.as_scalar() {
-            Some(text) => Some(text),
-            None => {
-                self.error(
-                    node,
-                    format!("`{key}` must be a single value, found {}", node.describe()),
-                    None,
-                );
-                None
-            }
-        }
-    }
-
-    fn whole(&mut self, node: &Node, key: &str, min: u64, max: u64) -> Option<u64> {
-        let text = self.text(node, key)?;
-        let plain = matches!(node.value, Value::Scalar { plain: true, .. });
-        let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
-        let value = if plain && digits {
-            text.parse::<u64>().ok()
-        } else {
-            None
-        };
-        let Some(value) = value else {
-            let found = if digits && plain {
-                "a number too large to hold".to_string()
-            } else {
-                node.describe()
-            };
-            let help = (digits && !plain).then(|| unquote(text));
-            self.error(
-                node,
-                format!("`{key}` must be a whole number, found {found}"),
-                help,
-            );
-            return None;
-        };
-        if value < min {
-            self.error(
-                node,
-                format!("`{key}` must be at least {}, found {value}", thousands(min)),
-                None,
-            );
-            return None;
-        }
-        if value > max {
-            self.error(
-                node,
-                format!(
-                    "`{key}` is {}; the limit is {}",
-                    thousands(value),
-                    thousands(max)
-                ),
-                None,
-            );
-            return None;
-        }
-        Some(value)
-    }
-
-    fn whole_or(
-        &mut self,
-        fields: &Fields,
-        key: &str,
-        default: u64,
-        min: u64,
-        max: u64,
-    ) -> Option<u64> {
-        match fields.get(key) {
-            Some(node) => self.whole(node, &fields.label(key), min, max),
-            None => Some(default),
-        }
-    }
-
-    fn duration(&mut self, node: &Node, key: &str) -> Option<Micros> {
-        let text = self.text(node, key)?;
-        match units::parse_duration(text) {
-            Ok(us) => Some(us),
-            Err(e) => {
-                let (message, help) = match e {
-                    UnitError::NoUnit => (
-                        format!("`{key}` needs a unit, found `{text}`"),
-                        Some(format!(
-                            "write `{text}ms` or `{text}s`; the units are us, ms, s, m, h"
-                        )),
-                    ),
-                    UnitError::TooFine => (
-                        format!("`{key}` is finer than a microsecond: `{text}`"),
-                        None,
-                    ),
-                    UnitError::TooLarge => (format!("`{key}` is too long: `{text}`"), None),
-                    UnitError::Negative => (format!("`{key}` cannot be negative: `{text}`"), None),
-                    UnitError::Malformed | UnitError::TooManyDecimals => (
-                        format!(
-                            "`{key}` must be a duration like 250ms, 1.5s or 2m, found {}",
-                            node.describe()
-                        ),
-                        None,
-                    ),
-                };
-                self.error(node, message, help);
-                None
-            }
-        }
-    }
-
-    fn duration_or(&mut self, fields: &Fields, key: &str, default: Micros) -> Option<Micros> {
-        match fields.get(key) {
-            Some(node) => self.duration(node, &fields.label(key)),
-            None => Some(default),
-        }
-    }
-
-    fn milli(&mut self, node: &Node, key: &str, max: u64) -> Option<u64> {
-        let text = self.text(node, key)?;
-        let plain = matches!(node.value, Value::Scalar { plain: true, .. });
-        let parsed = if plain {
-            units::parse_milli(text)
-        } else {
-            Err(UnitError::Malformed)
-        };
-        match parsed {
-            Ok(v) if v <= max => Some(v),
-            Ok(_) => {
-                self.error(
-                    node,
-                    format!(
-                        "`{key}` is {text}; the most it can be is {}",
-                        format_milli(max)
-                    ),
-                    None,
-                );
-                None
-            }
-            Err(UnitError::Negative) => {
-                self.error(
-                    node,
-                    format!("`{key}` cannot be negative, found {text}"),
-                    None,
-                );
-                None
-            }
-            Err(UnitError::TooManyDecimals) => {
-                self.error(
-                    node,
-                    format!("`{key}` may have at most three decimals, found {text}"),
-                    None,
-                );
-                None
-            }
-            Err(_) => {
-                let help = (!plain && units::parse_milli(text).is_ok()).then(|| unquote(text));
-                self.error(
-                    node,
-                    format!("`{key}` must be a number, found {}", node.describe()),
-                    help,
-                );
-                None
-            }
-        }
-    }
-
     fn server(&mut self, node: Option<&Node>, defaults: &Server) -> Option<Server> {
         let Some(node) = node else {
             return Some(defaults.clone());
@@ -495,11 +270,7 @@ impl Reader {
         if let Some(model) = ServerModel::ALL.into_iter().find(|m| m.name() == text) {
             return Some(model);
         }
-        let names = ServerModel::ALL.map(|m| m.name());
-        let help = match closest(text, names) {
-            Some(near) => format!("did you mean `{near}`?"),
-            None => format!("the models are: {}", names.join(", ")),
-        };
+        let help = suggest::help(text, ServerModel::ALL.map(|m| m.name()), "models");
         self.error(node, format!("unknown server model `{text}`"), Some(help));
         None
     }
@@ -640,30 +411,6 @@ impl Reader {
         })
     }
 
-    fn multiplier(&mut self, node: &Node, key: &str) -> Option<f64> {
-        let text = self.text(node, key)?;
-        let value = text.parse::<f64>().ok().filter(|v| v.is_finite());
-        match value {
-            Some(v) if (1.0..=100.0).contains(&v) => Some(v),
-            Some(_) => {
-                self.error(
-                    node,
-                    format!("`{key}` must be from 1 to 100, found {text}"),
-                    None,
-                );
-                None
-            }
-            None => {
-                self.error(
-                    node,
-                    format!("`{key}` must be a number, found {}", node.describe()),
-                    None,
-                );
-                None
-            }
-        }
-    }
-
     fn strategies(&mut self, node: &Node) -> Option<Vec<Strategy>> {
         let items: Vec<&Node> = match &node.value {
             Value::Seq(items) => items.iter().collect(),
@@ -699,10 +446,7 @@ impl Reader {
                 }
                 Some(s) => out.push(s),
                 None => {
-                    let help = match closest(text, Strategy::ALL.map(|s| s.name())) {
-                        Some(near) => format!("did you mean `{near}`?"),
-                        None => all_strategies(),
-                    };
+                    let help = suggest::help(text, Strategy::ALL.map(|s| s.name()), "strategies");
                     self.error(item, format!("unknown strategy `{text}`"), Some(help));
                     ok = false;
                 }
@@ -725,7 +469,7 @@ impl Reader {
         let at = |fallback: Option<Node>| {
             fallback.unwrap_or(Node {
                 value: Value::Seq(Vec::new()),
-                pos: top.pos,
+                pos: top.node.pos,
                 width: 1,
             })
         };
@@ -814,11 +558,6 @@ impl Reader {
             );
         }
     }
-}
-
-/// The hint for a number written in quotes, which YAML reads as text.
-fn unquote(text: &str) -> String {
-    format!("remove the quotes: in quotes, `{text}` is text, not a number")
 }
 
 fn all_strategies() -> String {

@@ -2,7 +2,7 @@
 //! `aliases` (old addresses that send readers on) and `extra` (the author's own keys
 //! for templates), each checked where it is written.
 
-use crate::yaml::{Node, Value};
+use crate::yaml::{Map, Naming, Node, Problem, Value};
 
 use super::meta::Meta;
 
@@ -138,13 +138,43 @@ pub fn extra(meta: &mut Meta) -> serde_json::Map<String, serde_json::Value> {
         return serde_json::Map::new();
     };
     match &node.value {
-        Value::Map(pairs) => object(pairs),
+        Value::Map(pairs) => {
+            // The keys are free, but a key twice would silently lose a value, and a list
+            // or map as a key would become an empty name.
+            let mut problems = Vec::new();
+            checked(&node, "extra.", &mut problems);
+            for problem in problems {
+                meta.add(problem);
+            }
+            object(pairs)
+        }
         Value::Seq(_) | Value::Scalar { .. } => {
             let message = format!("`extra` must be a map of keys, found {}", node.describe());
             let help = "write keys under it, such as `extra:` and then `  video: intro.mp4`";
             meta.problem(&node, message, Some(help.to_string()));
             serde_json::Map::new()
         }
+    }
+}
+
+/// Checks the keys of every map in `node`, which is named `prefix` less its dot.
+fn checked(node: &Node, prefix: &str, problems: &mut Vec<Problem>) {
+    match &node.value {
+        Value::Map(pairs) => {
+            Map::read_free(node, Naming::Path(prefix), "", problems);
+            for (key, value) in pairs {
+                if let Some(name) = key.as_scalar() {
+                    checked(value, &format!("{prefix}{name}."), problems);
+                }
+            }
+        }
+        Value::Seq(items) => {
+            let prefix = format!("{}[].", prefix.trim_end_matches('.'));
+            for item in items {
+                checked(item, &prefix, problems);
+            }
+        }
+        Value::Scalar { .. } => {}
     }
 }
 

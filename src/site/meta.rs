@@ -2,8 +2,7 @@
 //! located diagnostics.
 
 use crate::diag::Diagnostic;
-use crate::suggest::closest;
-use crate::yaml::{self, Node, Pos, Value};
+use crate::yaml::{self, Map, Naming, Node, Pos, Problem, Value};
 
 /// A flat map read from YAML, with the file it came from, for diagnostics.
 pub struct Meta<'a> {
@@ -41,28 +40,15 @@ impl<'a> Meta<'a> {
                 return meta;
             }
         };
-        let pairs = match root.value {
-            Value::Map(pairs) => pairs,
-            _ if root.is_null() => Vec::new(),
-            _ => {
-                let message = format!("{what} must be a map of keys, found {}", root.describe());
-                meta.problem(&root, message, None);
-                return meta;
-            }
-        };
-        for (key, value) in pairs {
-            let name = key.as_scalar().unwrap_or("").to_string();
-            if !known.contains(&name.as_str()) {
-                let help = match closest(&name, known.iter().copied()) {
-                    Some(near) => format!("did you mean `{near}`?"),
-                    None => format!("the keys of {what} are: {}", known.join(", ")),
-                };
-                meta.problem(&key, format!("unknown key `{name}` in {what}"), Some(help));
-            } else if meta.pairs.iter().any(|(n, _)| *n == name) {
-                meta.problem(&key, format!("`{name}` is given twice"), None);
-            } else {
-                meta.pairs.push((name, value));
-            }
+        let mut problems = Vec::new();
+        if let Some(map) = Map::read(&root, known, Naming::In(what), what, &mut problems) {
+            meta.pairs = map
+                .keys()
+                .filter_map(|(name, _)| map.get(name).map(|v| (name.to_string(), v.clone())))
+                .collect();
+        }
+        for problem in problems {
+            meta.add(problem);
         }
         meta
     }
@@ -74,6 +60,11 @@ impl<'a> Meta<'a> {
         };
         self.problems
             .push(Diagnostic::new(self.file, self.source, pos, width, message).with_help(help));
+    }
+
+    /// Records a problem found in the map's YAML.
+    pub fn add(&mut self, problem: Problem) {
+        self.problem_at(problem.pos, problem.width, problem.message, problem.help);
     }
 
     /// Records a problem at a node.
@@ -127,12 +118,10 @@ impl<'a> Meta<'a> {
     /// `true` or `false`.
     pub fn boolean(&mut self, key: &str) -> Option<bool> {
         let node = self.node(key)?;
-        match node.as_scalar() {
-            Some("true") => Some(true),
-            Some("false") => Some(false),
-            _ => {
-                let message = format!("`{key}` must be true or false, found {}", node.describe());
-                self.problem(&node, message, None);
+        match yaml::boolean(&node, key) {
+            Ok(value) => Some(value),
+            Err(problem) => {
+                self.add(problem);
                 None
             }
         }

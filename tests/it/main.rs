@@ -28,3 +28,4 @@ mod serve;
 mod sim_command;
 mod site;
 mod util;
+mod yaml_maps;

@@ -10,7 +10,7 @@ use crate::engine::scenario::{
 use crate::engine::schema::Section;
 use crate::engine::units::{Micros, SECOND, format_duration};
 use crate::format::thousands;
-use crate::suggest::closest;
+use crate::suggest;
 use crate::yaml::{Node, Value};
 
 /// The most requests per second of a window of arrivals.
@@ -32,46 +32,9 @@ impl Reader {
             return Some(*value);
         }
         let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
-        let help = match closest(text, names.iter().copied()) {
-            Some(near) => format!("did you mean `{near}`?"),
-            None => format!("the choices are: {}", names.join(", ")),
-        };
+        let help = suggest::help(text, names.iter().copied(), "choices");
         self.error(node, format!("unknown {what} `{text}`"), Some(help));
         None
-    }
-
-    pub(super) fn boolean(&mut self, node: &Node, key: &str) -> Option<bool> {
-        match node.as_scalar() {
-            Some("true") => Some(true),
-            Some("false") => Some(false),
-            _ => {
-                self.error(
-                    node,
-                    format!("`{key}` must be true or false, found {}", node.describe()),
-                    None,
-                );
-                None
-            }
-        }
-    }
-
-    /// A duration that must be more than zero.
-    fn positive_duration(&mut self, node: &Node, key: &str) -> Option<Micros> {
-        match self.duration(node, key)? {
-            0 => {
-                self.error(node, format!("`{key}` must be longer than 0s"), None);
-                None
-            }
-            d if d > MAX_TIME => {
-                self.error(
-                    node,
-                    format!("`{key}` is {}; the limit is 1h", format_duration(d)),
-                    None,
-                );
-                None
-            }
-            d => Some(d),
-        }
     }
 
     pub(super) fn arrivals(&mut self, node: &Node, horizon: Micros) -> Option<Vec<Arrivals>> {
@@ -187,8 +150,8 @@ impl Reader {
         let kind = self.choice(kind_node, "retry.budget.kind", "retry budget", &names)?;
         let takes = Budget::settings(kind);
         let mut ok = true;
-        for (name, key, _) in &fields.pairs {
-            if *name != "kind" && !takes.contains(name) {
+        for (name, key) in fields.keys() {
+            if name != "kind" && !takes.contains(&name) {
                 self.error(
                     key,
                     format!("`retry.budget.{name}` is not a setting of the `{kind}` budget"),
