@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, StrategyResult};
-use crate::format::{per_second_milli, seconds, seconds_number, thousands};
+use crate::format::{per_client, per_second_milli, seconds, seconds_number, thousands};
 
 /// A total as the table shows it: the median, and the 5th–95th percentile range when
 /// runs disagree.
@@ -102,7 +102,7 @@ pub fn table(result: &ScenarioResult) -> String {
         let mut row = vec![
             s.strategy.name().to_string(),
             cell(&s.calls),
-            format!("{:.2}", s.calls.median as f64 / result.requests() as f64),
+            per_client(s.calls.median, result.requests()),
             cell(&s.served),
             cell(&s.gave_up),
             cell(&s.still_retrying),

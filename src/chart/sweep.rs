@@ -13,7 +13,7 @@ use super::svg::Element;
 use crate::engine::metric::Metric;
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
-use crate::format::thousands;
+use crate::format::{fixed, thousands};
 
 use super::coord;
 use super::draw::{Form, GRID, Label, line, text};
@@ -177,8 +177,8 @@ impl Total {
     /// A value as a table cell writes it.
     fn cell(self, value: f64) -> String {
         match self {
-            Total::DoneAt | Total::Recovery | Total::Goodput => format!("{value:.1}"),
-            Total::CallsPerClient => format!("{value:.2}"),
+            Total::DoneAt | Total::Recovery | Total::Goodput => fixed(value, 1),
+            Total::CallsPerClient => fixed(value, 2),
             Total::Calls | Total::Served | Total::GaveUp | Total::StillRetrying => {
                 thousands(value.round() as u64)
             }

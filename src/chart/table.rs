@@ -6,9 +6,9 @@
 
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, Spread, StrategyResult};
-use crate::format::{per_second_milli, seconds_number, thousands};
-
-use super::{decimals_for, duration, seconds_fixed};
+use crate::format::{
+    decimals_for, duration, per_client, per_second_milli, seconds_fixed, seconds_number, thousands,
+};
 
 /// Text made safe for HTML content and for double- or single-quoted attribute values.
 pub fn escape(text: &str) -> String {
@@ -45,18 +45,6 @@ fn spread_cell(spread: &Spread, show: impl Fn(u64) -> String) -> String {
 /// Seconds with one decimal and the unit, joined by a no-break space.
 fn secs(us: u64) -> String {
     format!("{}&nbsp;s", seconds_number(us))
-}
-
-/// Calls per client with two decimals; a dash for an empty crowd.
-fn per_client(calls: u64, clients: u64) -> String {
-    if clients == 0 {
-        return "–".to_string();
-    }
-    // Rounded as `retrylab sim` rounds it, then given its thousands separators.
-    let text = format!("{:.2}", calls as f64 / clients as f64);
-    let (whole, hundredths) = text.split_once('.').unwrap_or((&text, "00"));
-    let whole: u64 = whole.parse().unwrap_or(0);
-    format!("{}.{hundredths}", thousands(whole))
 }
 
 /// When the last client was done, as cell HTML: "42.7 s", "2.2 s (1.8–2.9 s)", "never",

@@ -18,10 +18,10 @@ use crate::engine::read::parse_yaml;
 use crate::engine::scenario::{MAX_CAPACITY, MAX_CLIENTS, MAX_TIME, MAX_WORK, Outage};
 use crate::engine::units::{self, SECOND, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
+use crate::format::duration as prose_duration;
 use crate::suggest::closest;
 use crate::yaml::{Node, Value};
 
-use super::reference::prose_duration;
 use super::schedule::ScheduleDirective;
 use super::{figure_spec, key_node};
 
