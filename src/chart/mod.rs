@@ -5,6 +5,7 @@
 //! - [`table`]: the results table, the per-tick data table, and HTML escaping;
 //! - [`figure`]: both put together into the block that a scenario directive becomes;
 //! - [`sweep`]: a total against a varied parameter, a line per strategy, and its table;
+//! - `marks`: the colour, dash and marker of each strategy, and the legend;
 //! - [`schedule`]: the waits of one client retry by retry, a panel per strategy;
 //! - [`thumb`]: a small lane chart, bars only, for a card on the home page;
 //! - [`CSS`]: the stylesheet that themes them, light and dark.
@@ -14,6 +15,8 @@
 #![cfg_attr(not(feature = "site"), allow(dead_code, unused_imports))]
 
 pub mod lanes;
+#[cfg(feature = "site")]
+mod marks;
 #[cfg(feature = "site")]
 mod scale;
 #[cfg(feature = "site")]

@@ -529,7 +529,10 @@ mod tests {
             "42.7"
         );
         assert_eq!(quote("{{ crowd.fixed.served | percent }}").unwrap(), "100%");
-        assert_eq!(quote("{{ crowd.fixed.calls_per_client }}").unwrap(), "19.47");
+        assert_eq!(
+            quote("{{ crowd.fixed.calls_per_client }}").unwrap(),
+            "19.47"
+        );
         assert_eq!(quote("{{ crowd.fixed.calls.p95 }}").unwrap(), "1,947");
         assert_eq!(quote("{{ crowd.clients }}").unwrap(), "100");
         assert_eq!(quote("{{ crowd.tick }}").unwrap(), "100 ms");
