@@ -462,3 +462,23 @@ fn ticks_are_binned_only_when_they_outnumber_the_columns() {
         240
     );
 }
+
+/// A caption writes an hour as prose and tables do, `1 h`: it used to say `60 min`
+/// where a reference to the same horizon said `1 h`.
+#[test]
+fn a_caption_writes_an_hour_as_prose_does() {
+    let mut scenario = Scenario::with_clients("hour", 1);
+    scenario.horizon = 3_600 * SECOND;
+    scenario.server.tick = SECOND;
+    scenario.server.outages = vec![crate::engine::scenario::Outage {
+        from: 0,
+        to: 60 * SECOND,
+    }];
+    scenario.strategies = vec![Strategy::Fixed];
+    let result = run_scenario(&scenario);
+    let caption = generated_caption(&scenario, &result, scenario.horizon);
+    assert!(caption.contains("all 1 h"), "{caption}");
+    assert!(caption.contains("from 0 s to 1 min"), "{caption}");
+    assert!(!caption.contains("60 min"), "{caption}");
+    assert_eq!(crate::format::duration(scenario.horizon), "1 h");
+}
