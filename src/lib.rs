@@ -10,13 +10,13 @@
 //! - [`yaml`]: the one place that reads YAML;
 //! - [`suggest`]: "did you mean" for misspelt names;
 //! - [`cli`]: the command line;
-//! - [`playground`]: the engine behind the browser playground: a scenario's text in,
-//!   JSON out.
+//! - [`wasm_api`]: the interface of the WebAssembly module behind the browser
+//!   playground: a scenario's text in, JSON out.
 //!
 //! Without the default `site` feature only the engine, its reports, the lane chart and
-//! tables of a scenario's figure ([`chart::lanes`], [`chart::table`]) and the playground
-//! are built: no other drawing, templates, Markdown or command line, so that the engine
-//! compiles to WebAssembly with little else (see `wasm/`).
+//! tables of a scenario's figure ([`chart::lanes`], [`chart::table`]) and the module's
+//! interface are built: no other drawing, templates, Markdown or command line, so that
+//! the engine compiles to WebAssembly with little else (see `wasm/`).
 
 pub mod chart;
 #[cfg(feature = "site")]
@@ -26,9 +26,9 @@ pub mod diag;
 pub mod directive;
 pub mod engine;
 pub mod format;
-pub mod playground;
 pub mod report;
 #[cfg(feature = "site")]
 pub mod site;
 pub mod suggest;
+pub mod wasm_api;
 pub mod yaml;

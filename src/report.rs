@@ -3,9 +3,10 @@
 
 use serde::Serialize;
 
+use crate::engine::metric::{Metric, Stat};
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, StrategyResult};
-use crate::format::{per_second_milli, seconds, seconds_number, thousands};
+use crate::format::{per_client, per_second_milli, seconds, seconds_number, thousands};
 
 /// A total as the table shows it: the median, and the 5th–95th percentile range when
 /// runs disagree.
@@ -73,53 +74,53 @@ fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
     text
 }
 
+/// A column's heading in the terminal table: short, for 80 columns.
+fn column_heading(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Calls => "calls",
+        Metric::CallsPerClient => "per client",
+        Metric::Served => "served",
+        Metric::GaveUp => "gave up",
+        Metric::StillRetrying => "still retrying",
+        Metric::DoneAt => "done at",
+        Metric::FinishedRuns => "finished",
+        Metric::Denied => "denied",
+        Metric::FailedFast => "failed fast",
+        Metric::Goodput => "goodput/s",
+        Metric::Recovery => "recovery",
+        Metric::RecoveredRuns => "recovered",
+    }
+}
+
+/// A strategy's cell in the column of `metric`. Calls per client and goodput are the
+/// medians alone, to keep the table narrow.
+fn column_cell(metric: Metric, s: &StrategyResult, result: &ScenarioResult) -> String {
+    match metric {
+        Metric::Calls => cell(&s.calls),
+        Metric::CallsPerClient => per_client(Stat::Median.of(&s.calls), result.requests()),
+        Metric::Served => cell(&s.served),
+        Metric::GaveUp => cell(&s.gave_up),
+        Metric::StillRetrying => cell(&s.still_retrying),
+        Metric::DoneAt => done_cell(s, result.runs),
+        Metric::FinishedRuns => thousands(s.finished_runs),
+        Metric::Denied => cell(&s.denied),
+        Metric::FailedFast => cell(&s.failed_fast),
+        Metric::Goodput => per_second_milli(Stat::Median.of(&s.goodput_milli)),
+        Metric::Recovery => recovery_cell(s, result.runs),
+        Metric::RecoveredRuns => thousands(s.recovered_runs),
+    }
+}
+
 /// The results as an aligned text table, with a heading line.
 pub fn table(result: &ScenarioResult) -> String {
     let features = result.features;
-    let mut heading = vec![
-        "strategy",
-        "calls",
-        "per client",
-        "served",
-        "gave up",
-        "still retrying",
-        "done at",
-    ];
-    if features.budget {
-        heading.push("denied");
-    }
-    if features.breaker {
-        heading.push("failed fast");
-    }
-    if features.open {
-        heading.push("goodput/s");
-    }
-    if features.recovery {
-        heading.push("recovery");
-    }
+    let columns = Metric::columns(features);
+    let mut heading = vec!["strategy"];
+    heading.extend(columns.iter().map(|&m| column_heading(m)));
     let mut rows: Vec<Vec<String>> = vec![heading.iter().map(|h| h.to_string()).collect()];
     for s in &result.strategies {
-        let mut row = vec![
-            s.strategy.name().to_string(),
-            cell(&s.calls),
-            format!("{:.2}", s.calls.median as f64 / result.requests() as f64),
-            cell(&s.served),
-            cell(&s.gave_up),
-            cell(&s.still_retrying),
-            done_cell(s, result.runs),
-        ];
-        if features.budget {
-            row.push(cell(&s.denied));
-        }
-        if features.breaker {
-            row.push(cell(&s.failed_fast));
-        }
-        if features.open {
-            row.push(per_second_milli(s.goodput_milli.median));
-        }
-        if features.recovery {
-            row.push(recovery_cell(s, result.runs));
-        }
+        let mut row = vec![s.strategy.name().to_string()];
+        row.extend(columns.iter().map(|&m| column_cell(m, s, result)));
         rows.push(row);
     }
     let widths: Vec<usize> = (0..heading.len())
@@ -181,6 +182,8 @@ struct JsonResult<'a> {
     strategies: Vec<JsonStrategy>,
 }
 
+/// A total over runs: one field per [`Stat`], named as prose names it (a test holds
+/// them in step).
 #[derive(Serialize)]
 struct JsonSpread<T> {
     median: T,
@@ -223,20 +226,23 @@ struct JsonLanes {
     failed_fast: Vec<u32>,
 }
 
-fn json_spread(s: &Spread) -> JsonSpread<u64> {
-    JsonSpread {
-        median: s.median,
-        p5: s.p5,
-        p95: s.p95,
+impl<T> JsonSpread<T> {
+    /// Each [`Stat`] of `spread`, through `value`.
+    fn of(spread: &Spread, value: impl Fn(u64) -> T) -> JsonSpread<T> {
+        JsonSpread {
+            median: value(Stat::Median.of(spread)),
+            p5: value(Stat::P5.of(spread)),
+            p95: value(Stat::P95.of(spread)),
+        }
     }
 }
 
+fn json_spread(s: &Spread) -> JsonSpread<u64> {
+    JsonSpread::of(s, |n| n)
+}
+
 fn scaled(s: &Spread, by: f64) -> JsonSpread<f64> {
-    JsonSpread {
-        median: s.median as f64 / by,
-        p5: s.p5 as f64 / by,
-        p95: s.p95 as f64 / by,
-    }
+    JsonSpread::of(s, |n| n as f64 / by)
 }
 
 /// The results as pretty JSON; `with_lanes` adds each typical run's per-tick lanes.
@@ -282,4 +288,27 @@ pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
             .collect(),
     };
     serde_json::to_string_pretty(&out).expect("results always serialise")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_spread_has_a_field_per_stat_by_its_name() {
+        let spread = Spread {
+            median: 2,
+            p5: 1,
+            p95: 3,
+        };
+        let json = serde_json::to_value(json_spread(&spread)).unwrap();
+        let map = json.as_object().unwrap();
+        let keys: Vec<&str> = map.keys().map(String::as_str).collect();
+        let mut names: Vec<&str> = Stat::ALL.iter().map(|s| s.name()).collect();
+        names.sort();
+        assert_eq!(keys, names);
+        for stat in Stat::ALL {
+            assert_eq!(map[stat.name()], stat.of(&spread));
+        }
+    }
 }

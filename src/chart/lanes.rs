@@ -35,10 +35,10 @@ use super::svg::Element;
 
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, StrategyResult};
-use crate::format::{seconds, thousands};
+use crate::format::{decimals_for, duration, milli, seconds, seconds_fixed, thousands};
 
 use super::draw::{Form, GRID, Label, halo, line, rect, text, wrap};
-use super::{capacity_text, coord, decimals_for, duration, seconds_fixed, tidy_ceiling, tidy_step};
+use super::{coord, tidy_ceiling, tidy_step};
 
 /// Space below a lane.
 const GAP: f64 = 10.0;
@@ -853,7 +853,7 @@ enum Key {
 /// server's outages when the chart shows one, and failed-fast calls when the scenario
 /// has a breaker. Entries wrap onto a new row at the plot's right edge.
 fn legend_items(layout: &Layout, scenario: &Scenario) -> (Vec<(Key, String, f64, usize)>, usize) {
-    let capacity = capacity_text(scenario.server.capacity_milli);
+    let capacity = milli(scenario.server.capacity_milli);
     let mut keys = vec![
         (Key::Served, "served".to_string()),
         (Key::TurnedAway, "turned away".to_string()),
@@ -949,7 +949,7 @@ fn description(scenario: &Scenario, result: &ScenarioResult, layout: &Layout) ->
          calls turned away above them; the server's capacity is {} calls per tick.",
         duration(scenario.server.tick),
         duration(end),
-        capacity_text(scenario.server.capacity_milli)
+        milli(scenario.server.capacity_milli)
     );
     if !layout.capacity_shown {
         out.push_str(" The height scale ends below the capacity, to fit the bars.");

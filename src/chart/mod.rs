@@ -5,6 +5,7 @@
 //! - [`table`]: the results table, the per-tick data table, and HTML escaping;
 //! - [`figure`]: both put together into the block that a scenario directive becomes;
 //! - [`sweep`]: a total against a varied parameter, a line per strategy, and its table;
+//! - `marks`: the colour, dash and marker of each strategy, and the legend;
 //! - [`schedule`]: the waits of one client retry by retry, a panel per strategy;
 //! - [`thumb`]: a small lane chart, bars only, for a card on the home page;
 //! - [`CSS`]: the stylesheet that themes them, light and dark.
@@ -14,6 +15,8 @@
 #![cfg_attr(not(feature = "site"), allow(dead_code, unused_imports))]
 
 pub mod lanes;
+#[cfg(feature = "site")]
+mod marks;
 #[cfg(feature = "site")]
 mod scale;
 #[cfg(feature = "site")]
@@ -32,9 +35,9 @@ mod readable;
 #[cfg(all(test, feature = "site"))]
 mod tests;
 
-use crate::engine::units::{Micros, SECOND};
+use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, ServerModel};
-use crate::format::thousands;
+use crate::format::{duration, milli, thousands};
 
 use self::table::escape;
 
@@ -235,55 +238,6 @@ pub(crate) fn coord(x: f64) -> String {
     }
 }
 
-/// µs as seconds with exactly `decimals` places (at most 6), by integer arithmetic.
-pub(crate) fn seconds_fixed(us: Micros, decimals: u32) -> String {
-    let decimals = decimals.min(6);
-    if decimals == 0 {
-        return ((us + SECOND / 2) / SECOND).to_string();
-    }
-    let whole = us / SECOND;
-    let unit = 10u64.pow(6 - decimals);
-    let frac = (us % SECOND + unit / 2) / unit;
-    let (whole, frac) = if frac == 10u64.pow(decimals) {
-        (whole + 1, 0)
-    } else {
-        (whole, frac)
-    };
-    format!("{whole}.{frac:0width$}", width = decimals as usize)
-}
-
-/// The decimals needed to print multiples of `step` µs as seconds exactly (0 to 6).
-pub(crate) fn decimals_for(step: Micros) -> u32 {
-    (0..6)
-        .find(|&d| step.is_multiple_of(10u64.pow(6 - d)))
-        .unwrap_or(6)
-}
-
-/// A duration as a person writes it: `100 ms`, `1.5 s`, `2 min`, `250 µs`.
-pub(crate) fn duration(us: Micros) -> String {
-    if us >= 60 * SECOND && us.is_multiple_of(60 * SECOND) {
-        format!("{} min", us / (60 * SECOND))
-    } else if us >= SECOND {
-        format!("{} s", seconds_fixed(us, decimals_for(us)))
-    } else if us >= 1_000 && us.is_multiple_of(1_000) {
-        format!("{} ms", us / 1_000)
-    } else {
-        format!("{us} µs")
-    }
-}
-
-/// Calls per tick of a capacity in thousandths: `10`, `2.5`.
-pub(crate) fn capacity_text(capacity_milli: u64) -> String {
-    let whole = thousands(capacity_milli / 1000);
-    let milli = capacity_milli % 1000;
-    if milli == 0 {
-        whole
-    } else {
-        let frac = format!("{milli:03}");
-        format!("{whole}.{}", frac.trim_end_matches('0'))
-    }
-}
-
 /// The caption written when the author gives none: the setup in one sentence, then
 /// what the lanes show.
 fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> String {
@@ -296,7 +250,7 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
     let rates: Vec<String> = scenario
         .arrivals
         .iter()
-        .map(|a| format!("{} per second", capacity_text(a.rate_milli)))
+        .map(|a| format!("{} per second", milli(a.rate_milli)))
         .collect();
     let (clients, start) = match (scenario.clients, rates.is_empty()) {
         (_, true) => (clients, start),
@@ -316,19 +270,19 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
     let serves = match server.model {
         ServerModel::Capacity => format!(
             "serves up to {} calls per {} tick",
-            capacity_text(server.capacity_milli),
+            milli(server.capacity_milli),
             duration(server.tick)
         ),
         ServerModel::AllOrNothing => format!(
             "serves up to {} calls per {} tick and none when more arrive",
-            capacity_text(server.capacity_milli),
+            milli(server.capacity_milli),
             duration(server.tick)
         ),
     };
     let down: Vec<String> = server
         .outages
         .iter()
-        .map(|o| format!("{} to {}", duration_or_zero(o.from), duration(o.to)))
+        .map(|o| format!("{} to {}", duration(o.from), duration(o.to)))
         .collect();
     let down = if down.is_empty() {
         String::new()
@@ -362,13 +316,4 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
             " clients"
         }
     )
-}
-
-/// Like [`duration`], but zero reads `0 s` rather than `0 µs`.
-fn duration_or_zero(us: Micros) -> String {
-    if us == 0 {
-        "0 s".to_string()
-    } else {
-        duration(us)
-    }
 }

@@ -6,6 +6,7 @@ use super::draw::Form;
 use super::lanes::lane_chart;
 use super::*;
 use crate::engine::schedule::schedule as waits;
+use crate::engine::units::SECOND;
 use crate::engine::{Strategy, parse_scenario, run_scenario};
 
 /// The narrowest column each layout is shown in, in CSS px: the figure switches at

@@ -3,7 +3,7 @@
 //! runs to 2,000. A log axis can still show zero: it then gets a slot of its own at the
 //! start, before a break in the axis.
 
-use crate::format::thousands;
+use crate::format::fixed;
 
 /// The share of a log axis's length that the zero slot takes, when it has one.
 const ZERO_SLOT: f64 = 0.12;
@@ -214,18 +214,9 @@ fn tidy_f64(at_least: f64) -> (f64, usize) {
     }
 }
 
-/// A tick value with `decimals` places, and thousands separators when whole.
+/// A tick value with `decimals` places and thousands separators.
 pub(crate) fn number(v: f64, decimals: usize) -> String {
-    if decimals == 0 {
-        let whole = v.round();
-        if whole < 0.0 {
-            format!("-{}", thousands((-whole) as u64))
-        } else {
-            thousands(whole as u64)
-        }
-    } else {
-        format!("{v:.decimals$}")
-    }
+    fixed(v, decimals)
 }
 
 #[cfg(test)]

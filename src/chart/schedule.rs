@@ -13,10 +13,11 @@ use crate::engine::schedule::Step;
 use crate::engine::units::{Micros, SECOND};
 
 use super::draw::{Form, GRID, Label, line, rect, text};
+use super::marks::{Shape, mark, marker};
 use super::scale::Scale;
-use super::sweep::{Shape, mark, marker};
 use super::table::escape;
-use super::{coord, seconds_fixed, tidy_step};
+use super::{coord, tidy_step};
+use crate::format::seconds_fixed;
 
 /// Space below a panel.
 const GAP: f64 = 16.0;

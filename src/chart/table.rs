@@ -4,11 +4,12 @@
 // Without the `site` feature the per-tick table, and what only it uses, is left out.
 #![cfg_attr(not(feature = "site"), allow(unused_imports))]
 
+use crate::engine::metric::Metric;
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, Spread, StrategyResult};
-use crate::format::{per_second_milli, seconds_number, thousands};
-
-use super::{decimals_for, duration, seconds_fixed};
+use crate::format::{
+    decimals_for, duration, per_client, per_second_milli, seconds_fixed, seconds_number, thousands,
+};
 
 /// Text made safe for HTML content and for double- or single-quoted attribute values.
 pub fn escape(text: &str) -> String {
@@ -45,18 +46,6 @@ fn spread_cell(spread: &Spread, show: impl Fn(u64) -> String) -> String {
 /// Seconds with one decimal and the unit, joined by a no-break space.
 fn secs(us: u64) -> String {
     format!("{}&nbsp;s", seconds_number(us))
-}
-
-/// Calls per client with two decimals; a dash for an empty crowd.
-fn per_client(calls: u64, clients: u64) -> String {
-    if clients == 0 {
-        return "–".to_string();
-    }
-    // Rounded as `retrylab sim` rounds it, then given its thousands separators.
-    let text = format!("{:.2}", calls as f64 / clients as f64);
-    let (whole, hundredths) = text.split_once('.').unwrap_or((&text, "00"));
-    let whole: u64 = whole.parse().unwrap_or(0);
-    format!("{}.{hundredths}", thousands(whole))
 }
 
 /// When the last client was done, as cell HTML: "42.7 s", "2.2 s (1.8–2.9 s)", "never",
@@ -111,6 +100,43 @@ fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
     html
 }
 
+/// A column's heading in the results table.
+fn heading(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Calls => "calls",
+        Metric::CallsPerClient => "calls per client",
+        Metric::Served => "served",
+        Metric::GaveUp => "gave up",
+        Metric::StillRetrying => "still retrying",
+        Metric::DoneAt => "done at",
+        Metric::FinishedRuns => "finished runs",
+        Metric::Denied => "denied by the budget",
+        Metric::FailedFast => "failed fast",
+        Metric::Goodput => "goodput per second",
+        Metric::Recovery => "recovery",
+        Metric::RecoveredRuns => "recovered runs",
+    }
+}
+
+/// A strategy's cell in the column of `metric`, as HTML.
+fn results_cell(metric: Metric, s: &StrategyResult, result: &ScenarioResult) -> String {
+    let count = |spread: &Spread| spread_cell(spread, thousands);
+    match metric {
+        Metric::Calls => count(&s.calls),
+        Metric::CallsPerClient => spread_cell(&s.calls, |n| per_client(n, result.requests())),
+        Metric::Served => count(&s.served),
+        Metric::GaveUp => count(&s.gave_up),
+        Metric::StillRetrying => count(&s.still_retrying),
+        Metric::DoneAt => done_cell(s, result.runs),
+        Metric::FinishedRuns => thousands(s.finished_runs),
+        Metric::Denied => count(&s.denied),
+        Metric::FailedFast => count(&s.failed_fast),
+        Metric::Goodput => spread_cell(&s.goodput_milli, per_second_milli),
+        Metric::Recovery => recovery_cell(s, result.runs),
+        Metric::RecoveredRuns => thousands(s.recovered_runs),
+    }
+}
+
 /// The results of every strategy as an HTML `<table>` with a caption, whose id is
 /// `{id}-results-caption`.
 pub fn results_table(result: &ScenarioResult) -> String {
@@ -125,52 +151,16 @@ pub fn results_table(result: &ScenarioResult) -> String {
         )
     };
 
-    let f = result.features;
-    let mut headings = vec![
-        "calls",
-        "calls per client",
-        "served",
-        "gave up",
-        "still retrying",
-        "done at",
-    ];
-    if f.budget {
-        headings.push("denied by the budget");
-    }
-    if f.breaker {
-        headings.push("failed fast");
-    }
-    if f.open {
-        headings.push("goodput per second");
-    }
-    if f.recovery {
-        headings.push("recovery");
-    }
-    let count = |n: u64| thousands(n);
-    let mut rows = Vec::new();
-    for s in &result.strategies {
-        let mut cells = vec![
-            spread_cell(&s.calls, count),
-            spread_cell(&s.calls, |n| per_client(n, result.requests())),
-            spread_cell(&s.served, count),
-            spread_cell(&s.gave_up, count),
-            spread_cell(&s.still_retrying, count),
-            done_cell(s, result.runs),
-        ];
-        if f.budget {
-            cells.push(spread_cell(&s.denied, count));
-        }
-        if f.breaker {
-            cells.push(spread_cell(&s.failed_fast, count));
-        }
-        if f.open {
-            cells.push(spread_cell(&s.goodput_milli, per_second_milli));
-        }
-        if f.recovery {
-            cells.push(recovery_cell(s, result.runs));
-        }
-        rows.push((escape(s.strategy.name()), cells));
-    }
+    let columns = Metric::columns(result.features);
+    let headings: Vec<&str> = columns.iter().map(|&m| heading(m)).collect();
+    let rows: Vec<(String, Vec<String>)> = result
+        .strategies
+        .iter()
+        .map(|s| {
+            let cells = columns.iter().map(|&m| results_cell(m, s, result));
+            (escape(s.strategy.name()), cells.collect())
+        })
+        .collect();
     let mut out = format!(
         "<table class=\"sim-results sim-fit-{}\">\n<caption id=\"{id}-results-caption\">{caption}</caption>\n<thead>\n<tr>",
         fit_class(&headings, &rows)

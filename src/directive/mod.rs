@@ -13,6 +13,7 @@
 //! On GitHub it stays a readable YAML block; at build time it becomes a figure.
 
 pub mod reference;
+pub mod schedule;
 pub mod sweep;
 
 use std::ops::Range;

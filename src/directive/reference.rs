@@ -11,9 +11,11 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use crate::engine::metric::{Metric, Stat};
-use crate::engine::units::{Micros, format_duration, format_milli};
+use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
-use crate::format::{per_second_milli, seconds, seconds_number, thousands};
+use crate::format::{
+    duration, milli, per_client, per_second_milli, percent, seconds, seconds_number, thousands,
+};
 use crate::suggest::{self, closest};
 
 mod links;
@@ -418,13 +420,6 @@ fn count(n: u64, format: Option<&str>) -> String {
     }
 }
 
-fn percent(part: u64, whole: u64) -> String {
-    if whole == 0 {
-        return "0%".to_string();
-    }
-    format!("{}%", ((part as f64 / whole as f64) * 100.0).round())
-}
-
 fn total(
     lane: &StrategyResult,
     result: &ScenarioResult,
@@ -459,10 +454,7 @@ fn total(
         Metric::Goodput => per_second_milli(stat.of(&lane.goodput_milli)),
         Metric::RecoveredRuns => runs(lane.recovered_runs),
         Metric::DoneAt => time(&lane.done_at),
-        Metric::CallsPerClient => {
-            let per = stat.of(&lane.calls) as f64 / clients as f64;
-            format!("{per:.1}")
-        }
+        Metric::CallsPerClient => per_client(stat.of(&lane.calls), clients),
         Metric::FinishedRuns => runs(lane.finished_runs),
         Metric::Calls => clients_or_calls(&lane.calls),
         Metric::Served => clients_or_calls(&lane.served),
@@ -473,31 +465,16 @@ fn total(
     }
 }
 
-/// A duration as prose writes it: `100 ms`, `1.5 s`, `2 min`.
-pub fn prose_duration(us: Micros) -> String {
-    let text = format_duration(us);
-    let split = text
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let unit = match unit {
-        "m" => "min",
-        "us" => "µs",
-        u => u,
-    };
-    format!("{number} {unit}")
-}
-
 fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String {
     match name {
         "clients" => count(s.clients, format),
         "runs" => count(u64::from(s.runs), format),
-        "capacity" => format_milli(s.server.capacity_milli),
-        "rejection_cost" => format_milli(s.server.rejection_cost_milli),
-        "tick" => prose_duration(s.server.tick),
-        "horizon" => prose_duration(s.horizon),
-        "base" => prose_duration(s.retry.base),
-        "cap" => prose_duration(s.retry.cap),
+        "capacity" => milli(s.server.capacity_milli),
+        "rejection_cost" => milli(s.server.rejection_cost_milli),
+        "tick" => duration(s.server.tick),
+        "horizon" => duration(s.horizon),
+        "base" => duration(s.retry.base),
+        "cap" => duration(s.retry.cap),
         "multiplier" => format!("{}", s.retry.multiplier),
         "arrivals" => count(s.arrivals_total(), format),
         "offered" => per_second_milli(crate::engine::recovery::offered_milli(s)),
@@ -538,7 +515,10 @@ mod tests {
             "42.7"
         );
         assert_eq!(quote("{{ crowd.fixed.served | percent }}").unwrap(), "100%");
-        assert_eq!(quote("{{ crowd.fixed.calls_per_client }}").unwrap(), "19.5");
+        assert_eq!(
+            quote("{{ crowd.fixed.calls_per_client }}").unwrap(),
+            "19.47"
+        );
         assert_eq!(quote("{{ crowd.fixed.calls.p95 }}").unwrap(), "1,947");
         assert_eq!(quote("{{ crowd.clients }}").unwrap(), "100");
         assert_eq!(quote("{{ crowd.tick }}").unwrap(), "100 ms");

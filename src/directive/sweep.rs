@@ -17,11 +17,12 @@
 use crate::engine::read::parse_yaml;
 use crate::engine::scenario::MAX_WORK;
 use crate::engine::units::{self, SECOND, format_duration, format_milli};
-use crate::engine::{Scenario, ScenarioError, Strategy, scenario_from_node};
+use crate::engine::{Scenario, ScenarioError, scenario_from_node};
+use crate::format::duration as prose_duration;
 use crate::suggest;
 use crate::yaml::{Map, Naming, Node, Value};
 
-use super::reference::prose_duration;
+use super::schedule::ScheduleDirective;
 use super::{figure_spec, key_node};
 
 /// The most values one sweep may have.
@@ -194,23 +195,6 @@ pub struct SweepDirective {
     pub total: Total,
     /// For each value: its label, its position on the axis, and the scenario.
     pub points: Vec<(String, f64, Scenario)>,
-    /// The author's caption.
-    pub caption: Option<String>,
-}
-
-/// A schedule, read.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScheduleDirective {
-    /// Its id.
-    pub id: String,
-    /// The strategies.
-    pub strategies: Vec<Strategy>,
-    /// The parameters, as a scenario's `retry`.
-    pub retry: crate::engine::scenario::Retry,
-    /// How many waits.
-    pub waits: u32,
-    /// The seed.
-    pub seed: u64,
     /// The author's caption.
     pub caption: Option<String>,
 }
@@ -728,6 +712,7 @@ pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Strategy;
     use crate::engine::scenario::Outage;
 
     #[test]

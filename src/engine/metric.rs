@@ -2,7 +2,7 @@
 //! over the runs ([`Stat`]), by the names the prose uses. Every use matches on them in
 //! full, so a new total is one variant here and a compile error wherever it is missing.
 
-use super::stats::Spread;
+use super::stats::{Features, Spread};
 
 /// A total of one strategy over its runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -95,6 +95,50 @@ impl Metric {
                  recovered_runs beside it)"
             }
             Metric::RecoveredRuns => "runs in which goodput recovered",
+        }
+    }
+
+    /// The columns of a results table (the site's and `retrylab sim`'s), in order: the
+    /// totals [`Metric::is_column`] keeps for a scenario with `features`.
+    pub fn columns(features: Features) -> Vec<Metric> {
+        Metric::COLUMN_ORDER
+            .into_iter()
+            .filter(|m| m.is_column(features))
+            .collect()
+    }
+
+    /// The order of a results table's columns.
+    const COLUMN_ORDER: [Metric; 12] = [
+        Metric::Calls,
+        Metric::CallsPerClient,
+        Metric::Served,
+        Metric::GaveUp,
+        Metric::StillRetrying,
+        Metric::DoneAt,
+        Metric::FinishedRuns,
+        Metric::Denied,
+        Metric::FailedFast,
+        Metric::Goodput,
+        Metric::Recovery,
+        Metric::RecoveredRuns,
+    ];
+
+    /// Whether a results table has a column for it: the totals of every scenario, and
+    /// those of the features a scenario has. The runs that finished or recovered are
+    /// told inside the cell of their time, not in a column of their own.
+    pub fn is_column(self, features: Features) -> bool {
+        match self {
+            Metric::Calls
+            | Metric::CallsPerClient
+            | Metric::Served
+            | Metric::GaveUp
+            | Metric::StillRetrying
+            | Metric::DoneAt => true,
+            Metric::FinishedRuns | Metric::RecoveredRuns => false,
+            Metric::Denied => features.budget,
+            Metric::FailedFast => features.breaker,
+            Metric::Goodput => features.open,
+            Metric::Recovery => features.recovery,
         }
     }
 
@@ -192,5 +236,42 @@ mod tests {
         }
         assert_eq!(Metric::from_name("calls "), None);
         assert_eq!(Stat::from_name("p50"), None);
+    }
+
+    #[test]
+    fn a_results_table_has_a_column_per_total_of_its_features() {
+        let mut sorted = Metric::COLUMN_ORDER.to_vec();
+        sorted.sort_by_key(|m| m.name());
+        let mut all = Metric::ALL.to_vec();
+        all.sort_by_key(|m| m.name());
+        assert_eq!(sorted, all, "every total has its place in the column order");
+        let plain = Features::default();
+        assert_eq!(
+            Metric::columns(plain),
+            [
+                Metric::Calls,
+                Metric::CallsPerClient,
+                Metric::Served,
+                Metric::GaveUp,
+                Metric::StillRetrying,
+                Metric::DoneAt,
+            ]
+        );
+        let every = Features {
+            open: true,
+            recovery: true,
+            budget: true,
+            breaker: true,
+            layers: true,
+        };
+        assert_eq!(
+            Metric::columns(every)[6..],
+            [
+                Metric::Denied,
+                Metric::FailedFast,
+                Metric::Goodput,
+                Metric::Recovery,
+            ]
+        );
     }
 }

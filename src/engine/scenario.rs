@@ -1,5 +1,7 @@
 //! A scenario: the typed, validated setup of one simulation, and its limits.
 
+use serde::Serialize;
+
 use super::policy::{Strategy, least_waits};
 use super::units::{Micros, SECOND};
 
@@ -27,7 +29,8 @@ pub const MAX_CAPACITY: u64 = 1_000_000_000;
 pub const MAX_LAYERS: usize = 4;
 
 /// How the server decides which calls of a tick it serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum ServerModel {
     /// Serves up to its capacity; each rejection costs part of a call in the next tick.
     Capacity,
@@ -49,7 +52,7 @@ impl ServerModel {
 }
 
 /// A window in which the server is down: `[from, to)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Outage {
     /// When it starts.
     pub from: Micros,
@@ -58,7 +61,7 @@ pub struct Outage {
 }
 
 /// The server's side of a scenario.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Server {
     /// Its model.
     pub model: ServerModel,
@@ -75,7 +78,8 @@ pub struct Server {
 }
 
 /// Which rejections carry the Retry-After hint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum HintWhen {
     /// Every rejection.
     Always,
@@ -100,7 +104,7 @@ impl HintWhen {
 }
 
 /// The server's Retry-After hint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct RetryAfter {
     /// The least wait it asks for.
     pub hint: Micros,
@@ -123,7 +127,7 @@ impl RetryAfter {
 ///
 /// Request `i` (from 0) starts at `from + floor(i * 1e6 / rate)` µs, exactly: with the
 /// rate in thousandths per second, at `from + floor(i * 1e9 / rate_milli)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Arrivals {
     /// Requests per second, in thousandths.
     pub rate_milli: u64,
@@ -162,7 +166,8 @@ impl Arrivals {
 }
 
 /// A retry budget shared by all clients of a run, by the implementation it follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Budget {
     /// gRPC retry throttling: a failure takes a token, a success gives `token_ratio`;
     /// no retry while the tokens are at or below half of `max_tokens`.
@@ -238,7 +243,7 @@ impl Budget {
 }
 
 /// A circuit breaker shared by all clients of a run, in the sense of resilience4j.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Breaker {
     /// The failure rate, in percent, at or above which it opens.
     pub failure_rate: u64,
@@ -270,7 +275,7 @@ impl Default for Breaker {
 
 /// One layer of a chain of retries: each of its attempts is a whole retry sequence of
 /// the layer below; the bottom layer's calls reach the server.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Layer {
     /// Attempts at this layer, counting the first.
     pub attempts: u32,
@@ -297,7 +302,7 @@ impl Layer {
 }
 
 /// The retry parameters that every strategy shares.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Retry {
     /// The first wait.
     pub base: Micros,
@@ -318,7 +323,7 @@ pub struct Retry {
 }
 
 /// One simulation setup, validated.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Scenario {
     /// Its name.
     pub id: String,

@@ -24,12 +24,19 @@ pub const FOLDER: &str = ".retrylab-cache";
 
 /// What opens an entry's first line, before its checksum. Part of every key too, so
 /// that entries of another layout are never looked at.
-const HEADER: &str = "retrylab-cache 2 sha256:";
+const HEADER: &str = "retrylab-cache 3 sha256:";
 
 /// The largest entry a result can make: per strategy, three lanes of `MAX_TICKS`
 /// numbers of at most ten digits and a comma, and a megabyte for everything else.
 /// Anything larger is not a result, and is not read.
 const MAX_ENTRY: u64 = Strategy::ALL.len() as u64 * 3 * MAX_TICKS * 11 + (1 << 20);
+
+/// The scenario as the canonical JSON its key hashes (see [`Cache::key`]).
+fn serialised(scenario: &Scenario) -> String {
+    // Plain structs, enums, strings, whole numbers and finite floats: nothing there can
+    // fail to serialise.
+    serde_json::to_string(scenario).expect("a scenario serialises")
+}
 
 /// The cache of one site.
 pub struct Cache {
@@ -177,15 +184,23 @@ impl Cache {
         }
     }
 
-    /// The key of a scenario: a hash of the engine version, the cache's layout and
-    /// every field that could change its results.
+    /// The key of a scenario: the SHA-256, in hex, of the engine version, the cache's
+    /// layout and the scenario's serialisation, one per line.
+    ///
+    /// The serialisation is the scenario as JSON, by its derived `Serialize`: every field
+    /// of [`Scenario`] and of the types it holds, under its Rust name, in declaration
+    /// order, without spaces; enums by their scenario names (`"capacity"`,
+    /// `"full-jitter"`), a budget as `{"grpc":{"max_tokens":…}}`, absent options as
+    /// `null`, times in microseconds. It does not depend on `Debug` output, and a change
+    /// to it is a change of [`HEADER`], so that old entries are simulated again, never
+    /// misread.
     pub fn key(scenario: &Scenario) -> String {
         let mut hasher = Sha256::new();
         hasher.update(ENGINE_VERSION.as_bytes());
         hasher.update(b"\n");
         hasher.update(HEADER.as_bytes());
         hasher.update(b"\n");
-        hasher.update(format!("{scenario:?}").as_bytes());
+        hasher.update(serialised(scenario).as_bytes());
         hex(&hasher.finalize())
     }
 
@@ -298,6 +313,313 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::engine::scenario::{
+        Arrivals, Breaker, Budget, HintWhen, Layer, Outage, Retry, RetryAfter, Server, ServerModel,
+    };
+
+    /// A scenario with every field, and every field of what it holds, set: a struct
+    /// literal, so that a new field does not compile until it is set here.
+    fn full() -> Scenario {
+        Scenario {
+            id: "full".into(),
+            clients: 100,
+            spread: 1_000_000,
+            horizon: 60_000_000,
+            arrivals: vec![Arrivals {
+                rate_milli: 5_000,
+                from: 0,
+                to: 2_000_000,
+            }],
+            layers: vec![Layer {
+                attempts: 3,
+                strategy: Some(Strategy::FullJitter),
+                base: 100_000,
+                cap: 1_000_000,
+                multiplier: 2.0,
+            }],
+            server: Server {
+                model: ServerModel::Capacity,
+                capacity_milli: 10_000,
+                tick: 100_000,
+                rejection_cost_milli: 100,
+                outages: vec![Outage {
+                    from: 1_000_000,
+                    to: 3_000_000,
+                }],
+                retry_after: Some(RetryAfter {
+                    hint: 2_000_000,
+                    when: HintWhen::Always,
+                }),
+            },
+            retry: Retry {
+                base: 100_000,
+                cap: 10_000_000,
+                multiplier: 2.0,
+                max_attempts: Some(5),
+                deadline: Some(30_000_000),
+                honor_retry_after: true,
+                budget: Some(Budget::Grpc {
+                    max_tokens: 10,
+                    token_ratio_milli: 100,
+                }),
+                breaker: Some(Breaker {
+                    failure_rate: 50,
+                    window: 20,
+                    minimum_calls: 10,
+                    open_for: 5_000_000,
+                    half_open_calls: 3,
+                    retry_when_open: false,
+                }),
+            },
+            strategies: vec![Strategy::FullJitter, Strategy::Exponential],
+            runs: 2,
+            seed: 7,
+        }
+    }
+
+    /// `full()` with one field changed, for each field: the destructuring patterns name
+    /// every field, so a field added to any of these types fails to compile here until
+    /// its change is listed.
+    fn each_field_changed() -> Vec<(&'static str, Scenario)> {
+        let base = full();
+        let Scenario {
+            id: _,
+            clients: _,
+            spread: _,
+            horizon: _,
+            arrivals: _,
+            layers: _,
+            server: _,
+            retry: _,
+            strategies: _,
+            runs: _,
+            seed: _,
+        } = &base;
+        let Arrivals {
+            rate_milli: _,
+            from: _,
+            to: _,
+        } = &base.arrivals[0];
+        let Layer {
+            attempts: _,
+            strategy: _,
+            base: _,
+            cap: _,
+            multiplier: _,
+        } = &base.layers[0];
+        let Server {
+            model: _,
+            capacity_milli: _,
+            tick: _,
+            rejection_cost_milli: _,
+            outages: _,
+            retry_after: _,
+        } = &base.server;
+        let Outage { from: _, to: _ } = &base.server.outages[0];
+        let RetryAfter { hint: _, when: _ } = base.server.retry_after.as_ref().unwrap();
+        let Retry {
+            base: _,
+            cap: _,
+            multiplier: _,
+            max_attempts: _,
+            deadline: _,
+            honor_retry_after: _,
+            budget: _,
+            breaker: _,
+        } = &base.retry;
+        let Breaker {
+            failure_rate: _,
+            window: _,
+            minimum_calls: _,
+            open_for: _,
+            half_open_calls: _,
+            retry_when_open: _,
+        } = base.retry.breaker.as_ref().unwrap();
+        for budget in [
+            Budget::Grpc {
+                max_tokens: 0,
+                token_ratio_milli: 0,
+            },
+            Budget::Finagle {
+                ttl: 0,
+                min_retries_per_sec: 0,
+                percent_can_retry_milli: 0,
+            },
+            Budget::Aws {
+                quota: 0,
+                retry_cost: 0,
+                no_retry_increment: 0,
+            },
+        ] {
+            match budget {
+                Budget::Grpc {
+                    max_tokens: _,
+                    token_ratio_milli: _,
+                }
+                | Budget::Finagle {
+                    ttl: _,
+                    min_retries_per_sec: _,
+                    percent_can_retry_milli: _,
+                }
+                | Budget::Aws {
+                    quota: _,
+                    retry_cost: _,
+                    no_retry_increment: _,
+                } => {}
+            }
+        }
+        type Change = fn(&mut Scenario);
+        let changes: [(&str, Change); 41] = [
+            ("id", |s| s.id = "other".into()),
+            ("clients", |s| s.clients += 1),
+            ("spread", |s| s.spread += 1),
+            ("horizon", |s| s.horizon += 1),
+            ("arrivals", |s| s.arrivals.clear()),
+            ("arrivals.rate_milli", |s| s.arrivals[0].rate_milli += 1),
+            ("arrivals.from", |s| s.arrivals[0].from += 1),
+            ("arrivals.to", |s| s.arrivals[0].to += 1),
+            ("layers", |s| s.layers.clear()),
+            ("layers.attempts", |s| s.layers[0].attempts += 1),
+            ("layers.strategy", |s| s.layers[0].strategy = None),
+            ("layers.base", |s| s.layers[0].base += 1),
+            ("layers.cap", |s| s.layers[0].cap += 1),
+            ("layers.multiplier", |s| s.layers[0].multiplier += 0.5),
+            ("server.model", |s| {
+                s.server.model = ServerModel::AllOrNothing
+            }),
+            ("server.capacity_milli", |s| s.server.capacity_milli += 1),
+            ("server.tick", |s| s.server.tick += 1),
+            ("server.rejection_cost_milli", |s| {
+                s.server.rejection_cost_milli += 1
+            }),
+            ("server.outages", |s| s.server.outages.clear()),
+            ("server.outages.from", |s| s.server.outages[0].from += 1),
+            ("server.outages.to", |s| s.server.outages[0].to += 1),
+            ("server.retry_after", |s| s.server.retry_after = None),
+            ("server.retry_after.hint", |s| {
+                s.server.retry_after.as_mut().unwrap().hint += 1
+            }),
+            ("server.retry_after.when", |s| {
+                s.server.retry_after.as_mut().unwrap().when = HintWhen::Down
+            }),
+            ("retry.base", |s| s.retry.base += 1),
+            ("retry.cap", |s| s.retry.cap += 1),
+            ("retry.multiplier", |s| s.retry.multiplier += 0.5),
+            ("retry.max_attempts", |s| s.retry.max_attempts = None),
+            ("retry.deadline", |s| s.retry.deadline = None),
+            ("retry.honor_retry_after", |s| {
+                s.retry.honor_retry_after = false
+            }),
+            ("retry.budget", |s| s.retry.budget = None),
+            ("retry.budget.grpc.max_tokens", |s| {
+                s.retry.budget = Some(Budget::Grpc {
+                    max_tokens: 11,
+                    token_ratio_milli: 100,
+                })
+            }),
+            ("retry.budget.grpc.token_ratio_milli", |s| {
+                s.retry.budget = Some(Budget::Grpc {
+                    max_tokens: 10,
+                    token_ratio_milli: 101,
+                })
+            }),
+            ("retry.budget.finagle", |s| {
+                s.retry.budget = Some(Budget::Finagle {
+                    ttl: 10,
+                    min_retries_per_sec: 0,
+                    percent_can_retry_milli: 100,
+                })
+            }),
+            ("retry.budget.aws", |s| {
+                s.retry.budget = Some(Budget::Aws {
+                    quota: 10,
+                    retry_cost: 100,
+                    no_retry_increment: 0,
+                })
+            }),
+            ("retry.breaker", |s| s.retry.breaker = None),
+            ("retry.breaker.failure_rate", |s| {
+                s.retry.breaker.as_mut().unwrap().failure_rate += 1
+            }),
+            ("retry.breaker.window", |s| {
+                s.retry.breaker.as_mut().unwrap().window += 1
+            }),
+            ("retry.breaker.minimum_calls", |s| {
+                s.retry.breaker.as_mut().unwrap().minimum_calls += 1
+            }),
+            ("retry.breaker.open_for", |s| {
+                s.retry.breaker.as_mut().unwrap().open_for += 1
+            }),
+            ("retry.breaker.half_open_calls", |s| {
+                s.retry.breaker.as_mut().unwrap().half_open_calls += 1
+            }),
+        ];
+        let mut out: Vec<(&'static str, Scenario)> = changes
+            .iter()
+            .map(|(name, change)| {
+                let mut s = full();
+                change(&mut s);
+                (*name, s)
+            })
+            .collect();
+        for (name, change) in [
+            (
+                "retry.breaker.retry_when_open",
+                (|s| s.retry.breaker.as_mut().unwrap().retry_when_open = true) as Change,
+            ),
+            ("strategies", |s| s.strategies.reverse()),
+            ("runs", |s| s.runs += 1),
+            ("seed", |s| s.seed += 1),
+        ] {
+            let mut s = full();
+            change(&mut s);
+            out.push((name, s));
+        }
+        out
+    }
+
+    #[test]
+    fn scenarios_differing_in_any_field_have_different_keys() {
+        let base = full();
+        let mut seen = std::collections::BTreeMap::new();
+        seen.insert(Cache::key(&base), "none");
+        for (name, changed) in each_field_changed() {
+            assert_ne!(changed, base, "{name} changed nothing");
+            if let Some(other) = seen.insert(Cache::key(&changed), name) {
+                panic!("changing {name} gives the key of changing {other}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_serialisation_and_key_of_a_scenario_are_pinned() {
+        // A change here is a change of what the cache's keys hash: raise the layout
+        // number in HEADER, so that entries of the old keys are simulated again.
+        let s = full();
+        assert_eq!(
+            serialised(&s),
+            concat!(
+                r#"{"id":"full","clients":100,"spread":1000000,"horizon":60000000,"#,
+                r#""arrivals":[{"rate_milli":5000,"from":0,"to":2000000}],"#,
+                r#""layers":[{"attempts":3,"strategy":"full-jitter","base":100000,"#,
+                r#""cap":1000000,"multiplier":2.0}],"#,
+                r#""server":{"model":"capacity","capacity_milli":10000,"tick":100000,"#,
+                r#""rejection_cost_milli":100,"outages":[{"from":1000000,"to":3000000}],"#,
+                r#""retry_after":{"hint":2000000,"when":"always"}},"#,
+                r#""retry":{"base":100000,"cap":10000000,"multiplier":2.0,"#,
+                r#""max_attempts":5,"deadline":30000000,"honor_retry_after":true,"#,
+                r#""budget":{"grpc":{"max_tokens":10,"token_ratio_milli":100}},"#,
+                r#""breaker":{"failure_rate":50,"window":20,"minimum_calls":10,"#,
+                r#""open_for":5000000,"half_open_calls":3,"retry_when_open":false}},"#,
+                r#""strategies":["full-jitter","exponential"],"runs":2,"seed":7}"#,
+            )
+        );
+        assert_eq!(
+            Cache::key(&s),
+            "066fb3e8da8a6f31bafd7e16b381733d56f2d137e97c4b2d98018b41061812c0"
+        );
+    }
 
     #[test]
     fn an_entry_holds_only_for_its_own_key_and_content() {

@@ -41,7 +41,7 @@ pub const DEFAULTS_SCRIPT: &str = "playground-defaults.js";
 /// required `clients`, as the engine fills them in (the same JSON as the module's
 /// `settings`), so the page never keeps its own copy of a default.
 pub fn defaults_script() -> String {
-    let settings = crate::playground::settings("clients: 1\n");
+    let settings = crate::wasm_api::settings("clients: 1\n");
     format!(
         "// The engine's defaults, written by the site's build.\nexport const DEFAULTS = {settings};\n"
     )
@@ -190,7 +190,7 @@ mod tests {
             .expect("one exported constant");
         let defaults: serde_json::Value = serde_json::from_str(json).unwrap();
         assert_eq!(defaults["server"]["tick"], "100ms");
-        assert_eq!(defaults["id"], crate::playground::DEFAULT_ID);
+        assert_eq!(defaults["id"], crate::wasm_api::DEFAULT_ID);
         assert!(defaults.get("errors").is_none(), "{script}");
     }
 

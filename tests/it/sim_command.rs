@@ -13,7 +13,7 @@ fn prints_a_table_for_a_preset() {
         text,
         "half-capacity: 100 clients, 1 run (seed 1)\n\n\
          strategy    calls  per client  served  gave up  still retrying  done at\n\
-         fixed     114,005     1140.05       5        0              95    never\n"
+         fixed     114,005    1,140.05       5        0              95    never\n"
     );
 }
 

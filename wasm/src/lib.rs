@@ -26,17 +26,17 @@ pub unsafe extern "C" fn dealloc(ptr: *mut u8, len: usize) {
     drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(ptr, len)) });
 }
 
-/// Runs the scenario in the buffer: `retrylab::playground::run`.
+/// Runs the scenario in the buffer: `retrylab::wasm_api::run`.
 ///
 /// # Safety
 /// `ptr` and `len` must describe a buffer from `alloc`; it is freed here.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn run(ptr: *mut u8, len: usize) -> u64 {
     // SAFETY: as documented.
-    unsafe { answer(ptr, len, retrylab::playground::run) }
+    unsafe { answer(ptr, len, retrylab::wasm_api::run) }
 }
 
-/// Runs the scenario in the buffer for the page: `retrylab::playground::page`. The
+/// Runs the scenario in the buffer for the page: `retrylab::wasm_api::page`. The
 /// buffer holds the window (`window_len` bytes), the caption (`caption_len` bytes) and
 /// the YAML, in that order.
 ///
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn page(
                 text.get(window_len.saturating_add(caption_len)..),
             ) {
                 (Some((window, _)), Some(caption), Some(yaml)) => {
-                    retrylab::playground::page(yaml, window, caption)
+                    retrylab::wasm_api::page(yaml, window, caption)
                 }
                 _ => NOT_UTF8.to_string(),
             }
@@ -68,14 +68,14 @@ pub unsafe extern "C" fn page(
     }
 }
 
-/// Reads the scenario in the buffer: `retrylab::playground::settings`.
+/// Reads the scenario in the buffer: `retrylab::wasm_api::settings`.
 ///
 /// # Safety
 /// `ptr` and `len` must describe a buffer from `alloc`; it is freed here.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn settings(ptr: *mut u8, len: usize) -> u64 {
     // SAFETY: as documented.
-    unsafe { answer(ptr, len, retrylab::playground::settings) }
+    unsafe { answer(ptr, len, retrylab::wasm_api::settings) }
 }
 
 /// The errors JSON for an input that is not UTF-8 text.

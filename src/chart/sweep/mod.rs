@@ -1,22 +1,23 @@
 //! The sweep figure: one scenario run at several values of one parameter, as a line
 //! chart of a total against that value, one line per strategy, and the same numbers as
-//! a table.
-//!
-//! Strategies differ by more than hue, for colour-blind readers: each has its own dash
-//! pattern and marker shape (see [`mark`]), kept the same in every figure of a site so
-//! that a reader learns them once. Colours come from CSS classes (`st-fixed`, …, see
-//! `chart.css`); the presentation attributes are only defaults, so that the SVG also
-//! reads standalone.
+//! a table (`table`), laid out by `layout`, strategies drawn with their marks
+//! (`chart::marks`).
 
 use super::svg::Element;
 
 use crate::engine::metric::Metric;
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
-use crate::format::thousands;
+use crate::format::{fixed, thousands};
 
+mod layout;
+mod table;
+
+use self::layout::{Layout, axes};
+use self::table::sweep_table;
 use super::coord;
-use super::draw::{Form, GRID, Label, line, text};
+use super::draw::Form;
+use super::marks::{Mark, legend, mark, marker};
 use super::scale::Scale;
 use super::table::escape;
 
@@ -177,8 +178,8 @@ impl Total {
     /// A value as a table cell writes it.
     fn cell(self, value: f64) -> String {
         match self {
-            Total::DoneAt | Total::Recovery | Total::Goodput => format!("{value:.1}"),
-            Total::CallsPerClient => format!("{value:.2}"),
+            Total::DoneAt | Total::Recovery | Total::Goodput => fixed(value, 1),
+            Total::CallsPerClient => fixed(value, 2),
             Total::Calls | Total::Served | Total::GaveUp | Total::StillRetrying => {
                 thousands(value.round() as u64)
             }
@@ -192,133 +193,6 @@ struct Values {
     median: f64,
     p5: f64,
     p95: f64,
-}
-
-/// How a strategy is drawn: its CSS class, default colour, dash pattern and marker.
-pub(crate) struct Mark {
-    /// The CSS class: `st-fixed`, …
-    pub(crate) class: &'static str,
-    /// The colour without the page's stylesheet.
-    pub(crate) colour: &'static str,
-    /// The line's `stroke-dasharray`; `None` = solid.
-    pub(crate) dash: Option<&'static str>,
-    /// The marker's shape.
-    pub(crate) shape: Shape,
-}
-
-/// A marker's shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Shape {
-    Circle,
-    Square,
-    Triangle,
-    Diamond,
-    Down,
-}
-
-/// The marks of the strategies, fixed per strategy rather than per position so that a
-/// strategy looks the same in every figure.
-pub(crate) fn mark(strategy: Strategy) -> Mark {
-    let (class, colour, dash, shape) = match strategy {
-        Strategy::Fixed => ("st-fixed", "#0072b2", None, Shape::Circle),
-        Strategy::Exponential => ("st-exponential", "#c15500", Some("9 4"), Shape::Square),
-        Strategy::FullJitter => ("st-full-jitter", "#007a5a", Some("2 3"), Shape::Triangle),
-        Strategy::EqualJitter => (
-            "st-equal-jitter",
-            "#a1467e",
-            Some("9 3 2 3"),
-            Shape::Diamond,
-        ),
-        Strategy::DecorrelatedJitter => (
-            "st-decorrelated-jitter",
-            "#8a6d00",
-            Some("5 2 1 2 1 2"),
-            Shape::Down,
-        ),
-    };
-    Mark {
-        class,
-        colour,
-        dash,
-        shape,
-    }
-}
-
-/// A marker of about `size` units centred on a point, as a path.
-pub(crate) fn marker(shape: Shape, x: f64, y: f64, size: f64) -> Element {
-    let r = size / 2.0;
-    let p = |dx: f64, dy: f64| format!("{} {}", coord(x + dx), coord(y + dy));
-    let d = match shape {
-        Shape::Circle => format!(
-            "M{}a{r} {r} 0 1 0 {d} 0a{r} {r} 0 1 0 -{d} 0Z",
-            p(-r, 0.0),
-            r = coord(r),
-            d = coord(2.0 * r)
-        ),
-        Shape::Square => {
-            let s = r * 0.9;
-            format!("M{}L{}L{}L{}Z", p(-s, -s), p(s, -s), p(s, s), p(-s, s))
-        }
-        Shape::Triangle => format!(
-            "M{}L{}L{}Z",
-            p(0.0, -1.2 * r),
-            p(1.1 * r, 0.8 * r),
-            p(-1.1 * r, 0.8 * r)
-        ),
-        Shape::Diamond => format!(
-            "M{}L{}L{}L{}Z",
-            p(0.0, -1.25 * r),
-            p(1.1 * r, 0.0),
-            p(0.0, 1.25 * r),
-            p(-1.1 * r, 0.0)
-        ),
-        Shape::Down => format!(
-            "M{}L{}L{}Z",
-            p(0.0, 1.2 * r),
-            p(1.1 * r, -0.8 * r),
-            p(-1.1 * r, -0.8 * r)
-        ),
-    };
-    Element::new("path").set("d", d)
-}
-
-/// Where everything goes, in one of the two layouts.
-struct Layout {
-    form: Form,
-    /// Top of the plot.
-    top: f64,
-    /// Left edge of the plot.
-    left: f64,
-    /// Height of the plot.
-    plot: f64,
-    /// The row above the plot where points with no value sit ("never"), when a point
-    /// has none: its y.
-    never: Option<f64>,
-    x: Scale,
-    y: Scale,
-}
-
-impl Layout {
-    /// Right edge of the plot (room for the last x label).
-    fn right(&self) -> f64 {
-        self.form.width()
-            - match self.form {
-                Form::Wide => 24.0,
-                Form::Narrow => 18.0,
-            }
-    }
-
-    fn x_of(&self, v: f64) -> f64 {
-        self.left + (self.right() - self.left) * self.x.at(v)
-    }
-
-    fn y_of(&self, v: f64) -> f64 {
-        self.top + self.plot * (1.0 - self.y.at(v))
-    }
-
-    fn bottom(&self) -> f64 {
-        self.top + self.plot
-    }
 }
 
 /// The strategies of the points' results, in order of first appearance.
@@ -432,7 +306,7 @@ fn sweep_chart(sweep: &Sweep, total: Total, form: Form) -> String {
         x,
         y,
     };
-    let (legend, rows) = legend(&strategies, &layout);
+    let (legend, rows) = legend(&strategies, layout.form, layout.left, layout.right());
     let row = form.font() + 8.0;
     let below_legend = 8.0 + rows as f64 * row + 12.0;
     if has_never {
@@ -630,139 +504,6 @@ fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mar
     group
 }
 
-/// The grid, both axes with their ticks and `y_labels`, their titles, the break of a
-/// log axis that also shows zero, and the "never" row's name.
-fn axes(layout: &Layout, y_labels: &[(f64, String)], x_title: &str, y_title: &str) -> Element {
-    let form = layout.form;
-    let right = layout.right();
-    let bottom = layout.bottom();
-    let lift = form.font() * 0.32;
-    let mut grid = Element::new("g")
-        .set("class", "grid")
-        .set("stroke", GRID)
-        .set("stroke-width", "0.5");
-    let mut ticks = Element::new("g")
-        .set("class", "axis")
-        .set("stroke", "currentColor");
-    let mut labels = Element::new("g")
-        .set("class", "label")
-        .set("fill", "currentColor");
-    for (v, label) in y_labels {
-        let y = layout.y_of(*v);
-        if y < bottom - 0.5 {
-            grid = grid.add(line(layout.left, y, right, y));
-        }
-        labels =
-            labels.add(Label::at(layout.left - 6.0, y + lift, label).set("text-anchor", "end"));
-    }
-    if let Some(y) = layout.never {
-        labels = labels.add(
-            Label::at(layout.left - 10.0, y + lift, "never")
-                .set("text-anchor", "end")
-                .set("font-style", "italic"),
-        );
-        grid = grid.add(line(layout.left, y, right, y).set("stroke-dasharray", "2 3"));
-    }
-    let x_labels = layout.x.labelled(right - layout.left, |l| {
-        form.text_width(l, false) + 1.5 * form.char()
-    });
-    for (v, _) in &layout.x.ticks {
-        let x = layout.x_of(*v);
-        grid = grid.add(line(x, layout.top, x, bottom));
-    }
-    for (v, label) in &x_labels {
-        let x = layout.x_of(*v);
-        ticks = ticks.add(line(x, bottom, x, bottom + 4.0));
-        labels = labels
-            .add(Label::at(x, bottom + 5.0 + form.font(), label).set("text-anchor", "middle"));
-    }
-    ticks = ticks
-        .add(line(layout.left, bottom, right, bottom))
-        .add(line(layout.left, layout.top, layout.left, bottom));
-    if let Some(gap) = layout.x.gap() {
-        let x = layout.left + (right - layout.left) * gap;
-        ticks = ticks.add(
-            Element::new("path")
-                .set(
-                    "d",
-                    format!(
-                        "M{} {}l4 -8M{} {}l4 -8",
-                        coord(x - 4.0),
-                        coord(bottom + 4.0),
-                        coord(x),
-                        coord(bottom + 4.0)
-                    ),
-                )
-                .set("class", "break"),
-        );
-    }
-    let middle = layout.top + layout.plot / 2.0;
-    let title_x = form.font() + 4.0;
-    Element::new("g")
-        .add(grid)
-        .add(ticks)
-        .add(labels)
-        .add(
-            text(
-                (layout.left + right) / 2.0,
-                bottom + 5.0 + 2.4 * form.font(),
-                x_title,
-            )
-            .set("class", "label")
-            .set("text-anchor", "middle"),
-        )
-        .add(
-            text(title_x, middle, y_title)
-                .set("class", "label")
-                .set("text-anchor", "middle")
-                .set(
-                    "transform",
-                    format!("rotate(-90 {} {})", coord(title_x), coord(middle)),
-                ),
-        )
-}
-
-/// The legend: per strategy a stretch of its line with its marker, and its name,
-/// wrapped onto as many rows as needed. Returns it and its number of rows.
-fn legend(strategies: &[Strategy], layout: &Layout) -> (Element, usize) {
-    let form = layout.form;
-    let (left, right) = (layout.left, layout.right());
-    let row_height = form.font() + 8.0;
-    let mut group = Element::new("g").set("class", "legend");
-    let (mut x, mut row) = (left, 0);
-    for &s in strategies {
-        let m = mark(s);
-        let width = 30.0 + 6.0 + form.text_width(s.name(), false);
-        if x > left && x + width > right {
-            x = left;
-            row += 1;
-        }
-        let y = 8.0 + row as f64 * row_height + 6.0;
-        let mut sample = line(x, y, x + 30.0, y)
-            .set("class", "line")
-            .set("stroke", m.colour)
-            .set("stroke-width", "2");
-        if let Some(dash) = m.dash {
-            sample = sample.set("stroke-dasharray", dash);
-        }
-        group = group.add(
-            Element::new("g")
-                .set("class", format!("strategy {}", m.class))
-                .add(sample)
-                .add(
-                    marker(m.shape, x + 15.0, y, 9.0)
-                        .set("class", "marker")
-                        .set("fill", m.colour)
-                        .set("stroke", "#ffffff")
-                        .set("stroke-width", "1"),
-                )
-                .add(text(x + 36.0, y + form.font() * 0.32, s.name()).set("class", "label")),
-        );
-        x += width + 18.0;
-    }
-    (group, row + 1)
-}
-
 /// The chart in words, for the SVG's `<desc>`: what it plots, and per strategy its
 /// median at the first and the last value.
 fn description(
@@ -850,120 +591,4 @@ fn generated_caption(sweep: &Sweep, total: Total) -> String {
         ));
     }
     text
-}
-
-/// The numbers as an HTML table: a row per value of the parameter, a column per
-/// strategy, each cell the median with the 5th–95th percentile. Its caption's id is
-/// `{id}-sweep-caption`.
-fn sweep_table(sweep: &Sweep, total: Total) -> String {
-    let id = escape(sweep.id);
-    let strategies = strategies(sweep.points);
-    let runs = sweep
-        .points
-        .iter()
-        .map(|p| p.result.runs)
-        .max()
-        .unwrap_or(1);
-    let how = if runs > 1 {
-        format!(
-            ", median of {} runs with the 5th–95th percentile in brackets",
-            thousands(runs)
-        )
-    } else {
-        String::new()
-    };
-    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
-    for p in sweep.points {
-        let mut cells = Vec::new();
-        for &s in &strategies {
-            let cell = match p.result.strategy(s) {
-                None => "–".to_string(),
-                Some(r) => match total.values(r, p.result.clients) {
-                    None => {
-                        // "never", with how many runs did have a time, when some did.
-                        let count = match total {
-                            Total::Recovery => r.recovered_runs,
-                            Total::DoneAt => r.finished_runs,
-                            // Totals every run has are never missing.
-                            Total::Calls
-                            | Total::Served
-                            | Total::GaveUp
-                            | Total::StillRetrying
-                            | Total::CallsPerClient
-                            | Total::Goodput => 0,
-                        };
-                        if count == 0 {
-                            "never".to_string()
-                        } else {
-                            format!(
-                                "never, in {} of {} runs",
-                                thousands(count),
-                                thousands(p.result.runs)
-                            )
-                        }
-                    }
-                    Some(v) => {
-                        let mut cell = total.cell(v.median);
-                        if v.p5 != v.p95 {
-                            cell.push_str(&format!(
-                                " <span class=\"range\">({}–{})</span>",
-                                total.cell(v.p5),
-                                total.cell(v.p95)
-                            ));
-                        }
-                        if total == Total::Recovery && r.recovered_runs < p.result.runs {
-                            cell.push_str(&format!(
-                                ", in {} of {} runs",
-                                thousands(r.recovered_runs),
-                                thousands(p.result.runs)
-                            ));
-                        }
-                        if total == Total::DoneAt && r.finished_runs < p.result.runs {
-                            cell.push_str(&format!(
-                                ", in {} of {} runs",
-                                thousands(r.finished_runs),
-                                thousands(p.result.runs)
-                            ));
-                        }
-                        cell
-                    }
-                },
-            };
-            cells.push(cell);
-        }
-        rows.push((escape(&p.label), cells));
-    }
-    let names: Vec<&str> = strategies.iter().map(|s| s.name()).collect();
-    let axis = escape(sweep.axis);
-    let mut out = format!(
-        "<table class=\"sim-results sim-sweep-data sim-fit-{}\">\n<caption id=\"{id}-sweep-caption\">{}{} by {}{how}</caption>\n<thead>\n<tr>",
-        super::table::fit_class(&names, &rows),
-        escape(&total.axis()[..1].to_uppercase()),
-        escape(&total.axis()[1..]),
-        escape(sweep.parameter)
-    );
-    out.push_str(&format!("<th scope=\"col\" class=\"num\">{axis}</th>"));
-    for name in &names {
-        out.push_str(&format!(
-            "<th scope=\"col\" class=\"num\">{}</th>",
-            escape(name)
-        ));
-    }
-    out.push_str("</tr>\n</thead>\n<tbody>\n");
-    for (label, cells) in &rows {
-        // Stacked, a row's heading reads "clients 25", and each value is named by its
-        // strategy.
-        out.push_str(&format!(
-            "<tr><th scope=\"row\" class=\"num\" data-label=\"{axis}\">{label}</th>"
-        ));
-        for (name, cell) in names.iter().zip(cells) {
-            out.push_str(&format!(
-                "<td class=\"num\" data-label=\"{}\">{cell}</td>",
-                escape(name)
-            ));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody>\n</table>\n");
-    out
 }

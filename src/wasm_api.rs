@@ -1,7 +1,7 @@
-//! The engine behind the browser playground: a scenario's YAML in, JSON out. The
-//! WebAssembly module (`wasm/`) is a thin shell around these functions, so what the
-//! browser computes is what `retrylab sim FILE --json --lanes` prints, and what it
-//! draws is the article's figure, byte for byte.
+//! The interface of the WebAssembly module behind the browser playground: a scenario's
+//! YAML in, JSON out. The module (`wasm/`) is a thin shell around these functions, so
+//! what the browser computes is what `retrylab sim FILE --json --lanes` prints, and what
+//! it draws is the article's figure, byte for byte.
 
 use serde_json::{Value, json};
 

@@ -1,0 +1,144 @@
+//! How strategies are drawn in the sweep and schedule figures: each its own colour, dash
+//! pattern and marker shape, and the legend that names them.
+//!
+//! Strategies differ by more than hue, for colour-blind readers, and keep their marks in
+//! every figure of a site, so that a reader learns them once. Colours come from CSS
+//! classes (`st-fixed`, …, see `chart.css`); the presentation attributes are only
+//! defaults, so that the SVG also reads standalone.
+
+use super::coord;
+use super::draw::{Form, line, text};
+use super::svg::Element;
+use crate::engine::Strategy;
+
+/// How a strategy is drawn: its CSS class, default colour, dash pattern and marker.
+pub(crate) struct Mark {
+    /// The CSS class: `st-fixed`, …
+    pub(crate) class: &'static str,
+    /// The colour without the page's stylesheet.
+    pub(crate) colour: &'static str,
+    /// The line's `stroke-dasharray`; `None` = solid.
+    pub(crate) dash: Option<&'static str>,
+    /// The marker's shape.
+    pub(crate) shape: Shape,
+}
+
+/// A marker's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+    Down,
+}
+
+/// The marks of the strategies, fixed per strategy rather than per position so that a
+/// strategy looks the same in every figure.
+pub(crate) fn mark(strategy: Strategy) -> Mark {
+    let (class, colour, dash, shape) = match strategy {
+        Strategy::Fixed => ("st-fixed", "#0072b2", None, Shape::Circle),
+        Strategy::Exponential => ("st-exponential", "#c15500", Some("9 4"), Shape::Square),
+        Strategy::FullJitter => ("st-full-jitter", "#007a5a", Some("2 3"), Shape::Triangle),
+        Strategy::EqualJitter => (
+            "st-equal-jitter",
+            "#a1467e",
+            Some("9 3 2 3"),
+            Shape::Diamond,
+        ),
+        Strategy::DecorrelatedJitter => (
+            "st-decorrelated-jitter",
+            "#8a6d00",
+            Some("5 2 1 2 1 2"),
+            Shape::Down,
+        ),
+    };
+    Mark {
+        class,
+        colour,
+        dash,
+        shape,
+    }
+}
+
+/// A marker of about `size` units centred on a point, as a path.
+pub(crate) fn marker(shape: Shape, x: f64, y: f64, size: f64) -> Element {
+    let r = size / 2.0;
+    let p = |dx: f64, dy: f64| format!("{} {}", coord(x + dx), coord(y + dy));
+    let d = match shape {
+        Shape::Circle => format!(
+            "M{}a{r} {r} 0 1 0 {d} 0a{r} {r} 0 1 0 -{d} 0Z",
+            p(-r, 0.0),
+            r = coord(r),
+            d = coord(2.0 * r)
+        ),
+        Shape::Square => {
+            let s = r * 0.9;
+            format!("M{}L{}L{}L{}Z", p(-s, -s), p(s, -s), p(s, s), p(-s, s))
+        }
+        Shape::Triangle => format!(
+            "M{}L{}L{}Z",
+            p(0.0, -1.2 * r),
+            p(1.1 * r, 0.8 * r),
+            p(-1.1 * r, 0.8 * r)
+        ),
+        Shape::Diamond => format!(
+            "M{}L{}L{}L{}Z",
+            p(0.0, -1.25 * r),
+            p(1.1 * r, 0.0),
+            p(0.0, 1.25 * r),
+            p(-1.1 * r, 0.0)
+        ),
+        Shape::Down => format!(
+            "M{}L{}L{}Z",
+            p(0.0, 1.2 * r),
+            p(1.1 * r, -0.8 * r),
+            p(-1.1 * r, -0.8 * r)
+        ),
+    };
+    Element::new("path").set("d", d)
+}
+
+/// The legend: per strategy a stretch of its line with its marker, and its name,
+/// wrapped onto rows from `left` to `right` as needed. Returns it and its number of rows.
+pub(crate) fn legend(
+    strategies: &[Strategy],
+    form: Form,
+    left: f64,
+    right: f64,
+) -> (Element, usize) {
+    let row_height = form.font() + 8.0;
+    let mut group = Element::new("g").set("class", "legend");
+    let (mut x, mut row) = (left, 0);
+    for &s in strategies {
+        let m = mark(s);
+        let width = 30.0 + 6.0 + form.text_width(s.name(), false);
+        if x > left && x + width > right {
+            x = left;
+            row += 1;
+        }
+        let y = 8.0 + row as f64 * row_height + 6.0;
+        let mut sample = line(x, y, x + 30.0, y)
+            .set("class", "line")
+            .set("stroke", m.colour)
+            .set("stroke-width", "2");
+        if let Some(dash) = m.dash {
+            sample = sample.set("stroke-dasharray", dash);
+        }
+        group = group.add(
+            Element::new("g")
+                .set("class", format!("strategy {}", m.class))
+                .add(sample)
+                .add(
+                    marker(m.shape, x + 15.0, y, 9.0)
+                        .set("class", "marker")
+                        .set("fill", m.colour)
+                        .set("stroke", "#ffffff")
+                        .set("stroke-width", "1"),
+                )
+                .add(text(x + 36.0, y + form.font() * 0.32, s.name()).set("class", "label")),
+        );
+        x += width + 18.0;
+    }
+    (group, row + 1)
+}

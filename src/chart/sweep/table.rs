@@ -1,0 +1,123 @@
+//! A sweep's numbers as an HTML table: a row per value of the parameter, a column per
+//! strategy.
+
+use crate::format::thousands;
+
+use super::super::table::escape;
+use super::{Sweep, Total, strategies};
+
+/// The numbers as an HTML table: a row per value of the parameter, a column per
+/// strategy, each cell the median with the 5th–95th percentile. Its caption's id is
+/// `{id}-sweep-caption`.
+pub(super) fn sweep_table(sweep: &Sweep, total: Total) -> String {
+    let id = escape(sweep.id);
+    let strategies = strategies(sweep.points);
+    let runs = sweep
+        .points
+        .iter()
+        .map(|p| p.result.runs)
+        .max()
+        .unwrap_or(1);
+    let how = if runs > 1 {
+        format!(
+            ", median of {} runs with the 5th–95th percentile in brackets",
+            thousands(runs)
+        )
+    } else {
+        String::new()
+    };
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    for p in sweep.points {
+        let mut cells = Vec::new();
+        for &s in &strategies {
+            let cell = match p.result.strategy(s) {
+                None => "–".to_string(),
+                Some(r) => match total.values(r, p.result.clients) {
+                    None => {
+                        // "never", with how many runs did have a time, when some did.
+                        let count = match total {
+                            Total::Recovery => r.recovered_runs,
+                            Total::DoneAt => r.finished_runs,
+                            // Totals every run has are never missing.
+                            Total::Calls
+                            | Total::Served
+                            | Total::GaveUp
+                            | Total::StillRetrying
+                            | Total::CallsPerClient
+                            | Total::Goodput => 0,
+                        };
+                        if count == 0 {
+                            "never".to_string()
+                        } else {
+                            format!(
+                                "never, in {} of {} runs",
+                                thousands(count),
+                                thousands(p.result.runs)
+                            )
+                        }
+                    }
+                    Some(v) => {
+                        let mut cell = total.cell(v.median);
+                        if v.p5 != v.p95 {
+                            cell.push_str(&format!(
+                                " <span class=\"range\">({}–{})</span>",
+                                total.cell(v.p5),
+                                total.cell(v.p95)
+                            ));
+                        }
+                        if total == Total::Recovery && r.recovered_runs < p.result.runs {
+                            cell.push_str(&format!(
+                                ", in {} of {} runs",
+                                thousands(r.recovered_runs),
+                                thousands(p.result.runs)
+                            ));
+                        }
+                        if total == Total::DoneAt && r.finished_runs < p.result.runs {
+                            cell.push_str(&format!(
+                                ", in {} of {} runs",
+                                thousands(r.finished_runs),
+                                thousands(p.result.runs)
+                            ));
+                        }
+                        cell
+                    }
+                },
+            };
+            cells.push(cell);
+        }
+        rows.push((escape(&p.label), cells));
+    }
+    let names: Vec<&str> = strategies.iter().map(|s| s.name()).collect();
+    let axis = escape(sweep.axis);
+    let mut out = format!(
+        "<table class=\"sim-results sim-sweep-data sim-fit-{}\">\n<caption id=\"{id}-sweep-caption\">{}{} by {}{how}</caption>\n<thead>\n<tr>",
+        super::super::table::fit_class(&names, &rows),
+        escape(&total.axis()[..1].to_uppercase()),
+        escape(&total.axis()[1..]),
+        escape(sweep.parameter)
+    );
+    out.push_str(&format!("<th scope=\"col\" class=\"num\">{axis}</th>"));
+    for name in &names {
+        out.push_str(&format!(
+            "<th scope=\"col\" class=\"num\">{}</th>",
+            escape(name)
+        ));
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    for (label, cells) in &rows {
+        // Stacked, a row's heading reads "clients 25", and each value is named by its
+        // strategy.
+        out.push_str(&format!(
+            "<tr><th scope=\"row\" class=\"num\" data-label=\"{axis}\">{label}</th>"
+        ));
+        for (name, cell) in names.iter().zip(cells) {
+            out.push_str(&format!(
+                "<td class=\"num\" data-label=\"{}\">{cell}</td>",
+                escape(name)
+            ));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out
+}
