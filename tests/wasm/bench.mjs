@@ -62,7 +62,7 @@ const browser = await chromium.launch({
 const PRESETS = ["crowd", "metastable"];
 // Per variant: the samples of each figure.
 const samples = modules.map(() => ({ crowd: [], "crowd engine": [], metastable: [],
-  "metastable engine": [], ready: [] }));
+  "metastable engine": [], form: [], compiled: [], ready: [] }));
 const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
 console.log(`load average before: ${load()}`);
 try {
@@ -99,7 +99,11 @@ try {
       await cdp.send("Emulation.setCPUThrottlingRate", { rate: 4 });
       await slow.goto(`${origin}/playground/`);
       await slow.waitForFunction(() => !document.getElementById("pg-run").disabled);
-      samples[v].ready.push(await slow.evaluate(() => performance.getEntriesByName("playground-ready")[0].startTime));
+      const marks = await slow.evaluate(() => ["playground-form", "playground-engine", "playground-ready"]
+        .map((name) => performance.getEntriesByName(name)[0].startTime));
+      samples[v].form.push(marks[0]);
+      samples[v].compiled.push(marks[1]);
+      samples[v].ready.push(marks[2]);
       await phone.close();
     }
   }
@@ -115,7 +119,8 @@ const median = (xs) => {
 };
 const figures = [["crowd", "the crowd, Run to chart", 100], ["crowd engine", "  of which the engine", null],
   ["metastable", "metastable, Run to chart", 300], ["metastable engine", "  of which the engine", null],
-  ["ready", "page load to Run, 4x CPU throttling", 500]];
+  ["ready", "page load to Run, 4x CPU throttling", 500], ["form", "  the form filled", null],
+  ["compiled", "  the engine compiled", null]];
 for (let v = 0; v < modules.length; v++) {
   const gzipped = gzipSync(bytes[v], { level: 9 }).length;
   console.log(`\n${modules[v]}: ${bytes[v].length} bytes, ${gzipped} gzipped (budget 307200 bytes)`);
