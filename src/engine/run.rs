@@ -235,9 +235,9 @@ mod tests {
     use super::*;
     use crate::engine::parse_scenario;
 
-    /// The browser's module runs every scenario in the guarded loop with the layered
-    /// state; without guards that must be the plain loop's run, to the call, and with
-    /// guards but no layers the run of the single state.
+    /// The browser's module runs every scenario in the guarded loop, with the single
+    /// state of every option when there are no layers: without guards that must be the
+    /// plain loop's run, to the call, and the layered state's with one layer.
     #[test]
     fn the_layered_state_in_the_guarded_loop_gives_every_run() {
         let cases = [
