@@ -155,13 +155,15 @@ impl<C: Copy> Buckets<C> {
     }
 
     /// Appends `call` to tick `k`.
-    #[inline]
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub fn push(&mut self, k: usize, call: C) {
         push(&mut self.ticks[k], &mut self.spare, call);
     }
 
     /// Appends `call` to `bucket`, a tick taken out with [`Buckets::take`].
-    #[inline]
+    #[cfg_attr(target_arch = "wasm32", inline(always))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
     pub fn push_to(&mut self, bucket: &mut Bucket<C>, call: C) {
         push(bucket, &mut self.spare, call);
     }
@@ -185,7 +187,10 @@ impl<C> Bucket<C> {
     }
 }
 
-#[inline]
+// Always inlined in the browser's module, which is built for size: a call per retry
+// there cost a tenth of the open-loop crowd's time.
+#[cfg_attr(target_arch = "wasm32", inline(always))]
+#[cfg_attr(not(target_arch = "wasm32"), inline)]
 fn push<C>(bucket: &mut Bucket<C>, spare: &mut Vec<Vec<C>>, call: C) {
     match bucket.blocks.last_mut() {
         Some(last) if last.len() < BLOCK => last.push(call),

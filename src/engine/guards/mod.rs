@@ -161,6 +161,8 @@ impl Guarded<'_> {
     }
 }
 
+// The hooks called once per call or tick are always inlined: the browser's module is
+// built for size, where each would otherwise stay a call in the engine's hottest loop.
 impl Guards for Guarded<'_> {
     fn arrive<C: Client>(
         &mut self,
@@ -184,6 +186,7 @@ impl Guards for Guarded<'_> {
         }
     }
 
+    #[inline(always)]
     fn admit(&mut self, start: Micros, calls: usize) -> usize {
         match self.breaker.as_mut() {
             Some(b) => b.admit(start, calls as u64) as usize,
@@ -214,20 +217,24 @@ impl Guards for Guarded<'_> {
         }
     }
 
+    #[inline(always)]
     fn hint(&self, down: bool) -> Micros {
         self.hint.filter(|h| h.applies(down)).map_or(0, |h| h.hint)
     }
 
+    #[inline(always)]
     fn failure(&mut self) {
         if let Some(b) = self.budget.as_mut() {
             b.failure();
         }
     }
 
+    #[inline(always)]
     fn retries_failed_fast(&self) -> bool {
         self.retry_fast
     }
 
+    #[inline(always)]
     fn try_retry(&mut self) -> bool {
         self.budget.as_mut().is_none_or(|b| b.try_retry())
     }
