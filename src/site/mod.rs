@@ -328,9 +328,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     }
     if memo.tidy_after {
         if let Some(replaced) = staging.commit_leaving_replaced()? {
-            memo.tidying = Some(std::thread::spawn(move || {
-                output::remove_replaced(&replaced)
-            }));
+            memo.tidying = Some(std::thread::spawn(move || replaced.remove()));
         }
     } else {
         staging.commit()?;

@@ -25,8 +25,24 @@ pub struct Staging {
     target: PathBuf,
     /// Set once the site is in place: nothing is left to remove.
     committed: bool,
-    // Dropped last: the staging folder is removed while the lock is still held.
-    _lock: Lock,
+    // Dropped last: the staging folder is removed while the lock is still held. Handed
+    // to [`Replaced`] by a commit that leaves the replaced site to remove.
+    lock: Option<Lock>,
+}
+
+/// A site that [`Staging::commit_leaving_replaced`] put out of place, still to remove.
+/// It holds the output's lock until it is removed, so that no other build meets it
+/// half removed.
+pub struct Replaced {
+    dir: PathBuf,
+    _lock: Option<Lock>,
+}
+
+impl Replaced {
+    /// Removes it, then lets the next build in.
+    pub fn remove(self) {
+        let _ = remove_output(&self.dir);
+    }
 }
 
 fn io(what: &str, path: &Path, e: io::Error) -> Failure {
@@ -171,7 +187,7 @@ impl Staging {
             dir,
             target: target.clone(),
             committed: false,
-            _lock: lock,
+            lock: Some(lock),
         };
         staging.write(MARKER, place::MARKER_TEXT.as_bytes())?;
         Ok(staging)
@@ -218,24 +234,21 @@ impl Staging {
     pub fn commit(self) -> Result<(), Failure> {
         if let Some(replaced) = self.commit_leaving_replaced()? {
             // What cannot be removed now, the next build does.
-            let _ = remove_output(&replaced);
+            replaced.remove();
         }
         Ok(())
     }
 
-    /// [`Staging::commit`], but the site it replaced is left for the caller to remove
-    /// (with [`remove_replaced`]), for a server that publishes first and tidies up after.
-    /// Until it is removed, it is a leftover that the next build removes.
-    pub fn commit_leaving_replaced(mut self) -> Result<Option<PathBuf>, Failure> {
+    /// [`Staging::commit`], but the site it replaced is left for the caller to remove,
+    /// with the output's lock, for a server that publishes first and tidies up after.
+    pub fn commit_leaving_replaced(mut self) -> Result<Option<Replaced>, Failure> {
         let replaced = swap(&self.dir, &self.target, exchange)?;
         self.committed = true;
-        Ok(replaced)
+        Ok(replaced.map(|dir| Replaced {
+            dir,
+            _lock: self.lock.take(),
+        }))
     }
-}
-
-/// Removes a site replaced by [`Staging::commit_leaving_replaced`].
-pub fn remove_replaced(dir: &Path) {
-    let _ = remove_output(dir);
 }
 
 /// Puts the site in `dir` in place of `target`, and returns where what was there now
@@ -326,7 +339,7 @@ mod tests {
             let replaced = result.unwrap().expect("a site was replaced");
             let read = std::fs::read_to_string(replaced.join("a/index.html")).unwrap();
             assert_eq!(read, "old");
-            remove_replaced(&replaced);
+            remove_output(&replaced).unwrap();
             let read = std::fs::read_to_string(target.join("a/index.html")).unwrap();
             assert_eq!(read, "new");
             let names: Vec<_> = std::fs::read_dir(dir.path())

@@ -13,6 +13,7 @@ mod highlighting;
 mod links;
 mod located_errors;
 mod markdown;
+mod memo;
 mod old_loops;
 mod output_safety;
 mod playground_module;

@@ -1,0 +1,98 @@
+//! `serve`'s memo: a build that reuses what earlier builds left writes exactly the
+//! bytes of a build from nothing, whatever was edited between them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use retrylab::site::memo::Memo;
+use retrylab::site::{self, Options};
+
+use crate::util::fixture;
+
+fn options(root: &Path, output: &Path) -> Options {
+    Options {
+        root: root.to_path_buf(),
+        output: Some(output.to_path_buf()),
+        base_url: None,
+        drafts: false,
+        progress: false,
+    }
+}
+
+/// Every file under `dir`, by path, with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let name = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+fn edit(file: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains(from), "{from} not in {}", file.display());
+    std::fs::write(file, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
+    let site = fixture("good");
+    let root = site.path();
+    let out = tempfile::tempdir().unwrap();
+    let (kept, fresh) = (out.path().join("kept"), out.path().join("fresh"));
+    let mut memo = Memo::tidying_after();
+    let storm = root.join("content/storm.md");
+    let edits: [&dyn Fn(); 5] = [
+        // Nothing.
+        &|| {},
+        // Prose.
+        &|| {
+            edit(
+                &storm,
+                "With a fixed delay",
+                "With a delay that never changes",
+            )
+        },
+        // A scenario: new results, so a new figure.
+        &|| edit(&storm, "clients: 20", "clients: 21"),
+        // A figure's window alone: the same results, another figure.
+        &|| edit(&storm, "window: 2s", "window: 1s"),
+        // A template of the site's own.
+        &|| {
+            std::fs::create_dir_all(root.join("templates")).unwrap();
+            std::fs::write(
+                root.join("templates/page.html"),
+                "{% extends \"base.html\" %}{% block main %}<main id=\"main\">{{ page.content | safe }}</main>{% endblock main %}",
+            )
+            .unwrap();
+        },
+    ];
+    for (i, change) in edits.iter().enumerate() {
+        change();
+        site::build_with(&options(root, &kept), &mut memo).unwrap();
+        // A build from nothing, results from the disk cache but nothing from a memo.
+        site::build(&options(root, &fresh)).unwrap();
+        assert!(
+            files(&kept) == files(&fresh),
+            "edit {i}: the outputs differ"
+        );
+    }
+    drop(memo);
+    let names: Vec<String> = std::fs::read_dir(out.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".lock"))
+        .collect();
+    let mut names = names;
+    names.sort();
+    assert_eq!(names, ["fresh", "kept"], "a replaced site was left behind");
+}
