@@ -20,9 +20,10 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use crate::chart::FigureOptions;
 use crate::engine::read::parse_yaml;
 use crate::engine::schema::{self, Section};
-use crate::engine::units::{self, Micros};
+use crate::engine::units;
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::yaml::{self, Map, Naming, Node, Value};
 
@@ -39,7 +40,7 @@ pub enum Kind {
     /// ```` ```schedule ````: the waits of a policy, attempt by attempt.
     Schedule,
     /// ```` ```reference ````: a table of the authors' reference, generated.
-    Reference,
+    ReferenceTable,
 }
 
 impl Kind {
@@ -48,7 +49,7 @@ impl Kind {
         (Kind::Sim, SIM),
         (Kind::Sweep, "sweep"),
         (Kind::Schedule, "schedule"),
-        (Kind::Reference, "reference"),
+        (Kind::ReferenceTable, "reference"),
     ];
 
     /// The kind an info string names, if any.
@@ -206,22 +207,13 @@ fn unclosed(markdown: &str, block: &Range<usize>) -> Option<FenceError> {
     })
 }
 
-/// How a figure is drawn: the directive's `figure:` keys.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FigureSpec {
-    /// The end of the time axis; `None` for automatic.
-    pub window: Option<Micros>,
-    /// The caption, if the author wrote one.
-    pub caption: Option<String>,
-}
-
 /// A scenario directive, read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimDirective {
     /// The scenario for the engine.
     pub scenario: Scenario,
-    /// How to draw it.
-    pub figure: FigureSpec,
+    /// How to draw it: the directive's `figure:` keys.
+    pub figure: FigureOptions,
 }
 
 /// Reads a directive's YAML: the scenario (which must have an `id`) and its figure keys.
@@ -276,14 +268,14 @@ pub fn id_of(body: &str) -> Option<String> {
 }
 
 /// The `figure:` keys of a directive, each checked.
-pub(crate) fn figure_spec(root: &Node) -> Result<FigureSpec, Vec<ScenarioError>> {
+pub(crate) fn figure_spec(root: &Node) -> Result<FigureOptions, Vec<ScenarioError>> {
     let Value::Map(pairs) = &root.value else {
-        return Ok(FigureSpec::default());
+        return Ok(FigureOptions::default());
     };
     let Some((_, node)) = pairs.iter().find(|(k, _)| k.as_scalar() == Some("figure")) else {
-        return Ok(FigureSpec::default());
+        return Ok(FigureOptions::default());
     };
-    let mut spec = FigureSpec::default();
+    let mut spec = FigureOptions::default();
     let mut errors = Vec::new();
     let known: Vec<&str> = schema::names(Section::Figure).collect();
     let naming = Naming::Path(Section::Figure.prefix());

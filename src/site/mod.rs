@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::chart::table::escape;
-use crate::chart::{self, FigureOptions, Sweep, SweepPoint};
+use crate::chart::{self, Sweep, SweepPoint};
 use crate::diag::{Diagnostic, Failure, LineIndex};
 use crate::directive::reference::{self, Reference};
 use crate::directive::schedule::ScheduleDirective;
@@ -133,11 +133,8 @@ impl Block {
         match self {
             Block::Sim(sim, source) => {
                 let result = results.next().expect("a result per scenario");
-                let options = FigureOptions {
-                    window: sim.figure.window,
-                    caption: sim.figure.caption.clone(),
-                };
-                let figure = chart::figure(&sim.scenario, result, &options);
+                let options = &sim.figure;
+                let figure = chart::figure(&sim.scenario, result, options);
                 // Every scenario runs there: what the form cannot show stays in its YAML
                 // editor, which holds the block as the author wrote it. The link names
                 // the figure's window, so the playground's chart shows the same ticks.
@@ -462,10 +459,7 @@ fn template_problems(pages: &[Page], tera: &tera::Tera) -> Vec<Diagnostic> {
                 .filter(|n| !n.starts_with("partials/"))
                 .collect();
             choices.sort_unstable();
-            let help = match closest(name, choices.iter().copied()) {
-                Some(near) => format!("did you mean `{near}`?"),
-                None => format!("the templates are: {}", choices.join(", ")),
-            };
+            let help = crate::suggest::help(name, choices.iter().copied(), "templates");
             Some(
                 Diagnostic::indexed(
                     &page.file,
@@ -600,7 +594,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                 }
                 Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
                 Kind::Schedule => sweep::read_schedule(&found.body).map(Block::Schedule),
-                Kind::Reference => {
+                Kind::ReferenceTable => {
                     let name = found.body.trim();
                     match docs::table_named(name) {
                         Some(html) => Ok(Block::Table(html)),
@@ -623,13 +617,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                         }
                         None => {
                             let names = docs::TABLES.iter().map(|(n, _)| *n);
-                            let help = match closest(name, names.clone()) {
-                                Some(near) => format!("did you mean `{near}`?"),
-                                None => format!(
-                                    "the tables are: {}",
-                                    names.collect::<Vec<_>>().join(", ")
-                                ),
-                            };
+                            let help = crate::suggest::help(name, names, "tables");
                             problems.push(at(
                                 page,
                                 &index,
