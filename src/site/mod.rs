@@ -208,9 +208,14 @@ impl std::fmt::Display for Summary {
     }
 }
 
+/// A page's figures, by the byte offset in its body at which each one's block starts.
+type Figures = BTreeMap<usize, String>;
+
 /// A page's directives and references, read and checked.
 struct PageParts {
-    blocks: Vec<Block>,
+    /// Each directive, with the byte offset in the body at which its fenced block
+    /// starts, which is where its figure goes.
+    blocks: Vec<(usize, Block)>,
     references: Vec<Reference>,
 }
 
@@ -236,7 +241,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     let parts = stop_on(read_parts(pages))?;
     let scenarios: Vec<&Scenario> = parts
         .iter()
-        .flat_map(|p| p.blocks.iter().flat_map(Block::scenarios))
+        .flat_map(|p| p.blocks.iter().flat_map(|(_, b)| b.scenarios()))
         .collect();
     let cache = Cache::new(root);
     let missing = cache.missing(&scenarios);
@@ -253,7 +258,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     // Every scenario figure as its try-it link gives it, for the playground's presets.
     let mut shown: Vec<playground::Figure> = Vec::new();
     let mut in_order = results.iter();
-    for block in parts.iter().flat_map(|p| &p.blocks) {
+    for (_, block) in parts.iter().flat_map(|p| &p.blocks) {
         for scenario in block.scenarios() {
             let result = in_order.next().expect("a result per scenario");
             if let Block::Sim(sim, source) = block {
@@ -296,7 +301,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
             let window = parts
                 .iter()
                 .flat_map(|p| &p.blocks)
-                .find_map(|b| match b {
+                .find_map(|(_, b)| match b {
                     Block::Sim(sim, _) if sim.scenario.id == id => Some(sim.figure.window),
                     Block::Sim(..) | Block::Sweep(_) | Block::Schedule(_) | Block::Table(_) => None,
                 })
@@ -340,15 +345,15 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     })
 }
 
-/// Each page's figures, in order: drawn, or found in `memo` by every field of the
-/// directive and the playground's address (which fix its scenarios, hence its
-/// results). `memo` is left holding this build's figures.
+/// Each page's figures, by the place of their blocks: drawn, or found in `memo` by
+/// every field of the directive and the playground's address (which fix its
+/// scenarios, hence its results). `memo` is left holding this build's figures.
 fn draw_figures(
     parts: &[PageParts],
     results: &[ScenarioResult],
     playground: Option<&str>,
     memo: &mut HashMap<String, String>,
-) -> Vec<Vec<String>> {
+) -> Vec<Figures> {
     let mut in_order = results.iter();
     let mut drawn = HashMap::new();
     let figures = parts
@@ -356,7 +361,7 @@ fn draw_figures(
         .map(|p| {
             p.blocks
                 .iter()
-                .map(|block| {
+                .map(|(at, block)| {
                     let key = format!("{block:?}\n{playground:?}");
                     let figure = match memo.remove(&key).or_else(|| drawn.get(&key).cloned()) {
                         Some(figure) => {
@@ -370,7 +375,7 @@ fn draw_figures(
                         None => block.figure(&mut in_order, playground),
                     };
                     drawn.insert(key, figure.clone());
-                    figure
+                    (*at, figure)
                 })
                 .collect()
         })
@@ -522,7 +527,7 @@ fn parts_ids<'p>(
         .zip(parts)
         .map(|((p, r), part)| {
             let mut ids = r.ids.clone();
-            for block in &part.blocks {
+            for (_, block) in &part.blocks {
                 if let Block::Sim(sim, _) = block {
                     ids.insert(format!("sim-{}", sim.scenario.id));
                 }
@@ -656,7 +661,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                             scenarios.insert(id, sim.scenario.clone());
                         }
                     }
-                    blocks.push(block);
+                    blocks.push((found.block.start, block));
                 }
                 Err(errors) => {
                     if let Some(id) = directive::id_of(&found.body) {
@@ -745,15 +750,16 @@ fn render_pages(
     parts: &[PageParts],
     config: &Config,
     templates: Option<&templates::Templates>,
-    results: Option<(&[Vec<String>], &ResultsById)>,
+    results: Option<(&[Figures], &ResultsById)>,
 ) -> (Vec<Rendered>, Vec<Diagnostic>) {
     let pages = &content.pages;
     let content_paths = content.addresses();
     let mut problems = Vec::new();
     let mut out = Vec::new();
+    let no_figures = BTreeMap::new();
     for (i, (page, part)) in pages.iter().zip(parts).enumerate() {
         let index = LineIndex::new(&page.source);
-        let (figures, values): (&[String], Vec<(Range<usize>, String)>) = match results {
+        let (figures, values): (&Figures, Vec<(Range<usize>, String)>) = match results {
             Some((figures, by_id)) => (
                 &figures[i],
                 part.references
@@ -773,7 +779,7 @@ fn render_pages(
             // Without values, each reference stands for itself: the page is read as
             // `build` reads it, so its headings get the same ids.
             None => (
-                &[],
+                &no_figures,
                 part.references
                     .iter()
                     .filter_map(|r| {
@@ -786,7 +792,7 @@ fn render_pages(
         // The template's own ids (`main`, …) are the page's too.
         let written = templates.map(|t| t.ids_of(templates::of_page(page)));
         let reserved: Vec<String> = (written.iter().flatten().cloned())
-            .chain(part.blocks.iter().flat_map(Block::ids))
+            .chain(part.blocks.iter().flat_map(|(_, b)| b.ids()))
             .collect();
         let content_path = page.file.strip_prefix("content/").unwrap_or(&page.file);
         let rendered = render::render(

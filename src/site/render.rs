@@ -77,8 +77,9 @@ pub struct Context<'a> {
     pub pages: &'a BTreeMap<String, String>,
     /// The site's base path (`/` or `/repo/`).
     pub base_path: &'a str,
-    /// The HTML of each directive, in order.
-    pub figures: &'a [String],
+    /// The HTML of each directive's figure, by the byte offset in the body at which its
+    /// fenced block starts; empty for `check`, which draws none.
+    pub figures: &'a BTreeMap<usize, String>,
     /// Ids the page's figures hold, known without drawing them (`check` has no figures):
     /// no heading or footnote takes them, nor one written in `figures`.
     pub reserved: &'a [String],
@@ -356,6 +357,12 @@ mod tests {
     use super::*;
 
     fn page(body: &str, figures: &[String], values: &[(Range<usize>, String)]) -> Rendered {
+        let figures = crate::directive::scan(body)
+            .directives
+            .iter()
+            .map(|found| found.block.start)
+            .zip(figures.iter().cloned())
+            .collect();
         let pages = BTreeMap::from([
             ("a.md".to_string(), "a/".to_string()),
             ("guide/b.md".to_string(), "guide/b/".to_string()),
@@ -367,7 +374,7 @@ mod tests {
                 content_path: "guide/b.md",
                 pages: &pages,
                 base_path: "/repo/",
-                figures,
+                figures: &figures,
                 reserved: &[],
                 values,
                 smart_punctuation: true,
@@ -486,7 +493,7 @@ mod tests {
                 content_path: "index.md",
                 pages: &pages,
                 base_path: "/",
-                figures: &[],
+                figures: &BTreeMap::new(),
                 reserved: &[],
                 values: &[],
                 smart_punctuation: true,

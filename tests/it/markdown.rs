@@ -200,6 +200,13 @@ fn gfm_extension_examples_give_the_specs_html() {
 /// A page rendered with the given figures' HTML.
 fn with_figures(markdown: &str, figures: &[String]) -> Rendered {
     let pages = BTreeMap::new();
+    // Each figure at the place of a directive block, in order.
+    let figures: BTreeMap<usize, String> = retrylab::directive::scan(markdown)
+        .directives
+        .iter()
+        .map(|found| found.block.start)
+        .zip(figures.iter().cloned())
+        .collect();
     render(
         markdown,
         &Context {
@@ -207,7 +214,7 @@ fn with_figures(markdown: &str, figures: &[String]) -> Rendered {
             content_path: "index.md",
             pages: &pages,
             base_path: "/",
-            figures,
+            figures: &figures,
             reserved: &[],
             values: &[],
             smart_punctuation: true,
@@ -585,4 +592,27 @@ fn a_reference_in_a_footnote_gets_its_value_at_the_page_s_end() {
         ),
         "{html}"
     );
+}
+
+#[test]
+fn a_figure_goes_to_the_place_of_its_block_wherever_the_block_stands() {
+    // Blocks inside a list item and a quote, and one with a reference before it: each
+    // figure is found by its block's place, never by counting blocks.
+    let body = "Served: {{ a.fixed.served }}.\n\n\
+                - In a list:\n\n  ```sim\n  id: a\n  clients: 5\n  strategies: [fixed]\n  ```\n\n\
+                > In a quote:\n>\n> ```sim\n> id: b\n> clients: 6\n> strategies: [fixed]\n> ```\n\n\
+                ```sim\nid: c\nclients: 7\nstrategies: [fixed]\n```\n";
+    let dir = site("title: T\n", body);
+    let html = built(dir.path());
+    let at = |id: &str| {
+        html.find(&format!("<figure class=\"sim\" id=\"sim-{id}\">"))
+            .unwrap_or_else(|| panic!("no figure {id} in {html}"))
+    };
+    let (a, b, c) = (at("a"), at("b"), at("c"));
+    let (list, quote) = (
+        html.find("<li>").unwrap(),
+        html.find("<blockquote>").unwrap(),
+    );
+    assert!(list < a && a < quote && quote < b && b < c, "{html}");
+    assert!(!html.contains("```sim"), "{html}");
 }

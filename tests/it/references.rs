@@ -424,7 +424,7 @@ mod any_page {
                 content_path: "a.md",
                 pages: &pages,
                 base_path: "/",
-                figures: &[],
+                figures: &BTreeMap::new(),
                 reserved: &[],
                 values: &values,
                 smart_punctuation: true,

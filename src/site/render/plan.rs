@@ -4,12 +4,11 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use pulldown_cmark::{CodeBlockKind, Event, Tag, TagEnd};
+use pulldown_cmark::{Event, Tag, TagEnd};
 
 use super::footnotes::{self, Footnotes};
 use super::ids::{self, Ids, slug};
 use super::{Context, Events, Rendered, TakenId, Tokens};
-use crate::directive::Kind;
 
 /// The events of a page outside footnote definitions, and each definition's by key.
 type Split<'s> = (Events<'s>, BTreeMap<String, Events<'s>>);
@@ -45,8 +44,6 @@ pub struct Plan {
     pub ids: Ids,
     /// Each heading's id, by the heading's start in the body.
     pub headings: BTreeMap<usize, String>,
-    /// Each directive block's figure number, by the block's start in the body.
-    pub figures: BTreeMap<usize, usize>,
     /// The footnotes, numbered as their references are written.
     pub footnotes: Footnotes,
 }
@@ -65,32 +62,23 @@ impl Plan {
             .reserved
             .iter()
             .map(String::as_str)
-            .chain(cx.figures.iter().flat_map(|f| ids::written_in(f)))
+            .chain(cx.figures.values().flat_map(|f| ids::written_in(f)))
         {
             ids.take(id);
         }
         let mut headings = BTreeMap::new();
-        let mut figures = BTreeMap::new();
         // Custom ids first: they are the author's, and a generated id makes way for them.
         let mut custom_at: BTreeMap<String, usize> = BTreeMap::new();
         for (event, range) in stream {
-            match event {
-                Event::Start(Tag::Heading { id: Some(id), .. }) => {
-                    let id = tokens.restore(id).into_string();
-                    if ids.take(&id) {
-                        custom_at.insert(id.clone(), range.start);
-                    } else {
-                        out.taken
-                            .push(taken(tokens.body, range, &id, custom_at.get(&id)));
-                    }
-                    headings.insert(range.start, id);
+            if let Event::Start(Tag::Heading { id: Some(id), .. }) = event {
+                let id = tokens.restore(id).into_string();
+                if ids.take(&id) {
+                    custom_at.insert(id.clone(), range.start);
+                } else {
+                    out.taken
+                        .push(taken(tokens.body, range, &id, custom_at.get(&id)));
                 }
-                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
-                    if Kind::of_info(info).is_some() =>
-                {
-                    figures.insert(range.start, figures.len());
-                }
-                _ => {}
+                headings.insert(range.start, id);
             }
         }
         let mut defined = Vec::new();
@@ -124,7 +112,6 @@ impl Plan {
         Plan {
             ids,
             headings,
-            figures,
             footnotes,
         }
     }

@@ -73,7 +73,7 @@ pub fn page(markdown: &str, smart_punctuation: bool) -> String {
             content_path: "index.md",
             pages: &pages,
             base_path: "/",
-            figures: &[],
+            figures: &BTreeMap::new(),
             reserved: &[],
             values,
             smart_punctuation,
