@@ -969,24 +969,29 @@ fn write_pages(
     let mut problems = Vec::new();
     let has_home = pages.iter().any(Page::is_home);
     // Pages are rendered and written on all cores; results come back in page order.
+    // Each thread copies the shared context once and changes only its `page` from page
+    // to page: a copy per page would copy the listing of every page, n times.
+    let shared_context = context_with(None);
     let outcomes: Vec<Result<Option<Diagnostic>, Failure>> = pages
         .par_iter()
         .zip(rendered)
         .enumerate()
-        .map(|(i, (page, r))| {
-            let template = templates::of_page(page);
-            let context =
-                context_with(serde_json::to_value(view(page, r, config, neighbours(i))).ok());
-            match tera.render(template, &context) {
-                Ok(html) => staging
-                    .write(&format!("{}index.html", page.folder), html.as_bytes())
-                    .map(|()| None),
-                Err(e) => Ok(Some(Diagnostic::in_file(
-                    &page.file,
-                    format!("template `{template}` failed: {}", templates::describe(&e)),
-                ))),
-            }
-        })
+        .map_init(
+            || shared_context.clone(),
+            |context, (i, (page, r))| {
+                let template = templates::of_page(page);
+                context.insert("page", &view(page, r, config, neighbours(i)));
+                match tera.render(template, context) {
+                    Ok(html) => staging
+                        .write(&format!("{}index.html", page.folder), html.as_bytes())
+                        .map(|()| None),
+                    Err(e) => Ok(Some(Diagnostic::in_file(
+                        &page.file,
+                        format!("template `{template}` failed: {}", templates::describe(&e)),
+                    ))),
+                }
+            },
+        )
         .collect();
     for outcome in outcomes {
         problems.extend(outcome?);
