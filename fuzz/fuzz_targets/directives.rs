@@ -25,7 +25,7 @@ fuzz_target!(|text: &str| {
                 .err(),
             Kind::Sweep => sweep::read_sweep(&found.body).err(),
             Kind::Schedule => sweep::read_schedule(&found.body).err(),
-            Kind::Reference => {
+            Kind::ReferenceTable => {
                 let _ = docs::table_named(found.body.trim());
                 None
             }

@@ -41,7 +41,7 @@ fn work(text: &str) -> u128 {
             Kind::Sweep => sweep::read_sweep(&found.body).map_or(0, |sweep| {
                 sweep.points.iter().map(|p| p.2.work()).sum()
             }),
-            Kind::Schedule | Kind::Reference => 0,
+            Kind::Schedule | Kind::ReferenceTable => 0,
         })
         .sum()
 }
