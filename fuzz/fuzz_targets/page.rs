@@ -36,11 +36,9 @@ fn work(text: &str) -> u128 {
         .directives
         .iter()
         .map(|found| match found.kind {
-            Kind::Sim => directive::read_sim(&found.body)
-                .map_or(0, |sim| sim.scenario.work()),
-            Kind::Sweep => sweep::read_sweep(&found.body).map_or(0, |sweep| {
-                sweep.points.iter().map(|p| p.2.work()).sum()
-            }),
+            Kind::Sim => directive::read_sim(&found.body).map_or(0, |sim| sim.scenario.work()),
+            Kind::Sweep => sweep::read_sweep(&found.body)
+                .map_or(0, |sweep| sweep.points.iter().map(|p| p.2.work()).sum()),
             Kind::Schedule | Kind::ReferenceTable => 0,
         })
         .sum()
