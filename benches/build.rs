@@ -3,6 +3,9 @@
 //!
 //! Run with `cargo bench --bench build`.
 
+mod common;
+
+use common::copy_tree;
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -68,17 +71,6 @@ fn builds(c: &mut Criterion) {
         b.iter(|| site::build(&plain_options).unwrap())
     });
     group.finish();
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from).into_iter().flatten() {
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 criterion_group!(benches, builds);

@@ -5,6 +5,9 @@
 //! Run with `cargo bench --bench serve`; `RETRYLAB=path/to/retrylab` times another
 //! build of the binary (an earlier version, say) on the same edits.
 
+mod common;
+
+use common::copy_tree;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -71,19 +74,4 @@ fn main() {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    if !from.is_dir() {
-        return;
-    }
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }

@@ -1,13 +1,12 @@
 //! `serve`'s memo: a build that reuses what earlier builds left writes exactly the
 //! bytes of a build from nothing, whatever was edited between them.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use retrylab::site::memo::Memo;
 use retrylab::site::{self, Options};
 
-use crate::util::fixture;
+use crate::util::{files, fixture};
 
 fn options(root: &Path, output: &Path) -> Options {
     Options {
@@ -17,24 +16,6 @@ fn options(root: &Path, output: &Path) -> Options {
         drafts: false,
         progress: false,
     }
-}
-
-/// Every file under `dir`, by path, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            let name = e
-                .path()
-                .strip_prefix(dir)
-                .unwrap()
-                .to_string_lossy()
-                .into_owned();
-            (name, std::fs::read(e.path()).unwrap())
-        })
-        .collect()
 }
 
 fn edit(file: &Path, from: &str, to: &str) {

@@ -10,12 +10,11 @@
 // given, to compare builds of the engine on the same pages. CHROMIUM names the browser
 // (default /usr/bin/chromium).
 
-import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
-import { extname, join, normalize } from "node:path";
+import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { chromium } from "playwright-core";
+import { launchChromium, serveSite } from "./harness.mjs";
 
 const args = process.argv.slice(2);
 let site = args.shift();
@@ -35,29 +34,11 @@ if (!site || site.startsWith("--")) {
 if (modules.length === 0) modules.push(join(site, "retrylab.wasm"));
 const bytes = await Promise.all(modules.map((m) => readFile(m)));
 
-const types = { ".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
-  ".wasm": "application/wasm", ".svg": "image/svg+xml" };
 // The module served: the one of the variant measured at the moment.
 let current = 0;
-const server = createServer(async (req, res) => {
-  let path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-  if (path.endsWith("/")) path += "index.html";
-  try {
-    const body = path === "/retrylab.wasm" ? bytes[current] : await readFile(join(site, path));
-    res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end("not found");
-  }
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const origin = `http://127.0.0.1:${server.address().port}`;
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const { server, origin } = await serveSite(site, (path) =>
+  path === "/retrylab.wasm" ? bytes[current] : undefined);
+const browser = await launchChromium();
 
 const PRESETS = ["crowd", "metastable"];
 // Per variant: the samples of each figure.

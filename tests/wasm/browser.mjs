@@ -8,11 +8,10 @@
 // usage: node tests/wasm/browser.mjs SITE_DIR [SCREENSHOT_DIR]
 // CHROMIUM names the browser (default /usr/bin/chromium).
 
-import { createServer } from "node:http";
 import { readFile, mkdir } from "node:fs/promises";
-import { extname, join, normalize } from "node:path";
+import { join } from "node:path";
 import { createRequire } from "node:module";
-import { chromium } from "playwright-core";
+import { launchChromium, serveSite } from "./harness.mjs";
 
 const [site, shots] = process.argv.slice(2);
 if (!site) {
@@ -25,27 +24,8 @@ const BUDGET_READY_MS = 1000;
 // The issue's target for a phone, reported; the gate above stays at a second.
 const TARGET_READY_MS = 500;
 
-const types = { ".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
-  ".wasm": "application/wasm", ".svg": "image/svg+xml" };
-const server = createServer(async (req, res) => {
-  let path = normalize(decodeURIComponent(new URL(req.url, "http://x").pathname));
-  if (path.endsWith("/")) path += "index.html";
-  try {
-    const body = await readFile(join(site, path));
-    res.writeHead(200, { "content-type": types[extname(path)] ?? "application/octet-stream" });
-    res.end(body);
-  } catch {
-    res.writeHead(404).end("not found");
-  }
-});
-await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const origin = `http://127.0.0.1:${server.address().port}`;
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
-});
+const { server, origin } = await serveSite(site);
+const browser = await launchChromium();
 const problems = [];
 const fail = (message) => { problems.push(message); console.log(`FAIL ${message}`); };
 const watch = (page) => {
