@@ -52,6 +52,12 @@ pub(crate) fn mark(strategy: Strategy) -> Mark {
             Some("5 2 1 2 1 2"),
             Shape::Down,
         ),
+        Strategy::ProportionalJitter => (
+            "st-proportional-jitter",
+            "#5a4fcf",
+            Some("1 2"),
+            Shape::Circle,
+        ),
     };
     Mark {
         class,

@@ -30,6 +30,18 @@ pub struct Totals {
     /// How long after the trigger goodput was back at the offered load for good; `None`
     /// when it never was, or when the scenario has no trigger (see [`super::recovery`]).
     pub recovery: Option<Micros>,
+    /// Calls the server served after their client had stopped waiting (timed out):
+    /// work for nobody. Not counted in `served`.
+    pub wasted: u64,
+    /// Attempts that ended by the client's timeout.
+    pub timed_out: u64,
+    /// Attempts refused locally by adaptive throttling.
+    pub throttled: u64,
+    /// The median latency of the calls answered in time, nearest rank; `None` when none
+    /// was.
+    pub latency_p50: Option<Micros>,
+    /// Their 99th percentile, nearest rank.
+    pub latency_p99: Option<Micros>,
 }
 
 /// Per tick: calls served and calls turned away.
@@ -42,6 +54,17 @@ pub struct Lanes {
     /// Calls that failed fast per tick; empty unless the scenario has a breaker.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_fast: Vec<u32>,
+    /// Calls served after their client stopped waiting, per tick; empty unless the
+    /// scenario has a queue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wasted: Vec<u32>,
+    /// Calls in the queue at the end of each tick; empty unless the scenario has a queue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queued: Vec<u32>,
+    /// Attempts refused locally by throttling, per tick; empty unless the scenario
+    /// throttles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttled: Vec<u32>,
 }
 
 /// The outcome of one run.

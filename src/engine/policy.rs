@@ -29,11 +29,23 @@ pub enum Strategy {
     EqualJitter,
     /// `min(cap, uniform in [base, 3 * prev])`, `prev` starting at `base`.
     DecorrelatedJitter,
+    /// `d(a)` times a uniform factor in `[1 - jitter, 1 + jitter]` (gRPC's backoff).
+    ProportionalJitter,
 }
 
 impl Strategy {
     /// Every strategy, in the order the articles show them.
-    pub const ALL: [Strategy; 5] = [
+    pub const ALL: [Strategy; 6] = [
+        Strategy::Fixed,
+        Strategy::Exponential,
+        Strategy::FullJitter,
+        Strategy::EqualJitter,
+        Strategy::DecorrelatedJitter,
+        Strategy::ProportionalJitter,
+    ];
+
+    /// The strategies a scenario compares when it names none: the five of the model.
+    pub const CLASSIC: [Strategy; 5] = [
         Strategy::Fixed,
         Strategy::Exponential,
         Strategy::FullJitter,
@@ -49,6 +61,7 @@ impl Strategy {
             Strategy::FullJitter => "full-jitter",
             Strategy::EqualJitter => "equal-jitter",
             Strategy::DecorrelatedJitter => "decorrelated-jitter",
+            Strategy::ProportionalJitter => "proportional-jitter",
         }
     }
 
@@ -56,7 +69,10 @@ impl Strategy {
     pub fn is_jittered(self) -> bool {
         matches!(
             self,
-            Strategy::FullJitter | Strategy::EqualJitter | Strategy::DecorrelatedJitter
+            Strategy::FullJitter
+                | Strategy::EqualJitter
+                | Strategy::DecorrelatedJitter
+                | Strategy::ProportionalJitter
         )
     }
 }
@@ -69,6 +85,8 @@ pub struct RetryPolicy {
     cap: Micros,
     /// `d(a)` for `a = 0, 1, …` until it reaches the cap; `cap` after that.
     ceilings: Vec<f64>,
+    /// Proportional jitter's share of the ceiling.
+    jitter: f64,
 }
 
 impl RetryPolicy {
@@ -92,6 +110,7 @@ impl RetryPolicy {
             base: retry.base,
             cap: retry.cap,
             ceilings,
+            jitter: retry.jitter,
         }
     }
 
@@ -129,6 +148,11 @@ impl RetryPolicy {
                 *prev = w as u32;
                 w
             }
+            Strategy::ProportionalJitter => {
+                let d = self.ceiling(failures);
+                let low = d * (1.0 - self.jitter);
+                round(low + rng.random::<f64>() * (2.0 * self.jitter * d))
+            }
         }
     }
 }
@@ -159,6 +183,7 @@ pub fn least_waits(strategy: Strategy, retry: &Retry) -> impl Iterator<Item = Mi
             Strategy::EqualJitter => round(ceiling / 2.0),
             // `min(cap, base + r · (3 · prev − base))` with `prev >= base`: at least base.
             Strategy::DecorrelatedJitter => retry.base.min(retry.cap),
+            Strategy::ProportionalJitter => round(ceiling * (1.0 - retry.jitter)),
         })
     })
 }

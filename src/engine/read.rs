@@ -159,7 +159,7 @@ impl Reader {
         };
         let strategies = match top.get("strategies") {
             Some(node) => self.strategies(node),
-            None => Some(Strategy::ALL.to_vec()),
+            None => Some(Strategy::CLASSIC.to_vec()),
         };
         let runs = self.whole_or(&top, "runs", 1, 1, MAX_RUNS);
         let seed = self.whole_or(&top, "seed", 1, 0, u64::MAX);
@@ -262,6 +262,8 @@ impl Reader {
             rejection_cost_milli: cost?,
             outages: outages?,
             retry_after: retry_after?,
+            slowdowns: Vec::new(),
+            queue: None,
         })
     }
 
@@ -408,6 +410,9 @@ impl Reader {
             honor_retry_after: honor_retry_after?,
             budget: budget?,
             breaker: breaker?,
+            timeout: None,
+            throttle: None,
+            jitter: 0.2,
         })
     }
 

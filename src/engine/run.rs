@@ -133,6 +133,7 @@ impl Setup<'_> {
             } else {
                 Vec::new()
             },
+            ..Lanes::default()
         });
         let mut server = super::server::ServerState::new(&scenario.server);
         let mut totals = Totals::default();

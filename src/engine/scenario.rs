@@ -75,6 +75,65 @@ pub struct Server {
     pub outages: Vec<Outage>,
     /// The Retry-After hint it attaches to rejections, if any.
     pub retry_after: Option<RetryAfter>,
+    /// Windows in which it serves fewer calls per tick.
+    pub slowdowns: Vec<Slowdown>,
+    /// The queue in front of it, if any (a limit of 0 is no queue).
+    pub queue: Option<Queue>,
+}
+
+/// A window `[from, to)` in which the server's capacity is lower (or higher).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Slowdown {
+    /// When it starts.
+    pub from: Micros,
+    /// When the usual capacity is back.
+    pub to: Micros,
+    /// Calls per tick in the window, in thousandths of a call.
+    pub capacity_milli: u64,
+}
+
+/// In which order the queue's calls are served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueOrder {
+    /// Oldest first.
+    Fifo,
+    /// Newest first.
+    Lifo,
+}
+
+impl QueueOrder {
+    /// Every order, in documentation order.
+    pub const ALL: [QueueOrder; 2] = [QueueOrder::Fifo, QueueOrder::Lifo];
+
+    /// The name used in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            QueueOrder::Fifo => "fifo",
+            QueueOrder::Lifo => "lifo",
+        }
+    }
+}
+
+/// The queue in front of the server (see [`super::queue`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Queue {
+    /// The most calls it holds.
+    pub limit: u64,
+    /// Which of its calls are served first.
+    pub order: QueueOrder,
+    /// Whether the server discards calls whose client has stopped waiting.
+    pub drop_expired: bool,
+}
+
+/// Adaptive throttling on the client side, shared by all clients (Google SRE book,
+/// chapter 21).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Throttle {
+    /// The multiplier of accepts, in thousandths.
+    pub k_milli: u64,
+    /// The window over which requests and accepts are counted.
+    pub window: Micros,
 }
 
 /// Which rejections carry the Retry-After hint.
@@ -320,6 +379,13 @@ pub struct Retry {
     pub budget: Option<Budget>,
     /// The shared circuit breaker, if any.
     pub breaker: Option<Breaker>,
+    /// How long a client waits for the answer to one call, if it stops waiting.
+    pub timeout: Option<Micros>,
+    /// Adaptive throttling on the client side, if any.
+    pub throttle: Option<Throttle>,
+    /// The jitter of `proportional-jitter`: each wait is the ceiling times a uniform
+    /// factor in `[1 - jitter, 1 + jitter]`; between 0 and 1.
+    pub jitter: f64,
 }
 
 /// One simulation setup, validated.
@@ -366,6 +432,8 @@ impl Scenario {
                 rejection_cost_milli: 100,
                 outages: Vec::new(),
                 retry_after: None,
+                slowdowns: Vec::new(),
+                queue: None,
             },
             retry: Retry {
                 base: 100_000,
@@ -376,8 +444,11 @@ impl Scenario {
                 honor_retry_after: true,
                 budget: None,
                 breaker: None,
+                timeout: None,
+                throttle: None,
+                jitter: 0.2,
             },
-            strategies: Strategy::ALL.to_vec(),
+            strategies: Strategy::CLASSIC.to_vec(),
             runs: 1,
             seed: 1,
         }

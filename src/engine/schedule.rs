@@ -43,6 +43,10 @@ pub fn schedule(strategy: Strategy, retry: &Retry, waits: u32, seed: u64) -> Vec
                 Strategy::DecorrelatedJitter => {
                     (retry.base, (3 * Micros::from(prev)).min(retry.cap))
                 }
+                Strategy::ProportionalJitter => (
+                    (d * (1.0 - retry.jitter)).round() as Micros,
+                    (d * (1.0 + retry.jitter)).round() as Micros,
+                ),
             };
             let wait = policy.wait(a, &mut prev, &mut rng);
             Step {

@@ -315,7 +315,8 @@ mod tests {
     use super::*;
 
     use crate::engine::scenario::{
-        Arrivals, Breaker, Budget, HintWhen, Layer, Outage, Retry, RetryAfter, Server, ServerModel,
+        Arrivals, Breaker, Budget, HintWhen, Layer, Outage, Queue, QueueOrder, Retry, RetryAfter,
+        Server, ServerModel, Slowdown, Throttle,
     };
 
     /// A scenario with every field, and every field of what it holds, set: a struct
@@ -351,6 +352,16 @@ mod tests {
                     hint: 2_000_000,
                     when: HintWhen::Always,
                 }),
+                slowdowns: vec![Slowdown {
+                    from: 4_000_000,
+                    to: 5_000_000,
+                    capacity_milli: 5_000,
+                }],
+                queue: Some(Queue {
+                    limit: 50,
+                    order: QueueOrder::Fifo,
+                    drop_expired: false,
+                }),
             },
             retry: Retry {
                 base: 100_000,
@@ -371,6 +382,12 @@ mod tests {
                     half_open_calls: 3,
                     retry_when_open: false,
                 }),
+                timeout: Some(1_000_000),
+                throttle: Some(Throttle {
+                    k_milli: 2_000,
+                    window: 10_000_000,
+                }),
+                jitter: 0.2,
             },
             strategies: vec![Strategy::FullJitter, Strategy::Exponential],
             runs: 2,
@@ -415,7 +432,23 @@ mod tests {
             rejection_cost_milli: _,
             outages: _,
             retry_after: _,
+            slowdowns: _,
+            queue: _,
         } = &base.server;
+        let Slowdown {
+            from: _,
+            to: _,
+            capacity_milli: _,
+        } = &base.server.slowdowns[0];
+        let Queue {
+            limit: _,
+            order: _,
+            drop_expired: _,
+        } = base.server.queue.as_ref().unwrap();
+        let Throttle {
+            k_milli: _,
+            window: _,
+        } = base.retry.throttle.as_ref().unwrap();
         let Outage { from: _, to: _ } = &base.server.outages[0];
         let RetryAfter { hint: _, when: _ } = base.server.retry_after.as_ref().unwrap();
         let Retry {
@@ -427,6 +460,9 @@ mod tests {
             honor_retry_after: _,
             budget: _,
             breaker: _,
+            timeout: _,
+            throttle: _,
+            jitter: _,
         } = &base.retry;
         let Breaker {
             failure_rate: _,
@@ -470,7 +506,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 41] = [
+        let changes: [(&str, Change); 53] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -554,6 +590,28 @@ mod tests {
             ("retry.breaker.half_open_calls", |s| {
                 s.retry.breaker.as_mut().unwrap().half_open_calls += 1
             }),
+            ("server.slowdowns", |s| s.server.slowdowns.clear()),
+            ("server.slowdowns.from", |s| s.server.slowdowns[0].from += 1),
+            ("server.slowdowns.to", |s| s.server.slowdowns[0].to += 1),
+            ("server.slowdowns.capacity_milli", |s| {
+                s.server.slowdowns[0].capacity_milli += 1
+            }),
+            ("server.queue", |s| s.server.queue = None),
+            ("server.queue.limit", |s| {
+                s.server.queue.as_mut().unwrap().limit += 1
+            }),
+            ("server.queue.order", |s| {
+                s.server.queue.as_mut().unwrap().order = QueueOrder::Lifo
+            }),
+            ("server.queue.drop_expired", |s| {
+                s.server.queue.as_mut().unwrap().drop_expired = true
+            }),
+            ("retry.timeout", |s| s.retry.timeout = None),
+            ("retry.throttle", |s| s.retry.throttle = None),
+            ("retry.throttle.k_milli", |s| {
+                s.retry.throttle.as_mut().unwrap().k_milli += 1
+            }),
+            ("retry.jitter", |s| s.retry.jitter = 0.3),
         ];
         let mut out: Vec<(&'static str, Scenario)> = changes
             .iter()

@@ -78,6 +78,7 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
         served: vec![0; ticks],
         rejected: vec![0; ticks],
         failed_fast: Vec::new(),
+        ..Lanes::default()
     });
     let mut server = ServerState::new(&scenario.server);
     let mut totals = Totals::default();
@@ -258,6 +259,7 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
         } else {
             Vec::new()
         },
+        ..Lanes::default()
     });
     let open = !scenario.arrivals.is_empty();
     let mut goodput = if open { vec![0u32; ticks] } else { Vec::new() };
