@@ -77,21 +77,28 @@ impl<C: Copy> Bucket<C> {
 
     /// Moves a uniformly random choice of `served` of the first `admitted` calls to the
     /// front (a partial Fisher–Yates shuffle over the smaller of the two groups).
+    pub fn choose_served(&mut self, admitted: usize, served: usize, rng: &mut Pcg64) {
+        self.choose_in(0, admitted, served, rng);
+    }
+
+    /// Moves a uniformly random choice of `chosen` of the calls in `[lo, hi)` to the
+    /// front of that range: the shuffle of [`Bucket::choose_served`] over the range, its
+    /// indices offset by `lo`.
     ///
     /// The partners of the swaps are drawn a batch at a time and read before any of the
     /// batch is swapped: in a large tick each is a cache miss, and reads that do not wait
     /// for each other overlap. The draws and the swaps are those of the plain shuffle, in
     /// its order.
-    pub fn choose_served(&mut self, admitted: usize, served: usize, rng: &mut Pcg64) {
+    pub fn choose_in(&mut self, lo: usize, hi: usize, chosen: usize, rng: &mut Pcg64) {
         const BATCH: usize = 16;
-        let n = admitted;
-        let rejected = n - served;
-        if served == 0 || rejected == 0 {
+        let n = hi;
+        let served = lo + chosen;
+        if chosen == 0 || served == n {
             return;
         }
         let mut partners = [0usize; BATCH];
-        if served <= rejected {
-            for first in (0..served).step_by(BATCH) {
+        if chosen <= n - served {
+            for first in (lo..served).step_by(BATCH) {
                 let batch = (served - first).min(BATCH);
                 for (b, j) in partners[..batch].iter_mut().enumerate() {
                     *j = rng.random_range(first + b..n);
@@ -105,7 +112,7 @@ impl<C: Copy> Bucket<C> {
             for last in (served..n).rev().step_by(BATCH) {
                 let batch = (last + 1 - served).min(BATCH);
                 for (b, j) in partners[..batch].iter_mut().enumerate() {
-                    *j = rng.random_range(0..=last - b);
+                    *j = rng.random_range(lo..=last - b);
                 }
                 self.touch(&partners[..batch]);
                 for (b, &j) in partners[..batch].iter().enumerate() {
@@ -113,6 +120,32 @@ impl<C: Copy> Bucket<C> {
                 }
             }
         }
+    }
+
+    /// Moves the calls in `[0, n)` for which `keep` is false to the back of that range,
+    /// keeping the order of each part; returns how many are kept.
+    pub fn partition(&mut self, n: usize, mut keep: impl FnMut(usize) -> bool) -> usize {
+        let mut out = Vec::new();
+        let mut w = 0;
+        for i in 0..n {
+            let call = self.get(i);
+            if keep(i) {
+                self.set(w, call);
+                w += 1;
+            } else {
+                out.push(call);
+            }
+        }
+        for (i, call) in out.into_iter().enumerate() {
+            self.set(w + i, call);
+        }
+        w
+    }
+
+    /// Writes `call` at `i`.
+    #[inline(always)]
+    fn set(&mut self, i: usize, call: C) {
+        self.blocks[i >> SHIFT][i & MASK] = call;
     }
 
     /// Reads the calls at `indices`, so that they are in the cache for what follows.

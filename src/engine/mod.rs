@@ -5,7 +5,8 @@
 //! - [`run`]: the one tick loop, the order of random draws, and how a call is carried;
 //! - [`client`]: what is kept of each client, and the limits that let it fit 32 bits;
 //! - [`buckets`]: how the calls of each tick are held;
-//! - [`server`]: when a tick counts as down;
+//! - [`server`]: when a tick counts as down, and slowdowns;
+//! - [`queue`]: the queue, latency, timeouts and wasted work;
 //! - [`stats`]: percentiles and the typical run;
 //! - [`scenario`]: the size limits;
 //! - [`guards`]: open-loop arrivals, Retry-After, layers, the retry budgets and the
@@ -20,6 +21,7 @@ pub mod guards;
 pub mod metric;
 pub mod outcome;
 pub mod policy;
+pub mod queue;
 pub mod read;
 pub mod recovery;
 pub mod run;

@@ -35,7 +35,9 @@ use super::client::{Chain, Client, Layered, Single};
 use super::guards::{Guarded, Guards, Unguarded};
 use super::outcome::{Lanes, Run, Totals};
 use super::policy::{Policies, Strategy};
+use super::queue::Queue;
 use super::scenario::Scenario;
+use super::units::Micros;
 
 /// Runs one strategy of a scenario with one seed. `with_lanes` records the per-tick
 /// lanes; without it the run takes no memory per tick beyond its buckets.
@@ -125,26 +127,41 @@ impl Setup<'_> {
         }
 
         let with_breaker = scenario.retry.breaker.is_some();
+        let mut queue: Option<Queue<C>> = Queue::of(scenario);
+        let with_queue = queue.is_some();
+        let with_throttle = scenario.retry.throttle.is_some();
+        let per_tick = |on: bool| if on { vec![0; ticks] } else { Vec::new() };
         let mut lanes = with_lanes.then(|| Lanes {
             served: vec![0; ticks],
             rejected: vec![0; ticks],
-            failed_fast: if with_breaker {
-                vec![0; ticks]
-            } else {
-                Vec::new()
-            },
-            ..Lanes::default()
+            failed_fast: per_tick(with_breaker),
+            wasted: per_tick(with_queue),
+            queued: per_tick(with_queue),
+            throttled: per_tick(with_throttle),
         });
         let mut server = super::server::ServerState::new(&scenario.server);
         let mut totals = Totals::default();
         let mut last_finish: Option<usize> = None;
+        let mut latencies: Vec<u32> = Vec::new();
+        // Per tick, with a queue: the queued calls answered in time, and the clients
+        // that time out with the time of their failure.
+        let mut answered: Vec<C> = Vec::new();
+        let mut timeouts: Vec<(C, Micros)> = Vec::new();
+        let env = Env {
+            chain,
+            tick,
+            ticks,
+            deadline,
+            timeout: scenario.retry.timeout.unwrap_or(0),
+        };
 
         for k in 0..ticks {
             let start = k as u64 * tick;
+            let end = start + tick;
             let mut calls = buckets.take(k);
             guards.arrive(
                 k,
-                (start, start + tick),
+                (start, end),
                 chain,
                 &mut calls,
                 &mut buckets,
@@ -152,76 +169,159 @@ impl Setup<'_> {
             );
             let n = calls.len();
             let admitted = guards.admit(start, n);
+            let sent = guards.throttle(&mut calls, admitted, &mut rng);
             let down = server.is_down(start);
-            let served = server.serve(admitted as u64, down) as usize;
-            calls.choose_served(admitted, served, &mut rng);
 
-            totals.calls += admitted as u64;
-            totals.served += served as u64;
+            let (served, joined, wasted) = match queue.as_mut() {
+                None => {
+                    let served = server.serve(start, sent as u64, down) as usize;
+                    calls.choose_served(sent, served, &mut rng);
+                    (served, 0, 0)
+                }
+                Some(queue) => {
+                    let timeout = |call: C| (call, call.t() + env.timeout);
+                    if queue.drops_expired() {
+                        queue.expire(k, |call| timeouts.push(timeout(call)));
+                    }
+                    let budget = server.budget(start, down) as usize;
+                    let waiting = queue.len();
+                    let (from_queue, served) = if queue.first() {
+                        let q = waiting.min(budget);
+                        (q, sent.min(budget - q))
+                    } else {
+                        let s = sent.min(budget);
+                        (waiting.min(budget - s), s)
+                    };
+                    calls.choose_served(sent, served, &mut rng);
+                    let left = sent - served;
+                    let joined = if down {
+                        0
+                    } else {
+                        left.min(queue.room(from_queue))
+                    };
+                    if joined < left {
+                        calls.choose_in(served, sent, joined, &mut rng);
+                    }
+                    server.rejected((left - joined) as u64, down);
+                    let mut wasted = 0;
+                    queue.serve(from_queue, |out| {
+                        if out.waiting && (out.expiry as usize) > k {
+                            latencies.push((end - out.call.t()) as u32);
+                            answered.push(out.call);
+                        } else {
+                            wasted += 1;
+                            if out.waiting {
+                                timeouts.push(timeout(out.call));
+                            }
+                        }
+                    });
+                    for i in served..served + joined {
+                        queue.join(calls.get(i), k, ticks);
+                    }
+                    if !queue.drops_expired() {
+                        queue.expire(k, |call| timeouts.push(timeout(call)));
+                    }
+                    (served, joined, wasted)
+                }
+            };
+            for call in calls.range(0..served) {
+                latencies.push((end - call.t()) as u32);
+            }
+            let useful = served + answered.len();
+            let rejected = sent - served - joined;
+
+            totals.calls += sent as u64;
+            totals.served += useful as u64;
+            totals.wasted += wasted as u64;
             totals.failed_fast += (n - admitted) as u64;
-            if served > 0 {
+            totals.throttled += (admitted - sent) as u64;
+            if useful > 0 {
                 last_finish = Some(k);
             }
             if let Some(lanes) = lanes.as_mut() {
-                lanes.served[k] = served as u32;
-                lanes.rejected[k] = (admitted - served) as u32;
+                lanes.served[k] = useful as u32;
+                lanes.rejected[k] = rejected as u32;
                 if with_breaker {
                     lanes.failed_fast[k] = (n - admitted) as u32;
                 }
+                if let Some(queue) = queue.as_ref() {
+                    lanes.wasted[k] = wasted as u32;
+                    lanes.queued[k] = queue.len() as u32;
+                }
+                if with_throttle {
+                    lanes.throttled[k] = (admitted - sent) as u32;
+                }
             }
-            guards.decided(k, start + tick, &calls, admitted, served);
+            guards.decided(
+                k,
+                end,
+                &calls,
+                served,
+                &answered,
+                useful,
+                rejected + timeouts.len(),
+            );
+            answered.clear();
             let hint = guards.hint(down);
 
             let mut index = 0;
+            let from_index = served + joined;
             for block in calls.into_blocks() {
-                let from = served.saturating_sub(index).min(block.len());
+                let from = from_index.saturating_sub(index).min(block.len());
                 let block_start = index;
                 index += block.len();
                 for (i, call) in block[from..].iter().enumerate() {
-                    let mut call = *call;
-                    guards.failure();
-                    let failed_fast = block_start + from + i >= admitted;
-                    let layer = call
-                        .layer_to_retry(chain)
-                        .filter(|_| !failed_fast || guards.retries_failed_fast());
-                    let Some(layer) = layer else {
-                        totals.gave_up += 1;
-                        last_finish = Some(k);
-                        continue;
+                    let at = block_start + from + i;
+                    let (hint, allowed) = if at < sent {
+                        (hint, true)
+                    } else if at < admitted {
+                        (0, true)
+                    } else {
+                        (0, guards.retries_failed_fast())
                     };
-                    let mut wait = call.wait(chain, layer, &mut rng);
-                    // Only calls that reached the server carry the hint.
-                    if !failed_fast {
-                        wait = wait.max(hint);
-                    }
-                    let next = call.t() + wait;
-                    if deadline.is_some_and(|d| next > call.first() + d) {
-                        totals.gave_up += 1;
-                        last_finish = Some(k);
-                        continue;
-                    }
-                    if !guards.try_retry() {
-                        totals.gave_up += 1;
-                        totals.denied += 1;
-                        last_finish = Some(k);
-                        continue;
-                    }
-                    // A retry is never seen in the tick that rejected it.
-                    let seen = ((next / tick) as usize).max(k + 1);
-                    if seen >= ticks {
-                        totals.still_retrying += 1;
-                        continue;
-                    }
-                    call.advance(chain, layer, next);
-                    buckets.push(seen, call);
+                    env.fail(
+                        k,
+                        *call,
+                        call.t(),
+                        hint,
+                        allowed,
+                        &mut Ctx {
+                            rng: &mut rng,
+                            guards: &mut guards,
+                            totals: &mut totals,
+                            buckets: &mut buckets,
+                            last_finish: &mut last_finish,
+                        },
+                    );
                 }
                 buckets.recycle(block);
             }
+            totals.timed_out += timeouts.len() as u64;
+            for (call, at) in timeouts.drain(..) {
+                env.fail(
+                    k,
+                    call,
+                    at,
+                    0,
+                    true,
+                    &mut Ctx {
+                        rng: &mut rng,
+                        guards: &mut guards,
+                        totals: &mut totals,
+                        buckets: &mut buckets,
+                        last_finish: &mut last_finish,
+                    },
+                );
+            }
         }
 
+        if let Some(queue) = queue.as_ref() {
+            totals.still_retrying += queue.waiting();
+        }
         if totals.still_retrying == 0 {
             totals.done_at = last_finish.map(|k| k as u64 * tick);
         }
+        (totals.latency_p50, totals.latency_p99) = percentiles(&mut latencies);
         guards.finish(scenario, &mut totals);
         Run {
             seed,
@@ -229,6 +329,88 @@ impl Setup<'_> {
             lanes,
         }
     }
+}
+
+/// What every failure needs of the run, and does not change.
+struct Env<'a> {
+    chain: &'a Chain<'a>,
+    tick: Micros,
+    ticks: usize,
+    deadline: Option<Micros>,
+    /// The clients' timeout (0 without one: only a scenario with one times out).
+    timeout: Micros,
+}
+
+/// What a failure changes.
+struct Ctx<'a, C, G> {
+    rng: &'a mut Pcg64,
+    guards: &'a mut G,
+    totals: &'a mut Totals,
+    buckets: &'a mut Buckets<C>,
+    last_finish: &'a mut Option<usize>,
+}
+
+impl Env<'_> {
+    /// A failed call of tick `k`, failed at `at` on its client's clock: the client gives
+    /// up, retries, or is still retrying at the horizon (see the module docs). `hint` is
+    /// the Retry-After hint it carries (0 for none); `allowed` is false when the failure
+    /// ends the request (a call that failed fast at a breaker outside the retry loop).
+    #[inline(always)]
+    fn fail<C: Client, G: Guards>(
+        &self,
+        k: usize,
+        mut call: C,
+        at: Micros,
+        hint: Micros,
+        allowed: bool,
+        ctx: &mut Ctx<'_, C, G>,
+    ) {
+        ctx.guards.failure();
+        let layer = call.layer_to_retry(self.chain).filter(|_| allowed);
+        let Some(layer) = layer else {
+            ctx.totals.gave_up += 1;
+            *ctx.last_finish = Some(k);
+            return;
+        };
+        let wait = call.wait(self.chain, layer, ctx.rng).max(hint);
+        let next = at + wait;
+        if self.deadline.is_some_and(|d| next > call.first() + d) {
+            ctx.totals.gave_up += 1;
+            *ctx.last_finish = Some(k);
+            return;
+        }
+        if !ctx.guards.try_retry() {
+            ctx.totals.gave_up += 1;
+            ctx.totals.denied += 1;
+            *ctx.last_finish = Some(k);
+            return;
+        }
+        // A retry is never seen in the tick that rejected it.
+        let seen = ((next / self.tick) as usize).max(k + 1);
+        if seen >= self.ticks {
+            ctx.totals.still_retrying += 1;
+            return;
+        }
+        call.advance(self.chain, layer, next);
+        ctx.buckets.push(seen, call);
+    }
+}
+
+/// The median and 99th percentile of `latencies`, nearest rank (the value at rank
+/// `ceil(p/100 · n)` in ascending order); `None` for none.
+fn percentiles(latencies: &mut [u32]) -> (Option<Micros>, Option<Micros>) {
+    let n = latencies.len();
+    if n == 0 {
+        return (None, None);
+    }
+    let mut at = |p: usize| {
+        let rank = (p * n).div_ceil(100).max(1);
+        let (_, v, _) = latencies.select_nth_unstable(rank - 1);
+        Some(u64::from(*v))
+    };
+    let p99 = at(99);
+    let p50 = at(50);
+    (p50, p99)
 }
 
 #[cfg(test)]

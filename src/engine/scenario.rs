@@ -471,9 +471,10 @@ impl Scenario {
     }
 
     /// Whether the scenario has any guard (see [`super::guards`]): arrivals,
-    /// Retry-After, a budget, a breaker or layers.
+    /// Retry-After, a budget, a breaker, throttling or layers.
     pub fn has_guards(&self) -> bool {
         !self.arrivals.is_empty()
+            || self.retry.throttle.is_some()
             || !self.layers.is_empty()
             || self.server.retry_after.is_some()
             || self.retry.budget.is_some()
@@ -558,7 +559,8 @@ impl Scenario {
         let ticks = u128::from(self.ticks()) * per_tick;
         let requests = u128::from(self.clients) + u128::from(self.arrivals_total());
         let runs = u128::from(self.runs) + 1;
-        let weight = if self.has_guards() { 2 } else { 1 };
+        let queued = self.server.queue.is_some_and(|q| q.limit > 0);
+        let weight = if self.has_guards() || queued { 2 } else { 1 };
         self.strategies
             .iter()
             .map(|&s| weight * runs * (ticks + requests * u128::from(self.calls_per_client(s))))

@@ -26,10 +26,10 @@ pub const FOLDER: &str = ".retrylab-cache";
 /// that entries of another layout are never looked at.
 const HEADER: &str = "retrylab-cache 3 sha256:";
 
-/// The largest entry a result can make: per strategy, three lanes of `MAX_TICKS`
+/// The largest entry a result can make: per strategy, six lanes (served, rejected, failed fast, wasted, queued, throttled) of `MAX_TICKS`
 /// numbers of at most ten digits and a comma, and a megabyte for everything else.
 /// Anything larger is not a result, and is not read.
-const MAX_ENTRY: u64 = Strategy::ALL.len() as u64 * 3 * MAX_TICKS * 11 + (1 << 20);
+const MAX_ENTRY: u64 = Strategy::ALL.len() as u64 * 6 * MAX_TICKS * 11 + (1 << 20);
 
 /// The scenario as the canonical JSON its key hashes (see [`Cache::key`]).
 fn serialised(scenario: &Scenario) -> String {

@@ -84,7 +84,7 @@ pub struct Summary {
 #[derive(Debug)]
 enum Block {
     /// A scenario, with its YAML as the author wrote it (for the playground link).
-    Sim(SimDirective, String),
+    Sim(Box<SimDirective>, String),
     Sweep(SweepDirective),
     Schedule(ScheduleDirective),
     /// A generated table of the authors' reference, as HTML.
@@ -594,9 +594,8 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
         for found in &scan.directives {
             let origin = index.pos(&page.source, page.body_start + found.body_start);
             let read = match found.kind {
-                Kind::Sim => {
-                    directive::read_sim(&found.body).map(|sim| Block::Sim(sim, found.body.clone()))
-                }
+                Kind::Sim => directive::read_sim(&found.body)
+                    .map(|sim| Block::Sim(Box::new(sim), found.body.clone())),
                 Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
                 Kind::Schedule => sweep::read_schedule(&found.body).map(Block::Schedule),
                 Kind::ReferenceTable => {

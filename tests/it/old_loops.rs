@@ -82,14 +82,18 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
     });
     let mut server = ServerState::new(&scenario.server);
     let mut totals = Totals::default();
+    let mut latencies: Vec<u64> = Vec::new();
     let mut last_finish: Option<usize> = None;
 
     for k in 0..ticks {
         let mut calls = std::mem::take(&mut buckets[k]);
         let arrivals = calls.len();
         let down = server.is_down(k as u64 * tick);
-        let served = server.serve(arrivals as u64, down) as usize;
+        let served = server.serve(k as u64 * tick, arrivals as u64, down) as usize;
         choose_served(&mut calls, served, &mut rng);
+        for call in &calls[..served] {
+            latencies.push((k as u64 + 1) * tick - u64::from(call.t));
+        }
 
         totals.calls += arrivals as u64;
         totals.served += served as u64;
@@ -129,6 +133,7 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
     if totals.still_retrying == 0 {
         totals.done_at = last_finish.map(|k| k as u64 * tick);
     }
+    (totals.latency_p50, totals.latency_p99) = nearest_ranks(latencies);
     Run {
         seed,
         totals,
@@ -277,6 +282,7 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
         .retry_after
         .filter(|_| scenario.retry.honor_retry_after);
     let mut totals = Totals::default();
+    let mut latencies: Vec<u64> = Vec::new();
     let mut last_finish: Option<usize> = None;
 
     for k in 0..ticks {
@@ -297,8 +303,11 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
             None => n,
         };
         let down = server.is_down(start);
-        let served = server.serve(admitted as u64, down) as usize;
+        let served = server.serve(k as u64 * tick, admitted as u64, down) as usize;
         choose_served(&mut calls[..admitted], served, &mut rng);
+        for call in &calls[..served] {
+            latencies.push((k as u64 + 1) * tick - u64::from(call.t));
+        }
 
         totals.calls += admitted as u64;
         totals.served += served as u64;
@@ -375,6 +384,7 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
     if totals.still_retrying == 0 {
         totals.done_at = last_finish.map(|k| k as u64 * tick);
     }
+    (totals.latency_p50, totals.latency_p99) = nearest_ranks(latencies);
     if open {
         let from = after_trigger(scenario);
         totals.goodput_milli = per_second_milli(&goodput[from..], tick);
@@ -388,4 +398,12 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
         totals,
         lanes,
     }
+}
+
+/// The median and 99th percentile by sorting: the value at rank `ceil(p/100 · n)`.
+fn nearest_ranks(mut latencies: Vec<u64>) -> (Option<u64>, Option<u64>) {
+    latencies.sort_unstable();
+    let n = latencies.len();
+    let rank = |p: usize| (n > 0).then(|| latencies[(p * n).div_ceil(100).max(1) - 1]);
+    (rank(50), rank(99))
 }

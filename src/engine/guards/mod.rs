@@ -41,6 +41,7 @@
 
 pub mod breaker;
 pub mod budget;
+pub mod throttle;
 
 use super::buckets::{Bucket, Buckets};
 use super::client::{Chain, Client};
@@ -50,6 +51,8 @@ use super::scenario::{Arrivals, RetryAfter, Scenario};
 use super::units::{Micros, SECOND};
 use breaker::BreakerState;
 use budget::BudgetState;
+use rand_pcg::Pcg64;
+use throttle::ThrottleState;
 
 /// The hooks of the tick loop. Each has the meaning it has without guards as its
 /// default, so that [`Unguarded`] is all defaults.
@@ -73,16 +76,34 @@ pub trait Guards {
         calls
     }
 
-    /// The tick that ends at `end` is decided: `served` of its `admitted` calls served;
-    /// `calls` holds them, the served ones first.
+    /// Of the first `admitted` of the tick's `calls`, which are sent: moves the ones
+    /// refused locally (throttled) to the back of that range and returns how many are
+    /// sent.
     #[inline(always)]
+    fn throttle<C: Client>(
+        &mut self,
+        _calls: &mut Bucket<C>,
+        admitted: usize,
+        _rng: &mut Pcg64,
+    ) -> usize {
+        admitted
+    }
+
+    /// The tick that ends at `end` is decided. `calls` holds its calls, the `served` new
+    /// ones that were served first; `answered` holds the queued calls answered in time
+    /// in it; `useful` counts the calls answered in time, and `failed` the calls that
+    /// failed at the server (rejected or timed out).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn decided<C: Client>(
         &mut self,
         _k: usize,
         _end: Micros,
         _calls: &Bucket<C>,
-        _admitted: usize,
         _served: usize,
+        _answered: &[C],
+        _useful: usize,
+        _failed: usize,
     ) {
     }
 
@@ -129,6 +150,7 @@ pub struct Guarded<'a> {
     offered: Vec<u32>,
     budget: Option<BudgetState>,
     breaker: Option<BreakerState>,
+    throttle: Option<ThrottleState>,
     retry_fast: bool,
     hint: Option<RetryAfter>,
     tick: Micros,
@@ -151,6 +173,11 @@ impl Guarded<'_> {
                 .as_ref()
                 .map(|b| BudgetState::new(b, tick, ticks as u64)),
             breaker: scenario.retry.breaker.map(BreakerState::new),
+            throttle: scenario
+                .retry
+                .throttle
+                .as_ref()
+                .map(|t| ThrottleState::new(t, tick)),
             retry_fast: scenario.retry.breaker.is_none_or(|b| b.retry_when_open),
             hint: scenario
                 .server
@@ -194,24 +221,41 @@ impl Guards for Guarded<'_> {
         }
     }
 
+    fn throttle<C: Client>(
+        &mut self,
+        calls: &mut Bucket<C>,
+        admitted: usize,
+        rng: &mut Pcg64,
+    ) -> usize {
+        match self.throttle.as_mut() {
+            Some(t) => calls.partition(admitted, t.decide(admitted, rng)),
+            None => admitted,
+        }
+    }
+
     fn decided<C: Client>(
         &mut self,
         k: usize,
         end: Micros,
         calls: &Bucket<C>,
-        admitted: usize,
         served: usize,
+        answered: &[C],
+        useful: usize,
+        failed: usize,
     ) {
         if let Some(goodput) = self.goodput.get_mut(k) {
-            *goodput = served as u32;
+            *goodput = useful as u32;
         }
         if let Some(b) = self.breaker.as_mut() {
-            b.record(end, served as u64, (admitted - served) as u64);
+            b.record(end, useful as u64, failed as u64);
+        }
+        if let Some(t) = self.throttle.as_mut() {
+            t.end_tick(k, useful as u64);
         }
         if let Some(b) = self.budget.as_mut() {
             let requests = calls.iter().filter(|c| c.calls() == 1).count();
             b.begin_tick(k, requests as u64);
-            for call in calls.range(0..served) {
+            for call in calls.range(0..served).chain(answered) {
                 b.success(call.calls() > 1);
             }
         }

@@ -1,0 +1,265 @@
+//! Overload as slowness: the queue in front of the server and the clients' timeouts.
+//!
+//! Without `server.queue` (or with `limit: 0`) every call is answered in the tick that
+//! sees it: served or turned away. With a queue, a call that is not served in its tick
+//! may wait for a later one, and a client may stop waiting. The rules, for anyone
+//! reproducing a run (tick `k` spans `[k·tick, (k+1)·tick)`; `b` is the tick's budget of
+//! [`super::server`], 0 while the server is down; a queue needs the `capacity` model):
+//!
+//! - **Order of service.** The tick's new calls are those it sees, as without a queue;
+//!   the queue holds calls of earlier ticks. `fifo`: the queue is served first, oldest
+//!   first, up to `b` calls, and what is left of `b` serves the new calls. `lifo`: the
+//!   new calls first, up to `b`, then the queue, newest first. Which of the new calls
+//!   are served is the uniformly random choice of the model without a queue, with the
+//!   same draws.
+//! - **Joining.** The new calls that are not served join the back of the queue, in their
+//!   order in the tick, while it holds fewer than `limit` calls (counted after this
+//!   tick's service). When fewer places are left than calls, which of them join is a
+//!   uniformly random choice, drawn right after the choice of the served ones (the same
+//!   partial shuffle, over the calls that were not served). The others are rejected at
+//!   the rejection cost, as without a queue: only they are paid for in the next tick.
+//! - **Outages.** While the server is down nothing is served and nothing joins: the
+//!   tick's calls are rejected at no cost. The queue keeps its calls; they may time out.
+//! - **Latency.** A call made at `t` on its client's clock and served in tick `j` is
+//!   answered at the end of that tick: its latency is `(j+1)·tick − t`. A rejection is
+//!   answered at once.
+//! - **Timeouts** (`retry.timeout: T`, at least two ticks). A call seen in tick `s` has
+//!   the expiry tick `m = max(floor((t + T) / tick), s + 1)`: it is answered in time when
+//!   it is served in a tick before `m` (so a call is never late in the tick that sees
+//!   it, as a retry never lands in the tick that rejected it). In tick `m`, a client
+//!   whose call has not been answered in time (still queued, or served in tick `m`
+//!   itself) times out: the attempt failed (`timed_out`), and the client goes on as
+//!   after a rejection, with `t + T` as the time of the failure. It gives up at its
+//!   attempt limit; else it draws its wait, `next = t + T + wait`; it gives up past its
+//!   deadline or when a retry budget refuses; its retry is seen in tick
+//!   `max(floor(next / tick), m + 1)`. A timeout carries no Retry-After hint, and counts
+//!   as a failure for the budget and the breaker.
+//! - **Wasted work.** A call whose client has timed out stays in the queue; when it is
+//!   served, the server has spent a call on it for nobody: it counts in `wasted`, not
+//!   in `served`. It still takes its place in the queue and a call of the budget.
+//! - **`drop_expired: true`** (deadline propagation). At the start of tick `k`, before
+//!   anything is served, the server discards every queued call whose expiry tick is `k`
+//!   (it could no longer be answered in time), at no cost; those clients time out in
+//!   tick `k`, in the order their calls joined the queue. No call is then ever wasted.
+//! - **Order in a tick.** (1) The tick's calls: retries and new requests, the breaker's
+//!   choice and throttling ([`super::guards`]). (2) With `drop_expired`, the expired
+//!   calls are discarded and their clients time out (their draws come first). (3) The
+//!   choice of the served new calls, then of those that join. (4) Failures, each client
+//!   in turn: the rejected new calls, the throttled ones, those that failed fast, then
+//!   the timeouts of this tick: calls served late in their expiry tick, in the order
+//!   served, then the queued calls whose expiry tick this is, in the order they joined.
+//! - **At the horizon**, a client whose call is still queued and has not timed out is
+//!   still retrying. A call's way through the server adds up: `calls` = `served` +
+//!   `wasted` + rejected + discarded + still queued at the horizon.
+//!
+//! The queue holds at most `limit` calls (at most [`super::scenario::MAX_CLIENTS`]),
+//! each its client's state and a few words; a run keeps one pending timeout per queued
+//! call that can still expire before the horizon.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use super::client::Client;
+use super::scenario::{Queue as Setup, QueueOrder, Scenario};
+use super::units::Micros;
+
+/// Where a queued call stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Its client is waiting for it.
+    Waiting,
+    /// Its client timed out: serving it is wasted work.
+    Abandoned,
+    /// Discarded (`drop_expired`); its place goes when it reaches an end of the queue.
+    Dropped,
+    /// A free place.
+    Free,
+}
+
+/// A queued call.
+#[derive(Clone, Copy, Debug)]
+struct Slot<C> {
+    call: C,
+    /// Its expiry tick (`u32::MAX` without a timeout).
+    expiry: u32,
+    /// When it joined, counting every call that joined: tells a slot's present call
+    /// from an earlier one of the same place.
+    seq: u64,
+    state: State,
+}
+
+/// The queue of one run.
+#[derive(Debug)]
+pub struct Queue<C> {
+    limit: usize,
+    order: QueueOrder,
+    drop_expired: bool,
+    timeout: Option<Micros>,
+    tick: Micros,
+    /// Every place, used or free.
+    slots: Vec<Slot<C>>,
+    /// Free places.
+    free: Vec<u32>,
+    /// The places in the order their calls joined, dropped ones included.
+    line: VecDeque<u32>,
+    /// Calls that are waiting or abandoned: what counts against the limit.
+    len: usize,
+    /// Pending timeouts: (expiry tick, seq, place), earliest first.
+    timers: BinaryHeap<Reverse<(u32, u64, u32)>>,
+    joined: u64,
+}
+
+/// A call the queue gives back: served, or timed out.
+#[derive(Clone, Copy, Debug)]
+pub struct Out<C> {
+    /// The client's call.
+    pub call: C,
+    /// Its expiry tick (`u32::MAX` without a timeout).
+    pub expiry: u32,
+    /// Whether its client is still waiting for it.
+    pub waiting: bool,
+}
+
+impl<C: Client> Queue<C> {
+    /// The queue of `scenario`, if it has one with room for a call.
+    pub fn of(scenario: &Scenario) -> Option<Queue<C>> {
+        let Setup {
+            limit,
+            order,
+            drop_expired,
+        } = scenario.server.queue?;
+        (limit > 0).then(|| Queue {
+            limit: limit as usize,
+            order,
+            drop_expired,
+            timeout: scenario.retry.timeout,
+            tick: scenario.server.tick,
+            slots: Vec::new(),
+            free: Vec::new(),
+            line: VecDeque::new(),
+            len: 0,
+            timers: BinaryHeap::new(),
+            joined: 0,
+        })
+    }
+
+    /// Calls waiting or abandoned in it.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no call.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether it is served before the tick's new calls.
+    pub fn first(&self) -> bool {
+        self.order == QueueOrder::Fifo
+    }
+
+    /// Places left after `served` of its calls are served.
+    pub fn room(&self, served: usize) -> usize {
+        self.limit - (self.len - served)
+    }
+
+    /// The expiry tick of `call`, seen in tick `k`; `u32::MAX` without a timeout.
+    pub fn expiry(&self, call: &C, k: usize) -> u32 {
+        match self.timeout {
+            Some(t0) => {
+                let m = ((call.t() + t0) / self.tick).max(k as u64 + 1);
+                m.min(u64::from(u32::MAX)) as u32
+            }
+            None => u32::MAX,
+        }
+    }
+
+    /// Adds `call`, seen in tick `k`, at the back. The caller keeps within the limit.
+    pub fn join(&mut self, call: C, k: usize, ticks: usize) {
+        let expiry = self.expiry(&call, k);
+        let seq = self.joined;
+        self.joined += 1;
+        let slot = Slot {
+            call,
+            expiry,
+            seq,
+            state: State::Waiting,
+        };
+        let place = match self.free.pop() {
+            Some(p) => {
+                self.slots[p as usize] = slot;
+                p
+            }
+            None => {
+                self.slots.push(slot);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.line.push_back(place);
+        self.len += 1;
+        if (expiry as usize) < ticks {
+            self.timers.push(Reverse((expiry, seq, place)));
+        }
+    }
+
+    /// Serves `n` calls (at most its length) in its order, giving each to `out`.
+    pub fn serve(&mut self, mut n: usize, mut out: impl FnMut(Out<C>)) {
+        while n > 0 {
+            let place = match self.order {
+                QueueOrder::Fifo => self.line.pop_front(),
+                QueueOrder::Lifo => self.line.pop_back(),
+            };
+            let Some(place) = place else { return };
+            self.free.push(place);
+            let slot = self.slots[place as usize];
+            self.slots[place as usize].state = State::Free;
+            if slot.state == State::Dropped {
+                continue;
+            }
+            self.len -= 1;
+            n -= 1;
+            out(Out {
+                call: slot.call,
+                expiry: slot.expiry,
+                waiting: slot.state == State::Waiting,
+            });
+        }
+    }
+
+    /// The calls whose expiry tick is `k` and that are still queued, in the order they
+    /// joined: their clients time out. With `drop_expired` they leave the queue.
+    pub fn expire(&mut self, k: usize, mut out: impl FnMut(C)) {
+        while let Some(&Reverse((expiry, seq, place))) = self.timers.peek() {
+            if expiry as usize > k {
+                return;
+            }
+            self.timers.pop();
+            let slot = &mut self.slots[place as usize];
+            // A place whose call was served (and perhaps taken by a later one) is
+            // not this timer's any more.
+            if slot.seq != seq || slot.state != State::Waiting {
+                continue;
+            }
+            if self.drop_expired {
+                slot.state = State::Dropped;
+                self.len -= 1;
+            } else {
+                slot.state = State::Abandoned;
+            }
+            out(slot.call);
+        }
+    }
+
+    /// Whether it discards expired calls before the tick is served.
+    pub fn drops_expired(&self) -> bool {
+        self.drop_expired
+    }
+
+    /// Clients still waiting for a queued call at the horizon.
+    pub fn waiting(&self) -> u64 {
+        self.line
+            .iter()
+            .filter(|&&p| self.slots[p as usize].state == State::Waiting)
+            .count() as u64
+    }
+}
