@@ -6,8 +6,12 @@
 //! client is looked up by index.
 //!
 //! Order of random draws, for anyone reproducing a run: first the start of every client
-//! in client order (only with `spread`), then per tick the choice of served calls and,
-//! for each rejected call in bucket order, its jittered wait. The guards add no draws.
+//! in client order (only with `spread`), then per tick: throttling's draw for each call
+//! past the breaker (only while it can refuse, see [`super::guards::throttle`]), the
+//! choice of served calls, with a queue the choice of those that join it (only when it
+//! has fewer places than calls), then the jittered wait of each failed call in the order
+//! of [`super::queue`]: rejected, throttled, failed fast, timed out. The other guards
+//! add no draws.
 //!
 //! What a rejected client does, in this order:
 //! 1. if it has made `max_attempts` calls (every layer is out of attempts), it gives up

@@ -271,3 +271,67 @@ fn proportional_jitter_spreads_each_wait_around_its_ceiling() {
         assert!(step.low <= step.wait && step.wait <= step.high, "{step:?}");
     }
 }
+
+#[test]
+fn every_client_and_every_call_is_accounted_for() {
+    use retrylab::engine::scenario::{Arrivals, Budget};
+    let sum = |v: &[u32]| v.iter().map(|&c| u64::from(c)).sum::<u64>();
+    for order in QueueOrder::ALL {
+        for drop_expired in [false, true] {
+            for (limit, timeout) in [(40, Some(300 * MS)), (500, Some(1_000 * MS)), (7, None)] {
+                for strategy in Strategy::ALL {
+                    let mut s = queued(200, limit, order);
+                    s.spread = 1_000_000;
+                    s.horizon = 20_000_000;
+                    s.arrivals = vec![Arrivals {
+                        rate_milli: 60_000,
+                        from: 0,
+                        to: 15_000_000,
+                    }];
+                    s.server.queue.as_mut().unwrap().drop_expired = drop_expired;
+                    s.server.slowdowns = vec![Slowdown {
+                        from: 2_000_000,
+                        to: 6_000_000,
+                        capacity_milli: 3_500,
+                    }];
+                    s.retry.timeout = timeout;
+                    s.retry.max_attempts = Some(6);
+                    if limit == 500 {
+                        s.retry.budget = Budget::named("finagle");
+                        s.retry.throttle = Some(Throttle {
+                            k_milli: 1_500,
+                            window: 2_000_000,
+                        });
+                    }
+                    let r = simulate(&s, strategy, 9, true);
+                    let t = r.totals;
+                    let lanes = r.lanes.as_ref().unwrap();
+                    let case = format!("{order:?} {drop_expired} {limit} {strategy:?}: {t:?}");
+                    assert_eq!(
+                        t.served + t.gave_up + t.still_retrying,
+                        200 + t.arrivals,
+                        "{case}"
+                    );
+                    assert_eq!(sum(&lanes.served), t.served, "{case}");
+                    assert_eq!(sum(&lanes.wasted), t.wasted, "{case}");
+                    assert_eq!(sum(&lanes.throttled), t.throttled, "{case}");
+                    let accounted = t.served + t.wasted + sum(&lanes.rejected);
+                    let queued = u64::from(*lanes.queued.last().unwrap());
+                    if drop_expired {
+                        assert!(accounted + queued <= t.calls, "{case}");
+                        assert_eq!(t.wasted, 0, "{case}");
+                    } else {
+                        assert_eq!(accounted + queued, t.calls, "{case}");
+                    }
+                    assert!(
+                        lanes.queued.iter().all(|&q| u64::from(q) <= limit),
+                        "{case}"
+                    );
+                    if timeout.is_none() {
+                        assert_eq!((t.wasted, t.timed_out), (0, 0), "{case}");
+                    }
+                }
+            }
+        }
+    }
+}

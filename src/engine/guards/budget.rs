@@ -14,8 +14,9 @@
 //!   plus `min_retries_per_sec` × `ttl`. Finagle's window is ten slices of `ttl / 10`;
 //!   here it slides tick by tick over the last `ceil(ttl / tick)` ticks.
 //! - `aws` (the AWS SDKs' standard retry quota): `quota` tokens at the start; a retry
-//!   costs `retry_cost` (5: every failure here is a rejection, never a timeout, which
-//!   would cost 10) and is not sent when the quota cannot pay; a served retry refunds its
+//!   costs `retry_cost` (5) and is not sent when the quota cannot pay (the SDKs charge
+//!   10 for a retry after a timeout; here every retry costs `retry_cost`, so that a
+//!   served retry refunds what it took); a served retry refunds its
 //!   cost, a served first call gives `no_retry_increment` (1); never above `quota`.
 //!
 //! Within a tick, the budget first sees the tick's new requests (Finagle's deposits),

@@ -22,11 +22,16 @@
 //!   asks as for any failure. It is not a call the server saw (`calls`), and goes into
 //!   `failed_fast` instead. With `retry_when_open: false` (the breaker outside the retry
 //!   loop), a call that failed fast ends its request: the client gives up at once.
+//! - **Throttling** ([`throttle`]): of the calls the breaker admits, each may be refused
+//!   locally; a refused call is moved behind the sent ones, both keeping their order.
 //! - **Order in a tick.** The breaker admits calls from the front of the tick (all when
-//!   closed); the server serves a random choice of the admitted ones. Then the budget
-//!   sees new requests and served calls, then each failed call in turn: rejected ones
-//!   first, then failed-fast ones, each counted as a failure before its client asks for
-//!   a retry. A client gives up at its attempt limit; else it draws its wait, gives up
+//!   closed), throttling refuses some of them, and the server serves a random choice of
+//!   the sent ones (with a queue, see [`super::queue`]). Then the breaker records the
+//!   tick's calls answered in time and its failures at the server (rejected or timed
+//!   out), throttling its accepts, and the budget sees new requests and the calls
+//!   answered in time; then each failed call in turn: rejected ones first, then
+//!   throttled ones, then failed-fast ones, then the timeouts, each counted as a failure
+//!   before its client asks for a retry. A client gives up at its attempt limit; else it draws its wait, gives up
 //!   past its deadline, gives up (`denied`) when the budget refuses, and otherwise
 //!   retries (or is still retrying, if the retry falls past the horizon).
 //! - **Layers.** `layers` is a chain, top first; each layer has its attempts and its
