@@ -65,29 +65,38 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
         with_lanes,
     };
     // The browser's module, which must stay small, carries two copies of the loop: every
-    // guard, with the single state of every option or the layered one. With no guard
-    // turned on they give the same runs as the plain loop, and with one layer the
-    // layered state those of the single one; the single state, a third the size, makes
-    // the crowds without layers (the open-loop ones above all) run much faster.
+    // guard with the single state of every option, and every guard and the queue with
+    // the layered state. With no guard turned on they give the same runs as the plain
+    // loop, and with one layer the layered state those of the single one; the single
+    // state, a third the size, makes the crowds without layers (the open-loop ones above
+    // all) run much faster.
+    let queued = scenario.server.queue.is_some_and(|q| q.limit > 0);
     if cfg!(target_arch = "wasm32") {
         let guards = Guarded::new(scenario);
-        if scenario.layers.is_empty() {
-            return run.go::<Single<u32, u32>, _>(guards);
+        if scenario.layers.is_empty() && !queued {
+            return run.go::<Single<u32, u32>, _, false>(guards);
         }
-        return run.go::<Layered, _>(guards);
+        return run.go::<Layered, _, true>(guards);
+    }
+    if queued {
+        let guards = Guarded::new(scenario);
+        if scenario.layers.is_empty() {
+            return run.go::<Single<u32, u32>, _, true>(guards);
+        }
+        return run.go::<Layered, _, true>(guards);
     }
     if scenario.has_guards() {
         let guards = Guarded::new(scenario);
         if scenario.layers.is_empty() {
-            return run.go::<Single<u32, u32>, _>(guards);
+            return run.go::<Single<u32, u32>, _, false>(guards);
         }
-        return run.go::<Layered, _>(guards);
+        return run.go::<Layered, _, false>(guards);
     }
     match (scenario.retry.deadline.is_some(), chain.remembers_waits()) {
-        (false, false) => run.go::<Single<(), ()>, _>(Unguarded),
-        (true, false) => run.go::<Single<u32, ()>, _>(Unguarded),
-        (false, true) => run.go::<Single<(), u32>, _>(Unguarded),
-        (true, true) => run.go::<Single<u32, u32>, _>(Unguarded),
+        (false, false) => run.go::<Single<(), ()>, _, false>(Unguarded),
+        (true, false) => run.go::<Single<u32, ()>, _, false>(Unguarded),
+        (false, true) => run.go::<Single<(), u32>, _, false>(Unguarded),
+        (true, true) => run.go::<Single<u32, u32>, _, false>(Unguarded),
     }
 }
 
@@ -100,12 +109,14 @@ struct Setup<'a> {
 }
 
 impl Setup<'_> {
-    /// The tick loop, for clients of kind `C` with guards `G`. Never inlined: each
+    /// The tick loop, for clients of kind `C` with guards `G`, and with the code of the
+    /// queue when `QUEUE` (without it, a scenario's queue is not looked at). Never
+    /// inlined: each
     /// instantiation is a function of its own, so that adding one does not change how
     /// the others are laid out (with every copy inlined, the plain crowd measured a few
     /// percent slower).
     #[inline(never)]
-    fn go<C: Client, G: Guards>(self, mut guards: G) -> Run {
+    fn go<C: Client, G: Guards, const QUEUE: bool>(self, mut guards: G) -> Run {
         let Setup {
             scenario,
             chain,
@@ -131,7 +142,7 @@ impl Setup<'_> {
         }
 
         let with_breaker = scenario.retry.breaker.is_some();
-        let mut queue: Option<Queue<C>> = Queue::of(scenario);
+        let mut queue: Option<Queue<C>> = if QUEUE { Queue::of(scenario) } else { None };
         let with_queue = queue.is_some();
         let with_throttle = scenario.retry.throttle.is_some();
         let per_tick = |on: bool| if on { vec![0; ticks] } else { Vec::new() };
@@ -302,7 +313,7 @@ impl Setup<'_> {
             }
             totals.timed_out += timeouts.len() as u64;
             for (call, at) in timeouts.drain(..) {
-                env.fail(
+                env.fail_timed_out(
                     k,
                     call,
                     at,
@@ -400,6 +411,26 @@ impl Env<'_> {
     }
 }
 
+impl Env<'_> {
+    /// [`Env::fail`] for a client that timed out (no hint; always allowed to retry).
+    /// Not inlined in the browser's module, which must stay small: timeouts are far
+    /// fewer than rejections, and a second inlined copy of the failure path (with every
+    /// policy's wait) in each loop cost kilobytes.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    fn fail_timed_out<C: Client, G: Guards>(
+        &self,
+        k: usize,
+        call: C,
+        at: Micros,
+        _hint: Micros,
+        _allowed: bool,
+        ctx: &mut Ctx<'_, C, G>,
+    ) {
+        self.fail(k, call, at, 0, true, ctx);
+    }
+}
+
 /// The median and 99th percentile of `latencies`, nearest rank (the value at rank
 /// `ceil(p/100 · n)` in ascending order); `None` for none.
 fn percentiles(latencies: &mut [u32]) -> (Option<Micros>, Option<Micros>) {
@@ -455,12 +486,12 @@ mod tests {
                         with_lanes: true,
                     };
                     assert_eq!(
-                        setup().go::<Layered, _>(Guarded::new(&scenario)),
+                        setup().go::<Layered, _, true>(Guarded::new(&scenario)),
                         simulate_with(&scenario, &policies, seed, true),
                         "{strategy:?}"
                     );
                     assert_eq!(
-                        setup().go::<Single<u32, u32>, _>(Guarded::new(&scenario)),
+                        setup().go::<Single<u32, u32>, _, false>(Guarded::new(&scenario)),
                         simulate_with(&scenario, &policies, seed, true),
                         "{strategy:?}"
                     );
