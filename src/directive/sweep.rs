@@ -16,7 +16,7 @@
 
 use crate::engine::read::parse_yaml;
 use crate::engine::scenario::MAX_WORK;
-use crate::engine::units::{self, SECOND, format_duration, format_milli};
+use crate::engine::units::{self, SECOND, UnitError, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::format::duration as prose_duration;
 use crate::suggest;
@@ -615,14 +615,15 @@ fn placed(
 ) -> Result<(Node, u64), Vec<ScenarioError>> {
     let mut tree = root.clone();
     let mut outage = 0;
-    // The values of the overload model are read as their kind before they are placed,
-    // so that a value of the wrong kind is named as the sweep's, as an outage's is; the
-    // reader then checks the value as it checks the same value written in the scenario.
-    let wrong = |like: &str| {
+    // A value of the overload model that is not of the parameter's kind at all is
+    // named as the sweep's, as an outage's is; one of the right kind is left to the
+    // reader, which checks it as the same value written in the scenario (too long, too
+    // fine, negative, over a limit) and says so more precisely than a sweep could.
+    let wrong = |like: &str, help: Option<String>| {
         vec![error(
             node,
             format!("`{text}` is not {like} for `{}`", parameter.name()),
-            None,
+            help,
         )]
     };
     if parameter == Parameter::Outage {
@@ -665,8 +666,9 @@ fn placed(
             }
         }
     } else if parameter == Parameter::QueueLimit {
-        text.parse::<u64>()
-            .map_err(|_| wrong("a whole number like 100"))?;
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(wrong("a whole number like 100", None));
+        }
         // A scenario without a queue gets one, of the documented defaults written out,
         // so that the value alone decides; a queue of the scenario keeps its order and
         // whether it drops expired calls.
@@ -678,7 +680,18 @@ fn placed(
         *place(queue, &["limit"], node) = node.clone();
     } else {
         if parameter == Parameter::Timeout {
-            units::parse_duration(text).map_err(|_| wrong("a duration like 1s"))?;
+            match units::parse_duration(text) {
+                Ok(_) | Err(UnitError::TooFine | UnitError::TooLarge | UnitError::Negative) => {}
+                Err(UnitError::NoUnit) => {
+                    return Err(wrong(
+                        "a duration like 1s",
+                        Some(format!("write `{text}ms` or `{text}s`")),
+                    ));
+                }
+                Err(UnitError::Malformed | UnitError::TooManyDecimals) => {
+                    return Err(wrong("a duration like 1s", None));
+                }
+            }
         }
         *place(&mut tree, path(parameter), node) = node.clone();
     }
@@ -1032,6 +1045,32 @@ mod tests {
         let errors =
             read_sweep("id: s\nclients: 10\nsweep: {vary: queue, values: [1]}\n").unwrap_err();
         assert_eq!(errors[0].message, "a sweep cannot vary `queue`");
+    }
+
+    #[test]
+    fn a_value_of_the_right_kind_is_left_to_the_scenario_reader() {
+        // Too long, too fine, negative, too large to hold: the reader says which, at the
+        // value, as it would of the same value written in the scenario.
+        let timeout: &[&str] = &["retry", "timeout"];
+        let limit: &[&str] = &["server", "queue", "limit"];
+        for (parameter, value, path) in [
+            (Parameter::Timeout, "99999999999999999999h", timeout),
+            (Parameter::Timeout, "0.5us", timeout),
+            (Parameter::Timeout, "-1s", timeout),
+            (Parameter::QueueLimit, "99999999999999999999999", limit),
+        ] {
+            let tree = with("id: s\n", parameter, value).unwrap();
+            assert_eq!(at(&tree, path), Some(value));
+            let body = format!(
+                "id: s\nclients: 10\nsweep: {{vary: {}, values: [{value}]}}\n",
+                parameter.name()
+            );
+            let errors = read_sweep(&body).unwrap_err();
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            let column = body.lines().nth(2).unwrap().find(value).unwrap() + 1;
+            assert_eq!((errors[0].pos.line, errors[0].pos.column), (3, column));
+            assert!(!errors[0].message.contains("is not a"), "{errors:?}");
+        }
     }
 
     #[test]
