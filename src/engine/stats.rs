@@ -7,17 +7,17 @@
 //! run keeps the lanes of that run instead, and without lanes nothing is run again (the
 //! typical run's totals are those of its first pass: same seed, same run).
 //!
-//! A total that only some runs have is summarised in one of two ways. When the last
+//! A total that only some runs have is summarised in one of two ways. The time the last
 //! client finished and the recovery time are quoted over all runs, a run without one
 //! counting as later than any ([`Spread::of_all`]): a run that never finished took
 //! longer than every run that did, and leaving it out would flatter the strategy. A
 //! run's latency percentiles (`latency_p50`, `latency_p99`) are summarised over the runs
 //! that have them ([`Spread::of`] of those runs' values): a run has none only when no
-//! call of it was answered in time, and such a run has no latency at all, not a long
-//! one (the calls it did not answer in time count in `timed_out` and `gave_up`). As with
-//! the finished runs beside `done_at`, the count of the runs that have a latency
-//! (`latency_runs`) is kept beside them, to be shown whenever some runs lack one; with
-//! none, the latencies are `None`.
+//! call of it was answered in time, and such a run has no latency to rank, long or
+//! short (what it did instead shows in `timed_out`, `gave_up` and `served`). As
+//! `finished_runs` stands beside `done_at`, the count of the runs that have a latency
+//! (`latency_runs`) stands beside them, to be shown whenever some runs lack one; when
+//! no run has one, the latencies are `None`.
 
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
