@@ -9,6 +9,7 @@
 //! | count | [`thousands`] | whole, a comma every three digits | `999`, `1,000`, `114,005` |
 //! | setting duration | [`duration`] | exact, in the largest unit that divides it: `h`, then `min`, else seconds, milliseconds or microseconds with the decimals they need | `250 µs`, `999 ms`, `1 s`, `59.9 s`, `90 s`, `1 min`, `59 min`, `1 h`, `90 min` |
 //! | measured time | [`seconds`] | seconds with one decimal, whatever the size, so that a column of them compares at a glance | `0.0 s`, `3.0 s`, `3600.0 s` |
+//! | latency | [`latency`] | seconds with three decimals: a call's latency is often well under a second, and a tenth would hide it | `0.050 s`, `2.300 s` |
 //! | axis time | [`seconds_fixed`] | seconds with as many decimals as the axis step needs ([`decimals_for`]) | `0.5`, `20` |
 //! | thousandths | [`milli`] | the decimals they need, a comma every three whole digits | `0.1`, `2.5`, `1,000` |
 //! | rate | [`per_second_milli`] | one decimal, a comma every three whole digits | `80.0`, `1,234.5` |
@@ -76,6 +77,16 @@ pub fn seconds_number(us: Micros) -> String {
 /// A measured time: seconds with one decimal and the unit, `12.3 s`.
 pub fn seconds(us: Micros) -> String {
     format!("{} s", seconds_number(us))
+}
+
+/// Microseconds of latency as seconds with three decimals, without the unit: `0.250`.
+pub fn latency_number(us: Micros) -> String {
+    seconds_fixed(us, 3)
+}
+
+/// A measured latency: seconds with three decimals and the unit, `0.250 s`.
+pub fn latency(us: Micros) -> String {
+    format!("{} s", latency_number(us))
 }
 
 /// Microseconds as seconds with exactly `decimals` places (at most 6), rounded half up,
@@ -189,6 +200,16 @@ mod tests {
         assert_eq!(duration(3_600 * SECOND), "1 h");
         assert_eq!(duration(61 * 60 * SECOND), "61 min");
         assert_eq!(duration(7_200 * SECOND), "2 h");
+    }
+
+    #[test]
+    fn latencies_are_seconds_to_the_millisecond() {
+        assert_eq!(latency(0), "0.000 s");
+        assert_eq!(latency(50_000), "0.050 s");
+        assert_eq!(latency(1_499), "0.001 s");
+        assert_eq!(latency(1_500), "0.002 s");
+        assert_eq!(latency(2_300_000), "2.300 s");
+        assert_eq!(latency_number(999_999), "1.000");
     }
 
     #[test]

@@ -6,7 +6,9 @@ use serde::Serialize;
 use crate::engine::metric::{Metric, Stat};
 use crate::engine::units::SECOND;
 use crate::engine::{ScenarioResult, Spread, StrategyResult};
-use crate::format::{per_client, per_second_milli, seconds, seconds_number, thousands};
+use crate::format::{
+    latency, latency_number, per_client, per_second_milli, seconds, seconds_number, thousands,
+};
 
 /// A total as the table shows it: the median, and the 5th–95th percentile range when
 /// runs disagree.
@@ -74,6 +76,28 @@ fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
     text
 }
 
+/// A latency over the runs that have one, to the millisecond: "never" when no run
+/// answered a call in time, and how many did when only some did.
+fn latency_cell(spread: Option<&Spread>, latency_runs: u32, runs: u32) -> String {
+    let Some(l) = spread else {
+        return "never".to_string();
+    };
+    let mut text = if l.is_exact() {
+        latency(l.median)
+    } else {
+        format!(
+            "{} ({}–{})",
+            latency(l.median),
+            latency_number(l.p5),
+            latency(l.p95)
+        )
+    };
+    if latency_runs < runs {
+        text.push_str(&format!(", in {latency_runs} of {runs} runs"));
+    }
+    text
+}
+
 /// A column's heading in the terminal table: short, for 80 columns.
 fn column_heading(metric: Metric) -> &'static str {
     match metric {
@@ -89,6 +113,11 @@ fn column_heading(metric: Metric) -> &'static str {
         Metric::Goodput => "goodput/s",
         Metric::Recovery => "recovery",
         Metric::RecoveredRuns => "recovered",
+        Metric::Wasted => "wasted",
+        Metric::TimedOut => "timed out",
+        Metric::Throttled => "throttled",
+        Metric::LatencyP50 => "p50 latency",
+        Metric::LatencyP99 => "p99 latency",
     }
 }
 
@@ -108,6 +137,11 @@ fn column_cell(metric: Metric, s: &StrategyResult, result: &ScenarioResult) -> S
         Metric::Goodput => per_second_milli(Stat::Median.of(&s.goodput_milli)),
         Metric::Recovery => recovery_cell(s, result.runs),
         Metric::RecoveredRuns => thousands(s.recovered_runs),
+        Metric::Wasted => cell(&s.wasted),
+        Metric::TimedOut => cell(&s.timed_out),
+        Metric::Throttled => cell(&s.throttled),
+        Metric::LatencyP50 => latency_cell(s.latency_p50.as_ref(), s.latency_runs, result.runs),
+        Metric::LatencyP99 => latency_cell(s.latency_p99.as_ref(), s.latency_runs, result.runs),
     }
 }
 
@@ -213,6 +247,15 @@ struct JsonStrategy {
     /// Present (possibly null) only with a trigger and open-loop load.
     #[serde(skip_serializing_if = "Option::is_none")]
     recovery_s: Option<Option<JsonSpread<f64>>>,
+    /// Present in every scenario: 0 where nothing can time out or be throttled.
+    wasted: JsonSpread<u64>,
+    timed_out: JsonSpread<u64>,
+    throttled: JsonSpread<u64>,
+    /// Runs with a call answered in time; the latencies are over those runs.
+    latency_runs: u32,
+    /// Null when no run answered a call in time.
+    latency_p50_s: Option<JsonSpread<f64>>,
+    latency_p99_s: Option<JsonSpread<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     lanes: Option<JsonLanes>,
 }
@@ -224,6 +267,12 @@ struct JsonLanes {
     rejected: Vec<u32>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     failed_fast: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    wasted: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    queued: Vec<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    throttled: Vec<u32>,
 }
 
 impl<T> JsonSpread<T> {
@@ -275,6 +324,12 @@ pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
                 recovery_s: f
                     .recovery
                     .then(|| s.recovery.as_ref().map(|r| scaled(r, SECOND as f64))),
+                wasted: json_spread(&s.wasted),
+                timed_out: json_spread(&s.timed_out),
+                throttled: json_spread(&s.throttled),
+                latency_runs: s.latency_runs,
+                latency_p50_s: s.latency_p50.as_ref().map(|l| scaled(l, SECOND as f64)),
+                latency_p99_s: s.latency_p99.as_ref().map(|l| scaled(l, SECOND as f64)),
                 lanes: with_lanes
                     .then_some(s.typical.lanes.as_ref())
                     .flatten()
@@ -283,6 +338,9 @@ pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
                         served: l.served.clone(),
                         rejected: l.rejected.clone(),
                         failed_fast: l.failed_fast.clone(),
+                        wasted: l.wasted.clone(),
+                        queued: l.queued.clone(),
+                        throttled: l.throttled.clone(),
                     }),
             })
             .collect(),
@@ -293,6 +351,142 @@ pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{Scenario, Strategy, run_scenario};
+
+    /// A crowd's results, one run per strategy.
+    fn crowd() -> ScenarioResult {
+        let mut scenario = Scenario::with_clients("crowd", 100);
+        scenario.strategies = vec![Strategy::Fixed, Strategy::Exponential];
+        scenario.runs = 4;
+        run_scenario(&scenario)
+    }
+
+    fn spread(p5: u64, median: u64, p95: u64) -> Spread {
+        Spread { median, p5, p95 }
+    }
+
+    #[test]
+    fn the_json_has_the_overload_totals_for_every_scenario() {
+        let mut result = crowd();
+        let s = &mut result.strategies[0];
+        s.wasted = spread(1, 2, 3);
+        s.timed_out = spread(10, 20, 30);
+        s.throttled = spread(0, 0, 7);
+        s.latency_runs = 3;
+        s.latency_p50 = Some(spread(50_000, 250_000, 1_500_000));
+        s.latency_p99 = Some(spread(900_000, 2_000_000, 2_000_000));
+        let json: serde_json::Value = serde_json::from_str(&json(&result, false)).unwrap();
+        let s = &json["strategies"][0];
+        let triple =
+            |v: &serde_json::Value| (v["p5"].clone(), v["median"].clone(), v["p95"].clone());
+        let ints = |a: u64, b: u64, c: u64| (a.into(), b.into(), c.into());
+        let secs = |a: f64, b: f64, c: f64| (a.into(), b.into(), c.into());
+        assert_eq!(triple(&s["wasted"]), ints(1, 2, 3));
+        assert_eq!(triple(&s["timed_out"]), ints(10, 20, 30));
+        assert_eq!(triple(&s["throttled"]), ints(0, 0, 7));
+        assert_eq!(s["latency_runs"], 3);
+        assert_eq!(triple(&s["latency_p50_s"]), secs(0.05, 0.25, 1.5));
+        assert_eq!(triple(&s["latency_p99_s"]), secs(0.9, 2.0, 2.0));
+        // The other strategy, as the crowd ran it: nothing timed out or throttled, and
+        // every run of a crowd that is served has a latency.
+        let other = &json["strategies"][1];
+        assert_eq!(triple(&other["wasted"]), ints(0, 0, 0));
+        // Every field a crowd had is still there, with its meaning.
+        for field in [
+            "strategy",
+            "calls",
+            "served",
+            "gave_up",
+            "still_retrying",
+            "finished_runs",
+            "done_at_s",
+            "calls_per_client",
+            "typical_seed",
+        ] {
+            assert!(s.get(field).is_some(), "{field}");
+        }
+    }
+
+    #[test]
+    fn a_latency_no_run_has_is_null_and_the_other_totals_stay() {
+        let mut result = crowd();
+        for s in &mut result.strategies {
+            s.latency_runs = 0;
+            s.latency_p50 = None;
+            s.latency_p99 = None;
+        }
+        let json: serde_json::Value = serde_json::from_str(&json(&result, false)).unwrap();
+        for s in json["strategies"].as_array().unwrap() {
+            let map = s.as_object().unwrap();
+            // Present and null, never left out: a reader can tell "none" from "not asked".
+            assert!(map["latency_p50_s"].is_null() && map["latency_p99_s"].is_null());
+            assert_eq!(map["latency_runs"], 0);
+            for total in ["wasted", "timed_out", "throttled"] {
+                assert_eq!(map[total]["median"], 0, "{total}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_table_shows_the_overload_totals_only_where_they_apply() {
+        let mut result = crowd();
+        // A line's words, as the table aligns them apart.
+        let line = |text: &str, n: usize| {
+            text.lines()
+                .nth(n)
+                .unwrap()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let plain = table(&result);
+        assert!(
+            !plain.contains("latency") && !plain.contains("wasted"),
+            "{plain}"
+        );
+        let s = &mut result.strategies[1];
+        s.wasted = spread(1, 2, 3);
+        s.timed_out = spread(40, 40, 40);
+        s.throttled = spread(5, 6, 7);
+        s.latency_runs = 3;
+        s.latency_p50 = Some(spread(50_000, 250_000, 1_500_000));
+        s.latency_p99 = Some(spread(2_000_000, 2_000_000, 2_000_000));
+        // Values alone add no column: the scenario's features do.
+        assert_eq!(table(&result), plain);
+        result.features.queue = true;
+        let queued = table(&result);
+        let heading = line(&queued, 2);
+        assert!(
+            heading.ends_with("done at p50 latency p99 latency"),
+            "{heading}"
+        );
+        assert!(!queued.contains("timed out") && !queued.contains("throttled"));
+        let exponential = line(&queued, 4);
+        assert!(
+            exponential
+                .ends_with("0.250 s (0.050–1.500 s), in 3 of 4 runs 2.000 s, in 3 of 4 runs"),
+            "{exponential}"
+        );
+        result.features.timeout = true;
+        result.features.throttle = true;
+        let every = table(&result);
+        let heading = line(&every, 2);
+        assert!(
+            heading.ends_with("done at throttled timed out wasted p50 latency p99 latency"),
+            "{heading}"
+        );
+        let exponential = line(&every, 4);
+        assert!(
+            exponential.contains(" 6 (5–7) 40 2 (1–3) 0.250 s"),
+            "{exponential}"
+        );
+        // No run answered a call in time: "never".
+        result.strategies[1].latency_runs = 0;
+        result.strategies[1].latency_p50 = None;
+        result.strategies[1].latency_p99 = None;
+        let never = table(&result);
+        assert!(line(&never, 4).ends_with("2 (1–3) never never"), "{never}");
+    }
 
     #[test]
     fn a_json_spread_has_a_field_per_stat_by_its_name() {

@@ -8,7 +8,8 @@ use crate::engine::metric::Metric;
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, Spread, StrategyResult};
 use crate::format::{
-    decimals_for, duration, per_client, per_second_milli, seconds_fixed, seconds_number, thousands,
+    decimals_for, duration, latency_number, per_client, per_second_milli, seconds_fixed,
+    seconds_number, thousands,
 };
 
 /// Text made safe for HTML content and for double- or single-quoted attribute values.
@@ -100,6 +101,33 @@ fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
     html
 }
 
+/// A latency as cell HTML, to the millisecond: "0.250 s", "0.250 s (0.100–0.900 s)",
+/// "never" when no run answered a call in time, and how many runs did when only some
+/// did (the latencies are over those runs).
+fn latency_cell(spread: Option<&Spread>, latency_runs: u32, runs: u32) -> String {
+    let Some(l) = spread else {
+        return "never".to_string();
+    };
+    let mut html = if l.is_exact() {
+        format!("{}&nbsp;s", latency_number(l.median))
+    } else {
+        format!(
+            "{}&nbsp;s <span class=\"range\">({}–{}&nbsp;s)</span>",
+            latency_number(l.median),
+            latency_number(l.p5),
+            latency_number(l.p95)
+        )
+    };
+    if latency_runs < runs {
+        html.push_str(&format!(
+            ", in {} of {} runs",
+            thousands(latency_runs),
+            thousands(runs)
+        ));
+    }
+    html
+}
+
 /// A column's heading in the results table.
 fn heading(metric: Metric) -> &'static str {
     match metric {
@@ -115,6 +143,11 @@ fn heading(metric: Metric) -> &'static str {
         Metric::Goodput => "goodput per second",
         Metric::Recovery => "recovery",
         Metric::RecoveredRuns => "recovered runs",
+        Metric::Wasted => "wasted",
+        Metric::TimedOut => "timed out",
+        Metric::Throttled => "throttled",
+        Metric::LatencyP50 => "p50 latency",
+        Metric::LatencyP99 => "p99 latency",
     }
 }
 
@@ -134,6 +167,11 @@ fn results_cell(metric: Metric, s: &StrategyResult, result: &ScenarioResult) -> 
         Metric::Goodput => spread_cell(&s.goodput_milli, per_second_milli),
         Metric::Recovery => recovery_cell(s, result.runs),
         Metric::RecoveredRuns => thousands(s.recovered_runs),
+        Metric::Wasted => count(&s.wasted),
+        Metric::TimedOut => count(&s.timed_out),
+        Metric::Throttled => count(&s.throttled),
+        Metric::LatencyP50 => latency_cell(s.latency_p50.as_ref(), s.latency_runs, result.runs),
+        Metric::LatencyP99 => latency_cell(s.latency_p99.as_ref(), s.latency_runs, result.runs),
     }
 }
 
@@ -392,6 +430,51 @@ mod tests {
             s.still_retrying = s.calls;
         }
         assert_eq!(fit(&results_table(&result)), "stack");
+    }
+
+    #[test]
+    fn the_overload_columns_come_with_their_features_only() {
+        let mut scenario = Scenario::with_clients("crowd", 100);
+        scenario.strategies = vec![Strategy::Fixed, Strategy::Exponential];
+        let mut result = run_scenario(&scenario);
+        let plain = results_table(&result);
+        let s = &mut result.strategies[1];
+        s.wasted = Spread {
+            median: 2,
+            p5: 1,
+            p95: 3,
+        };
+        s.latency_runs = 1;
+        s.latency_p50 = Some(Spread {
+            median: 250_000,
+            p5: 50_000,
+            p95: 1_500_000,
+        });
+        s.latency_p99 = None;
+        // Values alone add nothing: a plain crowd's table is as it was.
+        assert_eq!(results_table(&result), plain);
+        result.features.queue = true;
+        let html = results_table(&result);
+        assert_eq!(html.matches("<td ").count(), 2 * 8, "{html}");
+        assert!(html.contains(
+            "data-label=\"p50 latency\">0.250&nbsp;s <span class=\"range\">(0.050–1.500&nbsp;s)</span></td>"
+        ));
+        assert!(
+            html.contains("data-label=\"p99 latency\">never</td>"),
+            "{html}"
+        );
+        assert!(!html.contains("wasted"));
+        result.features.timeout = true;
+        result.features.throttle = true;
+        let html = results_table(&result);
+        assert_eq!(html.matches("<td ").count(), 2 * 11, "{html}");
+        assert!(html.contains("data-label=\"wasted\">2 <span class=\"range\">(1–3)</span></td>"));
+        for label in ["timed out", "throttled"] {
+            assert_eq!(
+                html.matches(&format!("data-label=\"{label}\">0<")).count(),
+                2
+            );
+        }
     }
 
     #[test]

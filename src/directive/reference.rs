@@ -14,7 +14,8 @@ use crate::engine::metric::{Metric, Stat};
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
 use crate::format::{
-    duration, milli, per_client, per_second_milli, percent, seconds, seconds_number, thousands,
+    duration, latency, latency_number, milli, per_client, per_second_milli, percent, seconds,
+    seconds_number, thousands,
 };
 use crate::suggest::{self, closest};
 
@@ -45,6 +46,14 @@ pub const SETTINGS: &[(&str, &str)] = &[
     ("cap", "the longest wait"),
     ("multiplier", "the growth of the ceiling"),
     ("max_attempts", "calls per client at most"),
+    (
+        "timeout",
+        "the per-attempt timeout (\"no timeout\" without one)",
+    ),
+    (
+        "queue_limit",
+        "the most calls the server's queue holds (\"no queue\" without one)",
+    ),
     ("arrivals", "open-loop requests per run"),
     (
         "offered",
@@ -56,7 +65,8 @@ pub const SETTINGS: &[(&str, &str)] = &[
 pub const FORMATS: &[(&str, &str)] = &[
     (
         "number",
-        "thousands separators (counts), or seconds without the unit (done_at)",
+        "thousands separators (counts), or seconds without the unit (done_at, recovery, \
+         latency_p50, latency_p99)",
     ),
     ("raw", "digits only"),
     (
@@ -66,7 +76,8 @@ pub const FORMATS: &[(&str, &str)] = &[
     ),
     (
         "seconds",
-        "seconds with one decimal and the unit: 42.7 s (done_at, recovery)",
+        "seconds with the unit: one decimal for done_at and recovery (42.7 s), three for \
+         latency_p50 and latency_p99 (0.250 s)",
     ),
 ];
 
@@ -363,7 +374,8 @@ pub fn check(
                     format!("the format `{name}` does not fit `{}`", raw.path.join(".")),
                     Some(
                         "`percent` fits served, gave_up, still_retrying and finished_runs \
-                         (and denied, recovered_runs); `seconds` fits done_at (and recovery)"
+                         (and denied, recovered_runs); `seconds` fits done_at (and recovery, \
+                         latency_p50, latency_p99)"
                             .to_string(),
                     ),
                 ));
@@ -432,9 +444,11 @@ fn total(
         None => "never".to_string(),
         Some(spread) => {
             let us: Micros = stat.of(spread);
-            match format {
-                Some("number" | "raw") => seconds_number(us),
-                _ => seconds(us),
+            match (format, field.is_latency()) {
+                (Some("number" | "raw"), false) => seconds_number(us),
+                (Some("number" | "raw"), true) => latency_number(us),
+                (_, false) => seconds(us),
+                (_, true) => latency(us),
             }
         }
     };
@@ -462,6 +476,11 @@ fn total(
         Metric::FailedFast => clients_or_calls(&lane.failed_fast),
         Metric::Denied => clients_or_calls(&lane.denied),
         Metric::StillRetrying => clients_or_calls(&lane.still_retrying),
+        Metric::Wasted => count(stat.of(&lane.wasted), format),
+        Metric::TimedOut => count(stat.of(&lane.timed_out), format),
+        Metric::Throttled => count(stat.of(&lane.throttled), format),
+        Metric::LatencyP50 => time(&lane.latency_p50),
+        Metric::LatencyP99 => time(&lane.latency_p99),
     }
 }
 
@@ -478,6 +497,14 @@ fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String {
         "multiplier" => format!("{}", s.retry.multiplier),
         "arrivals" => count(s.arrivals_total(), format),
         "offered" => per_second_milli(crate::engine::recovery::offered_milli(s)),
+        "timeout" => match s.retry.timeout {
+            Some(t) => duration(t),
+            None => "no timeout".to_string(),
+        },
+        "queue_limit" => match s.server.queue.filter(|q| q.limit > 0) {
+            Some(q) => count(q.limit, format),
+            None => "no queue".to_string(),
+        },
         _ => match s.retry.max_attempts {
             Some(m) => count(u64::from(m), format),
             None => "no limit".to_string(),
@@ -546,7 +573,7 @@ mod tests {
             quote("{{ crowd.fixed.calls | percent }}").unwrap_err(),
             "the format `percent` does not fit `crowd.fixed.calls` (`percent` fits served, \
              gave_up, still_retrying and finished_runs (and denied, recovered_runs); `seconds` \
-             fits done_at (and recovery))"
+             fits done_at (and recovery, latency_p50, latency_p99))"
         );
         assert_eq!(
             quote("{{ crowd }}").unwrap_err(),
@@ -618,6 +645,97 @@ mod tests {
             quote("{{ crowd.exponential.done_at.p5 }}", &result),
             "1.0 s"
         );
+    }
+
+    #[test]
+    fn quotes_the_overload_totals() {
+        use crate::engine::Spread;
+        let (scenarios, mut result) = site();
+        result.runs = 4;
+        let lane = &mut result.strategies[1];
+        lane.wasted = Spread::of(vec![1_200, 40, 7, 300]).unwrap();
+        lane.timed_out = Spread::of(vec![5, 6, 7, 8]).unwrap();
+        lane.throttled = Spread::of(vec![0, 0, 0, 9]).unwrap();
+        // Three of four runs answered a call in time.
+        lane.latency_runs = 3;
+        lane.latency_p50 = Spread::of(vec![250_000, 50_000, 1_500_000]);
+        lane.latency_p99 = Spread::of(vec![2_000_000, 900_000, 3_000_000]);
+        let quote = |text: &str, result: &ScenarioResult| {
+            let raw = find(text, &[]).remove(0).unwrap();
+            let r = check(&raw, &scenarios)
+                .map_err(|e| format!("{} ({})", e.message, e.help.unwrap_or_default()))?;
+            render(&r, &scenarios["crowd"], result).map_err(|e| e.message)
+        };
+        let ok = |text: &str| quote(text, &result).unwrap();
+        // Nearest rank of four: 5th percentile rank 1, median rank 2, 95th rank 4.
+        assert_eq!(ok("{{ crowd.exponential.wasted }}"), "40");
+        assert_eq!(ok("{{ crowd.exponential.wasted.p95 }}"), "1,200");
+        assert_eq!(ok("{{ crowd.exponential.wasted.p95 | raw }}"), "1200");
+        assert_eq!(ok("{{ crowd.exponential.timed_out.p5 }}"), "5");
+        assert_eq!(ok("{{ crowd.exponential.throttled }}"), "0");
+        assert_eq!(ok("{{ crowd.exponential.throttled.p95 }}"), "9");
+        // Of three: ranks 1, 2 and 3; to the millisecond.
+        assert_eq!(ok("{{ crowd.exponential.latency_p50 }}"), "0.250 s");
+        assert_eq!(ok("{{ crowd.exponential.latency_p50.p5 }}"), "0.050 s");
+        assert_eq!(ok("{{ crowd.exponential.latency_p99.p95 }}"), "3.000 s");
+        assert_eq!(
+            ok("{{ crowd.exponential.latency_p99 | seconds }}"),
+            "2.000 s"
+        );
+        assert_eq!(ok("{{ crowd.exponential.latency_p99 | number }}"), "2.000");
+        assert_eq!(
+            quote("{{ crowd.exponential.wasted | percent }}", &result).unwrap_err(),
+            "the format `percent` does not fit `crowd.exponential.wasted` (`percent` fits \
+             served, gave_up, still_retrying and finished_runs (and denied, recovered_runs); \
+             `seconds` fits done_at (and recovery, latency_p50, latency_p99))"
+        );
+        assert!(
+            quote("{{ crowd.exponential.timed_out | seconds }}", &result)
+                .unwrap_err()
+                .starts_with("the format `seconds` does not fit")
+        );
+        assert_eq!(
+            quote("{{ crowd.exponential.latency_p90 }}", &result).unwrap_err(),
+            "there is no total `latency_p90` (did you mean `latency_p50`?)"
+        );
+        // No run answered a call in time.
+        let lane = &mut result.strategies[1];
+        lane.latency_runs = 0;
+        lane.latency_p50 = None;
+        lane.latency_p99 = None;
+        assert_eq!(
+            quote("{{ crowd.exponential.latency_p99 }}", &result).unwrap(),
+            "never"
+        );
+    }
+
+    #[test]
+    fn quotes_the_timeout_and_the_queue_limit() {
+        use crate::engine::scenario::{Queue, QueueOrder};
+        let (mut scenarios, result) = site();
+        let quote = |text: &str, scenarios: &BTreeMap<String, Scenario>| {
+            let raw = find(text, &[]).remove(0).unwrap();
+            let r = check(&raw, scenarios).unwrap();
+            render(&r, &scenarios["crowd"], &result).unwrap()
+        };
+        assert_eq!(quote("{{ crowd.timeout }}", &scenarios), "no timeout");
+        assert_eq!(quote("{{ crowd.queue_limit }}", &scenarios), "no queue");
+        let crowd = scenarios.get_mut("crowd").unwrap();
+        crowd.retry.timeout = Some(1_500_000);
+        crowd.server.queue = Some(Queue {
+            limit: 2_000,
+            order: QueueOrder::Fifo,
+            drop_expired: false,
+        });
+        assert_eq!(quote("{{ crowd.timeout }}", &scenarios), "1.5 s");
+        assert_eq!(quote("{{ crowd.queue_limit }}", &scenarios), "2,000");
+        assert_eq!(quote("{{ crowd.queue_limit | raw }}", &scenarios), "2000");
+        scenarios.get_mut("crowd").unwrap().server.queue = Some(Queue {
+            limit: 0,
+            order: QueueOrder::Lifo,
+            drop_expired: true,
+        });
+        assert_eq!(quote("{{ crowd.queue_limit }}", &scenarios), "no queue");
     }
 
     #[test]

@@ -16,7 +16,7 @@
 
 use crate::engine::read::parse_yaml;
 use crate::engine::scenario::MAX_WORK;
-use crate::engine::units::{self, SECOND, format_duration, format_milli};
+use crate::engine::units::{self, SECOND, UnitError, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::format::duration as prose_duration;
 use crate::suggest;
@@ -49,6 +49,10 @@ pub enum Parameter {
     MaxAttempts,
     /// The window of first calls.
     Spread,
+    /// The per-attempt timeout.
+    Timeout,
+    /// The most calls the server's queue holds.
+    QueueLimit,
 }
 
 /// How a parameter's values are written.
@@ -64,7 +68,7 @@ enum Kind {
 
 impl Parameter {
     /// Every parameter, in the order the documentation lists them.
-    pub const ALL: [Parameter; 9] = [
+    pub const ALL: [Parameter; 11] = [
         Parameter::Clients,
         Parameter::Capacity,
         Parameter::RejectionCost,
@@ -74,6 +78,8 @@ impl Parameter {
         Parameter::Multiplier,
         Parameter::MaxAttempts,
         Parameter::Spread,
+        Parameter::Timeout,
+        Parameter::QueueLimit,
     ];
 
     /// The name a directive uses.
@@ -88,6 +94,8 @@ impl Parameter {
             Parameter::Multiplier => "multiplier",
             Parameter::MaxAttempts => "max_attempts",
             Parameter::Spread => "spread",
+            Parameter::Timeout => "timeout",
+            Parameter::QueueLimit => "queue_limit",
         }
     }
 
@@ -105,6 +113,11 @@ impl Parameter {
             Parameter::Multiplier => "the growth of the ceiling (numbers from 1 to 100)",
             Parameter::MaxAttempts => "calls per client at most (whole numbers)",
             Parameter::Spread => "the window of first calls (durations)",
+            Parameter::Timeout => "the per-attempt timeout, `retry.timeout` (durations)",
+            Parameter::QueueLimit => {
+                "the most calls the server's queue holds, `server.queue.limit` (whole \
+                 numbers; a scenario without a queue gets one, fifo, that drops nothing)"
+            }
         }
     }
 
@@ -117,10 +130,11 @@ impl Parameter {
     pub fn axis(self) -> String {
         match self {
             Parameter::Outage => "outage length (s)".to_string(),
-            Parameter::Base | Parameter::Cap | Parameter::Spread => {
+            Parameter::Base | Parameter::Cap | Parameter::Spread | Parameter::Timeout => {
                 format!("{} (s)", self.name())
             }
             Parameter::Capacity => "capacity (calls per tick)".to_string(),
+            Parameter::QueueLimit => "queue limit (calls)".to_string(),
             Parameter::Clients
             | Parameter::RejectionCost
             | Parameter::Multiplier
@@ -131,10 +145,12 @@ impl Parameter {
     /// How its values are written.
     fn kind(self) -> Kind {
         match self {
-            Parameter::Outage | Parameter::Base | Parameter::Cap | Parameter::Spread => {
-                Kind::Duration
-            }
-            Parameter::Clients | Parameter::MaxAttempts => Kind::Whole,
+            Parameter::Outage
+            | Parameter::Base
+            | Parameter::Cap
+            | Parameter::Spread
+            | Parameter::Timeout => Kind::Duration,
+            Parameter::Clients | Parameter::MaxAttempts | Parameter::QueueLimit => Kind::Whole,
             Parameter::Capacity | Parameter::RejectionCost | Parameter::Multiplier => Kind::Milli,
         }
     }
@@ -494,6 +510,8 @@ fn path(parameter: Parameter) -> &'static [&'static str] {
         Parameter::Multiplier => &["retry", "multiplier"],
         Parameter::MaxAttempts => &["retry", "max_attempts"],
         Parameter::Spread => &["spread"],
+        Parameter::Timeout => &["retry", "timeout"],
+        Parameter::QueueLimit => &["server", "queue"],
     }
 }
 
@@ -541,8 +559,73 @@ fn point(
             )]);
         }
     };
+    let (tree, outage) = placed(root, parameter, node, text)?;
+    let s = scenario_from_node(&tree, None).map_err(|errors| {
+        // The scenario without the value was read without a mistake: each one now is the
+        // value's, wherever the reader found it.
+        errors
+            .into_iter()
+            .map(|e| ScenarioError {
+                pos: node.pos,
+                width: node.width,
+                ..e
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let (label, x) = match parameter {
+        Parameter::Clients => (crate::format::thousands(s.clients), s.clients as f64),
+        Parameter::Capacity => {
+            let m = s.server.capacity_milli;
+            (format_milli(m), m as f64 / 1000.0)
+        }
+        Parameter::RejectionCost => {
+            let m = s.server.rejection_cost_milli;
+            (format_milli(m), m as f64 / 1000.0)
+        }
+        Parameter::Outage => (prose_duration(outage), outage as f64 / SECOND as f64),
+        Parameter::Base => seconds(s.retry.base),
+        Parameter::Cap => seconds(s.retry.cap),
+        Parameter::Spread => seconds(s.spread),
+        Parameter::Timeout => match s.retry.timeout {
+            Some(t) => seconds(t),
+            None => ("no timeout".to_string(), 0.0),
+        },
+        Parameter::QueueLimit => {
+            // A limit of 0 is no queue: its place on the axis is 0.
+            let limit = s.server.queue.map_or(0, |q| q.limit);
+            (crate::format::thousands(limit), limit as f64)
+        }
+        Parameter::Multiplier => (text.to_string(), s.retry.multiplier),
+        Parameter::MaxAttempts => {
+            let n = s.retry.max_attempts.unwrap_or(0);
+            (crate::format::thousands(u64::from(n)), f64::from(n))
+        }
+    };
+    Ok((label, x, s))
+}
+
+/// The scenario's YAML with `parameter` set to `text`, the value in `node`, and the
+/// length of the first outage when that is the parameter (0 otherwise). Every node made
+/// stands where the value does, so that a mistake the reader finds in it is placed there.
+fn placed(
+    root: &Node,
+    parameter: Parameter,
+    node: &Node,
+    text: &str,
+) -> Result<(Node, u64), Vec<ScenarioError>> {
     let mut tree = root.clone();
     let mut outage = 0;
+    // A value of the overload model that is not of the parameter's kind at all is
+    // named as the sweep's, as an outage's is; one of the right kind is left to the
+    // reader, which checks it as the same value written in the scenario (too long, too
+    // fine, negative, over a limit) and says so more precisely than a sweep could.
+    let wrong = |like: &str, help: Option<String>| {
+        vec![error(
+            node,
+            format!("`{text}` is not {like} for `{}`", parameter.name()),
+            help,
+        )]
+    };
     if parameter == Parameter::Outage {
         // The value is a length, not a node of the scenario: it moves the first outage's
         // `to`, from its `from`, and a length of 0s removes that outage.
@@ -582,42 +665,37 @@ fn point(
                 *place(&mut items[0], &["to"], node) = scalar(to, node);
             }
         }
+    } else if parameter == Parameter::QueueLimit {
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(wrong("a whole number like 100", None));
+        }
+        // A scenario without a queue gets one, of the documented defaults written out,
+        // so that the value alone decides; a queue of the scenario keeps its order and
+        // whether it drops expired calls.
+        let queue = place(&mut tree, path(parameter), node);
+        if queue.is_null() || matches!(queue.value, Value::Scalar { .. }) {
+            *place(queue, &["order"], node) = scalar("fifo".to_string(), node);
+            *place(queue, &["drop_expired"], node) = scalar("false".to_string(), node);
+        }
+        *place(queue, &["limit"], node) = node.clone();
     } else {
+        if parameter == Parameter::Timeout {
+            match units::parse_duration(text) {
+                Ok(_) | Err(UnitError::TooFine | UnitError::TooLarge | UnitError::Negative) => {}
+                Err(UnitError::NoUnit) => {
+                    return Err(wrong(
+                        "a duration like 1s",
+                        Some(format!("write `{text}ms` or `{text}s`")),
+                    ));
+                }
+                Err(UnitError::Malformed | UnitError::TooManyDecimals) => {
+                    return Err(wrong("a duration like 1s", None));
+                }
+            }
+        }
         *place(&mut tree, path(parameter), node) = node.clone();
     }
-    let s = scenario_from_node(&tree, None).map_err(|errors| {
-        // The scenario without the value was read without a mistake: each one now is the
-        // value's, wherever the reader found it.
-        errors
-            .into_iter()
-            .map(|e| ScenarioError {
-                pos: node.pos,
-                width: node.width,
-                ..e
-            })
-            .collect::<Vec<_>>()
-    })?;
-    let (label, x) = match parameter {
-        Parameter::Clients => (crate::format::thousands(s.clients), s.clients as f64),
-        Parameter::Capacity => {
-            let m = s.server.capacity_milli;
-            (format_milli(m), m as f64 / 1000.0)
-        }
-        Parameter::RejectionCost => {
-            let m = s.server.rejection_cost_milli;
-            (format_milli(m), m as f64 / 1000.0)
-        }
-        Parameter::Outage => (prose_duration(outage), outage as f64 / SECOND as f64),
-        Parameter::Base => seconds(s.retry.base),
-        Parameter::Cap => seconds(s.retry.cap),
-        Parameter::Spread => seconds(s.spread),
-        Parameter::Multiplier => (text.to_string(), s.retry.multiplier),
-        Parameter::MaxAttempts => {
-            let n = s.retry.max_attempts.unwrap_or(0);
-            (crate::format::thousands(u64::from(n)), f64::from(n))
-        }
-    };
-    Ok((label, x, s))
+    Ok((tree, outage))
 }
 
 /// A duration's label and its place on an axis in seconds.
@@ -842,6 +920,183 @@ mod tests {
                 "`schedule.waits` is given twice",
                 "`schedule.caption` must be a single value, found a map of keys"
             ]
+        );
+    }
+
+    /// The scalar at `path` below `node`, if there is one.
+    fn at<'a>(node: &'a Node, path: &[&str]) -> Option<&'a str> {
+        match path.split_first() {
+            None => node.as_scalar(),
+            Some((first, rest)) => at(key(node, first)?, rest),
+        }
+    }
+
+    /// The scenario's YAML with `parameter` set to `value`, as a sweep sets it.
+    fn with(yaml: &str, parameter: Parameter, value: &str) -> Result<Node, String> {
+        let root = parse_yaml(yaml).unwrap();
+        let node = scalar(value.to_string(), &root);
+        placed(&root, parameter, &node, value)
+            .map(|(tree, _)| tree)
+            .map_err(|e| e[0].message.clone())
+    }
+
+    #[test]
+    fn a_sweep_of_the_timeout_sets_retry_timeout() {
+        assert_eq!(Parameter::from_name("timeout"), Some(Parameter::Timeout));
+        assert_eq!(Parameter::Timeout.axis(), "timeout (s)");
+        let tree = with("id: s\nclients: 10\n", Parameter::Timeout, "250ms").unwrap();
+        assert_eq!(at(&tree, &["retry", "timeout"]), Some("250ms"));
+        // The rest of `retry` stays as the author wrote it.
+        let tree = with(
+            "id: s\nretry: {base: 1s, timeout: 3s}\n",
+            Parameter::Timeout,
+            "2s",
+        )
+        .unwrap();
+        assert_eq!(at(&tree, &["retry", "timeout"]), Some("2s"));
+        assert_eq!(at(&tree, &["retry", "base"]), Some("1s"));
+    }
+
+    #[test]
+    fn a_sweep_of_the_queue_limit_makes_a_queue_where_there_is_none() {
+        assert_eq!(
+            Parameter::from_name("queue_limit"),
+            Some(Parameter::QueueLimit)
+        );
+        assert_eq!(Parameter::QueueLimit.axis(), "queue limit (calls)");
+        for yaml in [
+            "id: s\n",
+            "id: s\nserver: {capacity: 5}\n",
+            "id: s\nserver: {queue: ~}\n",
+        ] {
+            let tree = with(yaml, Parameter::QueueLimit, "50").unwrap();
+            let queue = |k: &str| at(&tree, &["server", "queue", k]);
+            assert_eq!(queue("limit"), Some("50"), "{yaml}");
+            assert_eq!(queue("order"), Some("fifo"), "{yaml}");
+            assert_eq!(queue("drop_expired"), Some("false"), "{yaml}");
+        }
+        // The scenario's own queue keeps its order and whether it drops expired calls.
+        let tree = with(
+            "id: s\nserver: {capacity: 5, queue: {limit: 10, order: lifo, drop_expired: true}}\n",
+            Parameter::QueueLimit,
+            "0",
+        )
+        .unwrap();
+        let queue = |k: &str| at(&tree, &["server", "queue", k]);
+        assert_eq!(
+            (queue("limit"), queue("order"), queue("drop_expired")),
+            (Some("0"), Some("lifo"), Some("true"))
+        );
+        assert_eq!(at(&tree, &["server", "capacity"]), Some("5"));
+    }
+
+    #[test]
+    fn a_sweep_of_the_overload_model_names_a_value_of_the_wrong_kind() {
+        let first = |body: &str| {
+            let e = read_sweep(body).unwrap_err().remove(0);
+            (e.message, e.pos.line, e.pos.column)
+        };
+        assert_eq!(
+            first("id: s\nclients: 10\nsweep: {vary: timeout, values: [soon]}\n"),
+            (
+                "`soon` is not a duration like 1s for `timeout`".to_string(),
+                3,
+                33
+            )
+        );
+        assert_eq!(
+            first("id: s\nclients: 10\nsweep: {vary: timeout, values: [10]}\n"),
+            (
+                "`10` is not a duration like 1s for `timeout`".to_string(),
+                3,
+                33
+            )
+        );
+        assert_eq!(
+            first("id: s\nclients: 10\nsweep: {vary: queue_limit, values: [-1]}\n"),
+            (
+                "`-1` is not a whole number like 100 for `queue_limit`".to_string(),
+                3,
+                37
+            )
+        );
+        assert_eq!(
+            first("id: s\nclients: 10\nsweep: {vary: queue_limit, values: [1.5]}\n").0,
+            "`1.5` is not a whole number like 100 for `queue_limit`"
+        );
+        assert_eq!(
+            first(
+                "id: s\nclients: 10\nsweep: {vary: timeout, values: {from: 1s, to: 3s, step: x}}\n"
+            )
+            .0,
+            "`x` is not a value of `timeout`"
+        );
+        assert_eq!(
+            first(
+                "id: s\nclients: 10\nsweep: {vary: timeout, values: {from: 3s, to: 1s, step: 1s}}\n"
+            )
+            .0,
+            "a range needs `from` ≤ `to` and a `step` above zero"
+        );
+        let errors =
+            read_sweep("id: s\nclients: 10\nsweep: {vary: timout, values: [1s]}\n").unwrap_err();
+        assert_eq!(errors[0].message, "a sweep cannot vary `timout`");
+        assert_eq!(errors[0].help.as_deref(), Some("did you mean `timeout`?"));
+        let errors =
+            read_sweep("id: s\nclients: 10\nsweep: {vary: queue, values: [1]}\n").unwrap_err();
+        assert_eq!(errors[0].message, "a sweep cannot vary `queue`");
+    }
+
+    #[test]
+    fn a_value_of_the_right_kind_is_left_to_the_scenario_reader() {
+        // Too long, too fine, negative, too large to hold: the reader says which, at the
+        // value, as it would of the same value written in the scenario.
+        let timeout: &[&str] = &["retry", "timeout"];
+        let limit: &[&str] = &["server", "queue", "limit"];
+        for (parameter, value, path) in [
+            (Parameter::Timeout, "99999999999999999999h", timeout),
+            (Parameter::Timeout, "0.5us", timeout),
+            (Parameter::Timeout, "-1s", timeout),
+            (Parameter::QueueLimit, "99999999999999999999999", limit),
+        ] {
+            let tree = with("id: s\n", parameter, value).unwrap();
+            assert_eq!(at(&tree, path), Some(value));
+            let body = format!(
+                "id: s\nclients: 10\nsweep: {{vary: {}, values: [{value}]}}\n",
+                parameter.name()
+            );
+            let errors = read_sweep(&body).unwrap_err();
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            let column = body.lines().nth(2).unwrap().find(value).unwrap() + 1;
+            assert_eq!((errors[0].pos.line, errors[0].pos.column), (3, column));
+            assert!(!errors[0].message.contains("is not a"), "{errors:?}");
+        }
+    }
+
+    #[test]
+    fn a_sweep_charts_the_overload_totals() {
+        for (name, total) in [
+            ("latency_p99", Total::LatencyP99),
+            ("latency_p50", Total::LatencyP50),
+            ("goodput", Total::Goodput),
+            ("wasted", Total::Wasted),
+            ("timed_out", Total::TimedOut),
+            ("throttled", Total::Throttled),
+        ] {
+            let s = read_sweep(&format!(
+                "id: s\nclients: 10\nsweep: {{vary: clients, values: [5, 10], total: {name}}}\n"
+            ))
+            .unwrap();
+            assert_eq!(s.total, total, "{name}");
+        }
+        let errors = read_sweep(
+            "id: s\nclients: 10\nsweep: {vary: clients, values: [5], total: latency_p90}\n",
+        )
+        .unwrap_err();
+        assert_eq!(errors[0].message, "a sweep cannot chart `latency_p90`");
+        assert_eq!(
+            errors[0].help.as_deref(),
+            Some("did you mean `latency_p50`?")
         );
     }
 

@@ -31,11 +31,21 @@ pub enum Metric {
     Recovery,
     /// Runs in which goodput recovered.
     RecoveredRuns,
+    /// Calls served after their client had stopped waiting.
+    Wasted,
+    /// Attempts that ended by the client's timeout.
+    TimedOut,
+    /// Attempts refused locally by adaptive throttling.
+    Throttled,
+    /// The median latency of the calls answered in time.
+    LatencyP50,
+    /// The 99th percentile latency of the calls answered in time.
+    LatencyP99,
 }
 
 impl Metric {
     /// Every total, in the order the documentation lists them.
-    pub const ALL: [Metric; 12] = [
+    pub const ALL: [Metric; 17] = [
         Metric::Calls,
         Metric::Served,
         Metric::GaveUp,
@@ -48,6 +58,11 @@ impl Metric {
         Metric::Goodput,
         Metric::Recovery,
         Metric::RecoveredRuns,
+        Metric::Wasted,
+        Metric::TimedOut,
+        Metric::Throttled,
+        Metric::LatencyP50,
+        Metric::LatencyP99,
     ];
 
     /// The name prose and directives use.
@@ -65,6 +80,11 @@ impl Metric {
             Metric::Goodput => "goodput",
             Metric::Recovery => "recovery",
             Metric::RecoveredRuns => "recovered_runs",
+            Metric::Wasted => "wasted",
+            Metric::TimedOut => "timed_out",
+            Metric::Throttled => "throttled",
+            Metric::LatencyP50 => "latency_p50",
+            Metric::LatencyP99 => "latency_p99",
         }
     }
 
@@ -95,6 +115,24 @@ impl Metric {
                  recovered_runs beside it)"
             }
             Metric::RecoveredRuns => "runs in which goodput recovered",
+            Metric::Wasted => {
+                "calls the server served after their client had timed out: work for nobody, \
+                 not counted in served (with a timeout)"
+            }
+            Metric::TimedOut => "attempts that ended by the client's timeout (with a timeout)",
+            Metric::Throttled => {
+                "attempts refused by the client's adaptive throttling, never reaching the \
+                 server (with a throttle)"
+            }
+            Metric::LatencyP50 => {
+                "the median latency of a run's calls answered in time (from the send to the \
+                 end of the tick that served it), over the runs that answered one: \"never\" \
+                 when none did"
+            }
+            Metric::LatencyP99 => {
+                "the 99th percentile latency of a run's calls answered in time, over the runs \
+                 that answered one: \"never\" when none did"
+            }
         }
     }
 
@@ -108,7 +146,7 @@ impl Metric {
     }
 
     /// The order of a results table's columns.
-    const COLUMN_ORDER: [Metric; 12] = [
+    const COLUMN_ORDER: [Metric; 17] = [
         Metric::Calls,
         Metric::CallsPerClient,
         Metric::Served,
@@ -118,6 +156,11 @@ impl Metric {
         Metric::FinishedRuns,
         Metric::Denied,
         Metric::FailedFast,
+        Metric::Throttled,
+        Metric::TimedOut,
+        Metric::Wasted,
+        Metric::LatencyP50,
+        Metric::LatencyP99,
         Metric::Goodput,
         Metric::Recovery,
         Metric::RecoveredRuns,
@@ -125,7 +168,10 @@ impl Metric {
 
     /// Whether a results table has a column for it: the totals of every scenario, and
     /// those of the features a scenario has. The runs that finished or recovered are
-    /// told inside the cell of their time, not in a column of their own.
+    /// told inside the cell of their time, not in a column of their own. Latency means
+    /// something in every scenario, but only a queue makes it more than a tick: it has
+    /// columns with a queue only, so that the tables of every other scenario stay as
+    /// they are (the JSON of `retrylab sim` always has it).
     pub fn is_column(self, features: Features) -> bool {
         match self {
             Metric::Calls
@@ -139,6 +185,10 @@ impl Metric {
             Metric::FailedFast => features.breaker,
             Metric::Goodput => features.open,
             Metric::Recovery => features.recovery,
+            // Only a client that stops waiting leaves a call to be served for nobody.
+            Metric::TimedOut | Metric::Wasted => features.timeout,
+            Metric::Throttled => features.throttle,
+            Metric::LatencyP50 | Metric::LatencyP99 => features.queue,
         }
     }
 
@@ -161,14 +211,19 @@ impl Metric {
             | Metric::CallsPerClient
             | Metric::FailedFast
             | Metric::Goodput
-            | Metric::Recovery => false,
+            | Metric::Recovery
+            | Metric::Wasted
+            | Metric::TimedOut
+            | Metric::Throttled
+            | Metric::LatencyP50
+            | Metric::LatencyP99 => false,
         }
     }
 
-    /// Whether it is a time.
+    /// Whether it is a time (in µs, quoted in seconds).
     pub fn is_time(self) -> bool {
         match self {
-            Metric::DoneAt | Metric::Recovery => true,
+            Metric::DoneAt | Metric::Recovery | Metric::LatencyP50 | Metric::LatencyP99 => true,
             Metric::Calls
             | Metric::Served
             | Metric::GaveUp
@@ -178,7 +233,33 @@ impl Metric {
             | Metric::FailedFast
             | Metric::Denied
             | Metric::Goodput
-            | Metric::RecoveredRuns => false,
+            | Metric::RecoveredRuns
+            | Metric::Wasted
+            | Metric::TimedOut
+            | Metric::Throttled => false,
+        }
+    }
+
+    /// Whether it is a latency, which is written to the millisecond (see
+    /// [`crate::format::latency`]): a call's latency is often well under a second.
+    pub fn is_latency(self) -> bool {
+        match self {
+            Metric::LatencyP50 | Metric::LatencyP99 => true,
+            Metric::Calls
+            | Metric::Served
+            | Metric::GaveUp
+            | Metric::StillRetrying
+            | Metric::DoneAt
+            | Metric::CallsPerClient
+            | Metric::FinishedRuns
+            | Metric::FailedFast
+            | Metric::Denied
+            | Metric::Goodput
+            | Metric::Recovery
+            | Metric::RecoveredRuns
+            | Metric::Wasted
+            | Metric::TimedOut
+            | Metric::Throttled => false,
         }
     }
 }
@@ -227,6 +308,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_overload_totals_have_their_names_and_units() {
+        let names: Vec<&str> = Metric::ALL[12..].iter().map(|m| m.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "wasted",
+                "timed_out",
+                "throttled",
+                "latency_p50",
+                "latency_p99"
+            ]
+        );
+        for metric in Metric::ALL {
+            assert!(!metric.meaning().is_empty(), "{metric:?}");
+            // A latency is a time; only a latency is written to the millisecond.
+            assert!(!metric.is_latency() || metric.is_time(), "{metric:?}");
+        }
+        assert!(Metric::LatencyP99.is_latency() && !Metric::DoneAt.is_latency());
+        for counted in [Metric::Wasted, Metric::TimedOut, Metric::Throttled] {
+            // Calls and attempts, not clients: a share of the clients means nothing.
+            assert!(!counted.is_share() && !counted.is_time(), "{counted:?}");
+        }
+    }
+
+    #[test]
     fn every_name_reads_back() {
         for metric in Metric::ALL {
             assert_eq!(Metric::from_name(metric.name()), Some(metric));
@@ -263,15 +369,38 @@ mod tests {
             budget: true,
             breaker: true,
             layers: true,
+            queue: true,
+            timeout: true,
+            throttle: true,
         };
         assert_eq!(
             Metric::columns(every)[6..],
             [
                 Metric::Denied,
                 Metric::FailedFast,
+                Metric::Throttled,
+                Metric::TimedOut,
+                Metric::Wasted,
+                Metric::LatencyP50,
+                Metric::LatencyP99,
                 Metric::Goodput,
                 Metric::Recovery,
             ]
         );
+        // Each feature of the overload model brings its own columns, and only those.
+        let only = |f: fn(&mut Features)| {
+            let mut features = Features::default();
+            f(&mut features);
+            Metric::columns(features)[6..].to_vec()
+        };
+        assert_eq!(
+            only(|f| f.queue = true),
+            [Metric::LatencyP50, Metric::LatencyP99]
+        );
+        assert_eq!(
+            only(|f| f.timeout = true),
+            [Metric::TimedOut, Metric::Wasted]
+        );
+        assert_eq!(only(|f| f.throttle = true), [Metric::Throttled]);
     }
 }

@@ -6,6 +6,18 @@
 //! runs, so a thousand runs never hold a thousand sets of lanes; a strategy of a single
 //! run keeps the lanes of that run instead, and without lanes nothing is run again (the
 //! typical run's totals are those of its first pass: same seed, same run).
+//!
+//! A total that only some runs have is summarised in one of two ways. The time the last
+//! client finished and the recovery time are quoted over all runs, a run without one
+//! counting as later than any ([`Spread::of_all`]): a run that never finished took
+//! longer than every run that did, and leaving it out would flatter the strategy. A
+//! run's latency percentiles (`latency_p50`, `latency_p99`) are summarised over the runs
+//! that have them ([`Spread::of`] of those runs' values): a run has none only when no
+//! call of it was answered in time, and such a run has no latency to rank, long or
+//! short (what it did instead shows in `timed_out`, `gave_up` and `served`). As
+//! `finished_runs` stands beside `done_at`, the count of the runs that have a latency
+//! (`latency_runs`) stands beside them, to be shown whenever some runs lack one; when
+//! no run has one, the latencies are `None`.
 
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
@@ -107,6 +119,20 @@ pub struct StrategyResult {
     /// The recovery time, over all runs (see [`Spread::of_all`]): `None`, "never", when
     /// fewer than half the runs recovered.
     pub recovery: Option<Spread>,
+    /// Calls the server served after their client had timed out.
+    pub wasted: Spread,
+    /// Attempts that ended by the client's timeout.
+    pub timed_out: Spread,
+    /// Attempts refused locally by adaptive throttling.
+    pub throttled: Spread,
+    /// Runs in which some call was answered in time, so that they have a latency.
+    pub latency_runs: u32,
+    /// Each run's median latency, over the runs that have one (see the module's
+    /// documentation): `None` when no run has one.
+    pub latency_p50: Option<Spread>,
+    /// Each run's 99th percentile latency, over the runs that have one: `None` when no
+    /// run has one.
+    pub latency_p99: Option<Spread>,
     /// The typical run, with its lanes.
     pub typical: Run,
 }
@@ -147,6 +173,12 @@ pub struct Features {
     pub breaker: bool,
     /// Layers of retries.
     pub layers: bool,
+    /// A queue in front of the server: latency is more than a tick.
+    pub queue: bool,
+    /// A per-attempt timeout: timed-out attempts and wasted calls apply.
+    pub timeout: bool,
+    /// Adaptive throttling: throttled attempts apply.
+    pub throttle: bool,
 }
 
 impl Features {
@@ -158,6 +190,9 @@ impl Features {
             budget: scenario.retry.budget.is_some(),
             breaker: scenario.retry.breaker.is_some(),
             layers: !scenario.layers.is_empty(),
+            queue: scenario.server.queue.is_some_and(|q| q.limit > 0),
+            timeout: scenario.retry.timeout.is_some(),
+            throttle: scenario.retry.throttle.is_some(),
         }
     }
 }
@@ -239,6 +274,8 @@ fn summarise(
         .unwrap_or(0);
     let done: Vec<Option<u64>> = totals.iter().map(|t| t.done_at).collect();
     let recovered: Vec<Option<u64>> = totals.iter().map(|t| t.recovery).collect();
+    let latency =
+        |f: fn(&Totals) -> Option<Micros>| Spread::of(totals.iter().filter_map(f).collect());
     StrategyResult {
         strategy: policies.strategy,
         calls,
@@ -252,6 +289,12 @@ fn summarise(
         goodput_milli: spread(|t| t.goodput_milli),
         recovered_runs: recovered.iter().flatten().count() as u32,
         recovery: Spread::of_all(&recovered),
+        wasted: spread(|t| t.wasted),
+        timed_out: spread(|t| t.timed_out),
+        throttled: spread(|t| t.throttled),
+        latency_runs: totals.iter().filter(|t| t.latency_p50.is_some()).count() as u32,
+        latency_p50: latency(|t| t.latency_p50),
+        latency_p99: latency(|t| t.latency_p99),
         typical: match &all[typical] {
             run if run.lanes.is_some() || !with_lanes => run.clone(),
             _ => simulate_with(scenario, policies, seed_of(typical), true),
@@ -282,6 +325,7 @@ mod sequential {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::units::SECOND;
 
     #[test]
     fn nearest_rank_percentiles() {
@@ -293,6 +337,104 @@ mod tests {
         let s = Spread::of(vec![5, 1, 3]).unwrap();
         assert_eq!((s.p5, s.median, s.p95), (1, 3, 5));
         assert_eq!(Spread::of(Vec::new()), None);
+    }
+
+    /// Runs of hand-made totals, summarised as a scenario's strategy is.
+    fn summarised(totals: &[Totals]) -> StrategyResult {
+        let scenario = Scenario::with_clients("s", 10);
+        let policies = Policies::new(&scenario, Strategy::Exponential);
+        let runs: Vec<Run> = totals
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Run {
+                seed: i as u64,
+                totals: *t,
+                lanes: None,
+            })
+            .collect();
+        summarise(&scenario, &policies, &runs, false, |r| r as u64)
+    }
+
+    #[test]
+    fn the_overload_totals_are_summarised_over_runs() {
+        // Twenty runs: wasted 1..=20, timed out 10 times that, throttled 100 less it.
+        let totals: Vec<Totals> = (1..=20u64)
+            .map(|n| Totals {
+                wasted: n,
+                timed_out: 10 * n,
+                throttled: 100 - n,
+                latency_p50: Some(n * 1_000),
+                latency_p99: Some(n * 10_000),
+                ..Totals::default()
+            })
+            .collect();
+        let s = summarised(&totals);
+        // Nearest rank of 20: the 5th percentile is rank 1, the median rank 10, the 95th
+        // rank 19.
+        let all = |s: &Spread| (s.p5, s.median, s.p95);
+        assert_eq!(all(&s.wasted), (1, 10, 19));
+        assert_eq!(all(&s.timed_out), (10, 100, 190));
+        assert_eq!(all(&s.throttled), (80, 89, 98));
+        assert_eq!(s.latency_runs, 20);
+        assert_eq!(all(&s.latency_p50.unwrap()), (1_000, 10_000, 19_000));
+        assert_eq!(all(&s.latency_p99.unwrap()), (10_000, 100_000, 190_000));
+    }
+
+    #[test]
+    fn latency_is_over_the_runs_that_answered_a_call_in_time() {
+        // Four runs, one of which answered nothing in time: the percentiles are those of
+        // the three others (ranks 1, 2 and 3 of three), not "never" as the missing run
+        // would make a time over all runs.
+        let latency = |p50: Option<u64>, p99: Option<u64>| Totals {
+            latency_p50: p50,
+            latency_p99: p99,
+            ..Totals::default()
+        };
+        let s = summarised(&[
+            latency(Some(300_000), Some(900_000)),
+            latency(None, None),
+            latency(Some(100_000), Some(2_000_000)),
+            latency(Some(200_000), Some(400_000)),
+        ]);
+        assert_eq!(s.latency_runs, 3);
+        let p50 = s.latency_p50.unwrap();
+        assert_eq!((p50.p5, p50.median, p50.p95), (100_000, 200_000, 300_000));
+        let p99 = s.latency_p99.unwrap();
+        assert_eq!((p99.p5, p99.median, p99.p95), (400_000, 900_000, 2_000_000));
+        // One run of fifty with a latency: it is the latency, however few runs have one.
+        let mut one = vec![latency(None, None); 49];
+        one.push(latency(Some(7), Some(9)));
+        let s = summarised(&one);
+        assert_eq!(s.latency_runs, 1);
+        assert_eq!(s.latency_p50.unwrap().median, 7);
+        // None at all: no latency.
+        let s = summarised(&[latency(None, None); 3]);
+        assert_eq!(
+            (s.latency_runs, s.latency_p50, s.latency_p99),
+            (0, None, None)
+        );
+    }
+
+    #[test]
+    fn the_features_say_which_overload_totals_apply() {
+        use crate::engine::scenario::{Queue, QueueOrder, Throttle};
+        let mut scenario = Scenario::with_clients("s", 10);
+        assert_eq!(Features::of(&scenario), Features::default());
+        let queue = |limit| Queue {
+            limit,
+            order: QueueOrder::Fifo,
+            drop_expired: false,
+        };
+        scenario.server.queue = Some(queue(0));
+        assert!(!Features::of(&scenario).queue, "a limit of 0 is no queue");
+        scenario.server.queue = Some(queue(5));
+        scenario.retry.timeout = Some(SECOND);
+        scenario.retry.throttle = Some(Throttle {
+            k_milli: 2_000,
+            window: 10 * SECOND,
+        });
+        let f = Features::of(&scenario);
+        assert!(f.queue && f.timeout && f.throttle);
     }
 
     #[test]

@@ -24,11 +24,12 @@ pub const FOLDER: &str = ".retrylab-cache";
 
 /// What opens an entry's first line, before its checksum. Part of every key too, so
 /// that entries of another layout are never looked at.
-const HEADER: &str = "retrylab-cache 3 sha256:";
+const HEADER: &str = "retrylab-cache 4 sha256:";
 
-/// The largest entry a result can make: per strategy, six lanes (served, rejected, failed fast, wasted, queued, throttled) of `MAX_TICKS`
-/// numbers of at most ten digits and a comma, and a megabyte for everything else.
-/// Anything larger is not a result, and is not read.
+/// The largest entry a result can make: per strategy, six lanes (served, rejected,
+/// failed fast, wasted, queued, throttled) of `MAX_TICKS` numbers of at most ten digits
+/// and a comma, and a megabyte for everything else. Anything larger is not a result, and
+/// is not read.
 const MAX_ENTRY: u64 = Strategy::ALL.len() as u64 * 6 * MAX_TICKS * 11 + (1 << 20);
 
 /// The scenario as the canonical JSON its key hashes (see [`Cache::key`]).
@@ -664,18 +665,22 @@ mod tests {
                 r#""cap":1000000,"multiplier":2.0}],"#,
                 r#""server":{"model":"capacity","capacity_milli":10000,"tick":100000,"#,
                 r#""rejection_cost_milli":100,"outages":[{"from":1000000,"to":3000000}],"#,
-                r#""retry_after":{"hint":2000000,"when":"always"}},"#,
+                r#""retry_after":{"hint":2000000,"when":"always"},"#,
+                r#""slowdowns":[{"from":4000000,"to":5000000,"capacity_milli":5000}],"#,
+                r#""queue":{"limit":50,"order":"fifo","drop_expired":false}},"#,
                 r#""retry":{"base":100000,"cap":10000000,"multiplier":2.0,"#,
                 r#""max_attempts":5,"deadline":30000000,"honor_retry_after":true,"#,
                 r#""budget":{"grpc":{"max_tokens":10,"token_ratio_milli":100}},"#,
                 r#""breaker":{"failure_rate":50,"window":20,"minimum_calls":10,"#,
-                r#""open_for":5000000,"half_open_calls":3,"retry_when_open":false}},"#,
+                r#""open_for":5000000,"half_open_calls":3,"retry_when_open":false},"#,
+                r#""timeout":1000000,"throttle":{"k_milli":2000,"window":10000000},"#,
+                r#""jitter":0.2},"#,
                 r#""strategies":["full-jitter","exponential"],"runs":2,"seed":7}"#,
             )
         );
         assert_eq!(
             Cache::key(&s),
-            "066fb3e8da8a6f31bafd7e16b381733d56f2d137e97c4b2d98018b41061812c0"
+            "438e8833dcea4285241f02acfd9c4d85ee1819ecdc1e981b228c393ff1f6a099"
         );
     }
 

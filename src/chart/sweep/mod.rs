@@ -12,6 +12,8 @@ use crate::format::{fixed, thousands};
 
 mod layout;
 mod table;
+#[cfg(test)]
+mod tests;
 
 use self::layout::{Layout, axes};
 use self::table::sweep_table;
@@ -79,11 +81,21 @@ pub enum Total {
     Goodput,
     /// The recovery time.
     Recovery,
+    /// Calls served after their client had timed out.
+    Wasted,
+    /// Attempts that ended by the client's timeout.
+    TimedOut,
+    /// Attempts refused by adaptive throttling.
+    Throttled,
+    /// The median latency of the calls answered in time.
+    LatencyP50,
+    /// Their 99th percentile latency.
+    LatencyP99,
 }
 
 impl Total {
     /// Every total a sweep can chart, in the order the documentation lists them.
-    pub const ALL: [Total; 8] = [
+    pub const ALL: [Total; 13] = [
         Total::Calls,
         Total::Served,
         Total::GaveUp,
@@ -92,6 +104,11 @@ impl Total {
         Total::CallsPerClient,
         Total::Goodput,
         Total::Recovery,
+        Total::Wasted,
+        Total::TimedOut,
+        Total::Throttled,
+        Total::LatencyP50,
+        Total::LatencyP99,
     ];
 
     /// The total of the results it charts, whose name the directive uses.
@@ -105,6 +122,11 @@ impl Total {
             Total::CallsPerClient => Metric::CallsPerClient,
             Total::Goodput => Metric::Goodput,
             Total::Recovery => Metric::Recovery,
+            Total::Wasted => Metric::Wasted,
+            Total::TimedOut => Metric::TimedOut,
+            Total::Throttled => Metric::Throttled,
+            Total::LatencyP50 => Metric::LatencyP50,
+            Total::LatencyP99 => Metric::LatencyP99,
         }
     }
 
@@ -124,6 +146,11 @@ impl Total {
             Total::CallsPerClient => "calls per client",
             Total::Goodput => "goodput (calls served per second)",
             Total::Recovery => "time to recover after the outage",
+            Total::Wasted => "calls served after their client timed out",
+            Total::TimedOut => "attempts that timed out",
+            Total::Throttled => "attempts refused by throttling",
+            Total::LatencyP50 => "median latency of the calls answered in time",
+            Total::LatencyP99 => "p99 latency of the calls answered in time",
         }
     }
 
@@ -133,6 +160,11 @@ impl Total {
             Total::DoneAt => "last client done (s)",
             Total::Goodput => "served per second",
             Total::Recovery => "recovery (s)",
+            Total::Wasted => "calls wasted",
+            Total::TimedOut => "attempts timed out",
+            Total::Throttled => "attempts throttled",
+            Total::LatencyP50 => "median latency (s)",
+            Total::LatencyP99 => "p99 latency (s)",
             Total::Calls
             | Total::Served
             | Total::GaveUp
@@ -142,7 +174,8 @@ impl Total {
     }
 
     /// The spread of the total for one strategy, in the axis's unit; `None` when fewer
-    /// than half the runs finished (for `done_at`) or recovered (for `recovery`).
+    /// than half the runs finished (for `done_at`) or recovered (for `recovery`), or
+    /// when no run answered a call in time (for the latencies).
     fn values(self, s: &StrategyResult, clients: u64) -> Option<Values> {
         let of = |spread: &Spread, scale: f64| Values {
             median: spread.median as f64 / scale,
@@ -158,15 +191,49 @@ impl Total {
             Total::CallsPerClient => Some(of(&s.calls, clients.max(1) as f64)),
             Total::Goodput => Some(of(&s.goodput_milli, 1000.0)),
             Total::Recovery => s.recovery.as_ref().map(|d| of(d, SECOND as f64)),
+            Total::Wasted => Some(of(&s.wasted, 1.0)),
+            Total::TimedOut => Some(of(&s.timed_out, 1.0)),
+            Total::Throttled => Some(of(&s.throttled, 1.0)),
+            Total::LatencyP50 => s.latency_p50.as_ref().map(|l| of(l, SECOND as f64)),
+            Total::LatencyP99 => s.latency_p99.as_ref().map(|l| of(l, SECOND as f64)),
         }
     }
 
-    /// What a run must have done for a point to have a value: finished, or recovered.
-    fn ended(self) -> &'static str {
-        if self == Total::Recovery {
-            "recovered"
-        } else {
-            "finished"
+    /// Why a point has no value, after "where": fewer than half the runs finished or
+    /// recovered, or no run answered a call in time.
+    fn missing(self) -> &'static str {
+        match self {
+            Total::Recovery => "fewer than half the runs recovered",
+            Total::LatencyP50 | Total::LatencyP99 => "no run answered a call in time",
+            Total::DoneAt
+            | Total::Calls
+            | Total::Served
+            | Total::GaveUp
+            | Total::StillRetrying
+            | Total::CallsPerClient
+            | Total::Goodput
+            | Total::Wasted
+            | Total::TimedOut
+            | Total::Throttled => "fewer than half the runs finished",
+        }
+    }
+
+    /// The runs that have a value of the total, when only some runs may (shown beside
+    /// it when some lack one); `None` for a total every run has.
+    fn runs_with(self, s: &StrategyResult) -> Option<u32> {
+        match self {
+            Total::DoneAt => Some(s.finished_runs),
+            Total::Recovery => Some(s.recovered_runs),
+            Total::LatencyP50 | Total::LatencyP99 => Some(s.latency_runs),
+            Total::Calls
+            | Total::Served
+            | Total::GaveUp
+            | Total::StillRetrying
+            | Total::CallsPerClient
+            | Total::Goodput
+            | Total::Wasted
+            | Total::TimedOut
+            | Total::Throttled => None,
         }
     }
 
@@ -180,9 +247,15 @@ impl Total {
         match self {
             Total::DoneAt | Total::Recovery | Total::Goodput => fixed(value, 1),
             Total::CallsPerClient => fixed(value, 2),
-            Total::Calls | Total::Served | Total::GaveUp | Total::StillRetrying => {
-                thousands(value.round() as u64)
-            }
+            // To the millisecond, as latencies are written everywhere.
+            Total::LatencyP50 | Total::LatencyP99 => fixed(value, 3),
+            Total::Calls
+            | Total::Served
+            | Total::GaveUp
+            | Total::StillRetrying
+            | Total::Wasted
+            | Total::TimedOut
+            | Total::Throttled => thousands(value.round() as u64),
         }
     }
 }
@@ -549,11 +622,7 @@ fn description(
             .map(|i| points[i].label.as_str())
             .collect();
         if !never.is_empty() {
-            out.push_str(&format!(
-                "; fewer than half the runs {} at {}",
-                total.ended(),
-                never.join(", ")
-            ));
+            out.push_str(&format!("; {} at {}", total.missing(), never.join(", ")));
         }
         out.push('.');
     }
@@ -586,8 +655,8 @@ fn generated_caption(sweep: &Sweep, total: Total) -> String {
         .any(|s| series(sweep.points, s, total).iter().any(Option::is_none));
     if never {
         text.push_str(&format!(
-            " Where fewer than half the runs {}, the point is a hollow marker in the row marked “never”.",
-            total.ended()
+            " Where {}, the point is a hollow marker in the row marked “never”.",
+            total.missing()
         ));
     }
     text

@@ -34,26 +34,14 @@ pub(super) fn sweep_table(sweep: &Sweep, total: Total) -> String {
                 None => "–".to_string(),
                 Some(r) => match total.values(r, p.result.clients) {
                     None => {
-                        // "never", with how many runs did have a time, when some did.
-                        let count = match total {
-                            Total::Recovery => r.recovered_runs,
-                            Total::DoneAt => r.finished_runs,
-                            // Totals every run has are never missing.
-                            Total::Calls
-                            | Total::Served
-                            | Total::GaveUp
-                            | Total::StillRetrying
-                            | Total::CallsPerClient
-                            | Total::Goodput => 0,
-                        };
-                        if count == 0 {
-                            "never".to_string()
-                        } else {
-                            format!(
+                        // "never", with how many runs did have a value, when some did.
+                        match total.runs_with(r).unwrap_or(0) {
+                            0 => "never".to_string(),
+                            count => format!(
                                 "never, in {} of {} runs",
                                 thousands(count),
                                 thousands(p.result.runs)
-                            )
+                            ),
                         }
                     }
                     Some(v) => {
@@ -65,17 +53,10 @@ pub(super) fn sweep_table(sweep: &Sweep, total: Total) -> String {
                                 total.cell(v.p95)
                             ));
                         }
-                        if total == Total::Recovery && r.recovered_runs < p.result.runs {
+                        if let Some(count) = total.runs_with(r).filter(|&n| n < p.result.runs) {
                             cell.push_str(&format!(
                                 ", in {} of {} runs",
-                                thousands(r.recovered_runs),
-                                thousands(p.result.runs)
-                            ));
-                        }
-                        if total == Total::DoneAt && r.finished_runs < p.result.runs {
-                            cell.push_str(&format!(
-                                ", in {} of {} runs",
-                                thousands(r.finished_runs),
+                                thousands(count),
                                 thousands(p.result.runs)
                             ));
                         }
