@@ -16,6 +16,7 @@ mod markdown;
 mod memo;
 mod old_loops;
 mod output_safety;
+mod overload_keys;
 mod playground_module;
 mod presets;
 mod properties;
