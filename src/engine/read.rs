@@ -6,12 +6,13 @@ use super::scenario::{
     Server, ServerModel,
 };
 use super::schema::{self, Section};
-use super::units::format_duration;
+use super::units::{Micros, format_duration};
 use crate::format::thousands;
 use crate::suggest;
 use crate::yaml::{self, Map, Naming, Node, Pos, Problem, Value};
 
 mod guards;
+mod overload;
 mod values;
 
 /// One mistake in a scenario: a [`Problem`] of its YAML, placed relative to its text.
@@ -255,6 +256,18 @@ impl Reader {
             Some(node) => self.retry_after(node).map(Some),
             None => Some(None),
         };
+        let slowdowns = match fields.get("slowdowns") {
+            Some(node) => self.slowdowns(node),
+            None => Some(Vec::new()),
+        };
+        let queue = match fields.get("queue") {
+            Some(node) => self.queue(node).map(Some),
+            None => Some(None),
+        };
+        if let (Some(model), Some(key), Some(_)) = (model, fields.key("queue"), fields.get("queue"))
+        {
+            self.queue_needs_capacity(model, key);
+        }
         Some(Server {
             model: model?,
             capacity_milli: capacity.filter(|c| *c > 0)?,
@@ -262,8 +275,8 @@ impl Reader {
             rejection_cost_milli: cost?,
             outages: outages?,
             retry_after: retry_after?,
-            slowdowns: Vec::new(),
-            queue: None,
+            slowdowns: slowdowns?,
+            queue: queue?,
         })
     }
 
@@ -299,34 +312,47 @@ impl Reader {
                 ok = false;
                 continue;
             };
-            let mut bound = |name: &str| match fields.get(name) {
-                Some(n) => self.duration(n, &format!("server.outages[].{name}")),
-                None => {
-                    self.missing(item, name, "a duration");
-                    None
-                }
-            };
-            let (Some(from), Some(to)) = (bound("from"), bound("to")) else {
+            let Some((from, to)) = self.window(item, &fields, "outages", "an outage") else {
                 ok = false;
                 continue;
             };
-            if to <= from {
-                let node = fields.get("to").unwrap_or(item);
-                self.error(
-                    node,
-                    format!(
-                        "an outage must end after it starts: `to` ({}) is not after `from` ({})",
-                        format_duration(to),
-                        format_duration(from)
-                    ),
-                    None,
-                );
-                ok = false;
-                continue;
-            }
             outages.push(Outage { from, to });
         }
         ok.then_some(outages)
+    }
+
+    /// The `[from, to)` of an entry of `server.{list}` (an outage or a slowdown): both
+    /// required, and `to` after `from`.
+    fn window(
+        &mut self,
+        item: &Node,
+        fields: &Fields,
+        list: &str,
+        what: &str,
+    ) -> Option<(Micros, Micros)> {
+        let mut bound = |name: &str| match fields.get(name) {
+            Some(n) => self.duration(n, &format!("server.{list}[].{name}")),
+            None => {
+                self.missing(item, name, "a duration");
+                None
+            }
+        };
+        let (from, to) = (bound("from"), bound("to"));
+        let (from, to) = (from?, to?);
+        if to <= from {
+            let node = fields.get("to").unwrap_or(item);
+            self.error(
+                node,
+                format!(
+                    "{what} must end after it starts: `to` ({}) is not after `from` ({})",
+                    format_duration(to),
+                    format_duration(from)
+                ),
+                None,
+            );
+            return None;
+        }
+        Some((from, to))
     }
 
     fn retry(&mut self, node: Option<&Node>, defaults: &Retry) -> Option<Retry> {
@@ -378,6 +404,18 @@ impl Reader {
             },
             None => Some(None),
         };
+        let timeout = match fields.get("timeout") {
+            Some(node) => self.timeout(node).map(Some),
+            None => Some(None),
+        };
+        let throttle = match fields.get("throttle") {
+            Some(node) => self.throttle(node).map(Some),
+            None => Some(None),
+        };
+        let jitter = match fields.get("jitter") {
+            Some(node) => self.jitter(node),
+            None => Some(defaults.jitter),
+        };
         let (base, cap) = (base?, cap?);
         if cap > MAX_TIME {
             let node = fields.get("cap").unwrap_or(node);
@@ -410,9 +448,9 @@ impl Reader {
             honor_retry_after: honor_retry_after?,
             budget: budget?,
             breaker: breaker?,
-            timeout: None,
-            throttle: None,
-            jitter: 0.2,
+            timeout: timeout?,
+            throttle: throttle?,
+            jitter: jitter?,
         })
     }
 
@@ -470,6 +508,7 @@ impl Reader {
                 .map(|(_, v)| v.clone()),
             _ => None,
         };
+        self.relations_of_overload(s, top);
         let horizon_node = top.get("horizon").cloned().or_else(|| server_key("tick"));
         let at = |fallback: Option<Node>| {
             fallback.unwrap_or(Node {

@@ -549,13 +549,17 @@ impl Scenario {
 
     /// The work this scenario needs at most, in steps, for [`MAX_WORK`]: every run of
     /// every strategy (and the typical run, simulated again for its lanes) steps through
-    /// each tick, looking at each outage and window of arrivals, and through each call
-    /// its clients can make (see [`Scenario::calls_per_client`]). With guards the loop
-    /// does about twice as much per step (measured), so their steps count twice. (The
+    /// each tick, looking at each outage, slowdown and window of arrivals, and through
+    /// each call its clients can make (see [`Scenario::calls_per_client`]). With guards
+    /// or a queue the loop does about twice as much per step (measured; a queued call is
+    /// joined, served or timed out once each), so their steps count twice. (The
     /// typical run is simulated again only for its lanes, but the limit does not depend
     /// on what is asked of a run.)
     pub fn work(&self) -> u128 {
-        let per_tick = 1 + self.server.outages.len() as u128 + self.arrivals.len() as u128;
+        let per_tick = 1
+            + self.server.outages.len() as u128
+            + self.server.slowdowns.len() as u128
+            + self.arrivals.len() as u128;
         let ticks = u128::from(self.ticks()) * per_tick;
         let requests = u128::from(self.clients) + u128::from(self.arrivals_total());
         let runs = u128::from(self.runs) + 1;

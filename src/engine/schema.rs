@@ -24,6 +24,12 @@ pub enum Section {
     Breaker,
     /// Each entry of `layers`.
     Layer,
+    /// Under `server.queue:`.
+    Queue,
+    /// Each entry of `server.slowdowns`.
+    Slowdown,
+    /// Under `retry.throttle:`.
+    Throttle,
     /// Under `figure:`: how an article draws the scenario. The engine ignores it.
     Figure,
 }
@@ -41,6 +47,9 @@ impl Section {
             Section::Budget => "retry.budget.",
             Section::Breaker => "retry.breaker.",
             Section::Layer => "layers[].",
+            Section::Queue => "server.queue.",
+            Section::Slowdown => "server.slowdowns[].",
+            Section::Throttle => "retry.throttle.",
             Section::Figure => "figure.",
         }
     }
@@ -142,9 +151,9 @@ pub const KEYS: &[Key] = &[
         section: Section::Top,
         name: "strategies",
         kind: "list of strategy names",
-        default: "all five",
+        default: "the first five (all but proportional-jitter)",
         meaning: "The strategies to compare, each one a lane: fixed, exponential, \
-                  full-jitter, equal-jitter, decorrelated-jitter.",
+                  full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter.",
     },
     Key {
         section: Section::Top,
@@ -206,6 +215,20 @@ pub const KEYS: &[Key] = &[
         meaning: "A Retry-After hint the server attaches to its rejections.",
     },
     Key {
+        section: Section::Server,
+        name: "queue",
+        kind: "`{limit, order, drop_expired}` (`capacity` model only)",
+        default: "none",
+        meaning: "Where calls not served in their tick wait for a later one.",
+    },
+    Key {
+        section: Section::Server,
+        name: "slowdowns",
+        kind: "list of `{from, to, capacity}`, in order of time, none overlapping",
+        default: "none",
+        meaning: "Windows of another capacity per tick.",
+    },
+    Key {
         section: Section::Outage,
         name: "from",
         kind: "duration",
@@ -218,6 +241,49 @@ pub const KEYS: &[Key] = &[
         kind: "duration, after `from`",
         default: "required",
         meaning: "When the server is back; a tick is down when its start lies in [from, to).",
+    },
+    Key {
+        section: Section::Queue,
+        name: "limit",
+        kind: "whole number, 0 to 10,000,000",
+        default: "required",
+        meaning: "The most calls the queue holds; 0 is no queue.",
+    },
+    Key {
+        section: Section::Queue,
+        name: "order",
+        kind: "`fifo` or `lifo`",
+        default: "fifo",
+        meaning: "`fifo`: the queue first, oldest first; `lifo`: new calls first, then the \
+                  queue, newest first.",
+    },
+    Key {
+        section: Section::Queue,
+        name: "drop_expired",
+        kind: "`true` or `false`",
+        default: "false",
+        meaning: "Whether queued calls past `retry.timeout` are dropped, at no cost.",
+    },
+    Key {
+        section: Section::Slowdown,
+        name: "from",
+        kind: "duration",
+        default: "required",
+        meaning: "When the slowdown starts.",
+    },
+    Key {
+        section: Section::Slowdown,
+        name: "to",
+        kind: "duration, after `from`",
+        default: "required",
+        meaning: "When the slowdown ends.",
+    },
+    Key {
+        section: Section::Slowdown,
+        name: "capacity",
+        kind: "number, 0 or more, at most three decimals",
+        default: "required",
+        meaning: "Calls served per tick in it.",
     },
     Key {
         section: Section::RetryAfter,
@@ -316,6 +382,42 @@ pub const KEYS: &[Key] = &[
         meaning: "A circuit breaker shared by all clients, as resilience4j's: while open, \
                   calls fail fast at the client, never reach the server, and count as \
                   failures for the retry policy.",
+    },
+    Key {
+        section: Section::Retry,
+        name: "timeout",
+        kind: "duration, at least two ticks, at most 1h",
+        default: "none",
+        meaning: "How long a client waits for one call's answer before it counts the \
+                  attempt as failed.",
+    },
+    Key {
+        section: Section::Retry,
+        name: "throttle",
+        kind: "`{k, window}` (`{}` for the defaults)",
+        default: "none",
+        meaning: "Adaptive throttling shared by all clients (Google SRE book).",
+    },
+    Key {
+        section: Section::Retry,
+        name: "jitter",
+        kind: "number from 0 to 1, at most three decimals",
+        default: "0.2",
+        meaning: "The jitter of `proportional-jitter`.",
+    },
+    Key {
+        section: Section::Throttle,
+        name: "k",
+        kind: "number, more than 0, at most 1,000, at most three decimals",
+        default: "2",
+        meaning: "Requests allowed per accepted one (lower throttles sooner).",
+    },
+    Key {
+        section: Section::Throttle,
+        name: "window",
+        kind: "duration, at least one tick, at most 1h",
+        default: "10s",
+        meaning: "Over which requests and accepts are counted.",
     },
     Key {
         section: Section::Budget,

@@ -40,7 +40,7 @@ error: unknown key `server.speed`
   |
 4 |   speed: 3
   |   ^^^^^
-  = help: the keys here are: model, capacity, tick, rejection_cost, outages, retry_after
+  = help: the keys here are: model, capacity, tick, rejection_cost, outages, retry_after, queue, slowdowns
 ",
     );
 }
@@ -95,7 +95,7 @@ error: unknown strategy `linear`
   |
 4 | strategies: [fixed, full-jiter, linear]
   |                                 ^^^^^^
-  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter
+  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter
 ",
     );
 }
@@ -420,7 +420,7 @@ error: unknown strategy `linear`
   |
 3 | layers: [{attempts: 4}, {attempts: 2, strategy: linear}]
   |                                                 ^^^^^^
-  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter
+  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter
 ",
     );
 }

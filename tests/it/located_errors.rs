@@ -206,7 +206,7 @@ error: unknown strategy `{x}…`
   |
 3 | strategies: [fixed, {shown}…
   |                     {caret}
-  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter
+  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter
 
 error: 1 problem found
 ",

@@ -17,6 +17,7 @@ mod memo;
 mod old_loops;
 mod output_safety;
 mod overload;
+mod overload_keys;
 mod overload_totals;
 mod playground_module;
 mod presets;

@@ -20,7 +20,7 @@ const MAX_LAYER_ATTEMPTS: u64 = 1_000;
 
 impl Reader {
     /// Finds a name among `names`, or says which exist.
-    fn choice<T: Copy>(
+    pub(super) fn choice<T: Copy>(
         &mut self,
         node: &Node,
         key: &str,
