@@ -258,7 +258,19 @@ impl Layout {
             }
         };
         let peak = peak_of(&all_calls_at);
-        let longest = peak_of(&|s, k| Column::counts(s, k)[QUEUE]);
+        // The queue's series is empty unless the scenario has a queue: then no need to
+        // look at every tick again.
+        let queued = result.strategies.iter().any(|s| {
+            s.typical
+                .lanes
+                .as_ref()
+                .is_some_and(|l| !l.queued.is_empty())
+        });
+        let longest = if queued {
+            peak_of(&|s, k| Column::counts(s, k)[QUEUE])
+        } else {
+            0
+        };
         let capacity_milli = scenario.server.capacity_milli;
         let capacity = capacity_milli.div_ceil(1000);
         // The capacity joins the scale unless it would squash the bars under half the

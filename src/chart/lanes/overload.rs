@@ -23,7 +23,7 @@ use super::super::coord;
 use super::super::draw::{line, rect};
 use super::super::svg::Element;
 use super::super::tidy_ceiling;
-use super::{Column, FAST, FAST_TINT, Layout, QUEUE, SERVED, THROTTLED, WASTED};
+use super::{Column, FAST, FAST_TINT, Layout, QUEUE, SERIES, SERVED, THROTTLED, WASTED};
 
 use crate::engine::{ScenarioResult, StrategyResult};
 use crate::format::thousands;
@@ -56,11 +56,14 @@ impl Overload {
     /// The marks of `result`'s lanes over their first `shown` ticks, with a queue whose
     /// line has `queue` as its scale, if any.
     pub(super) fn of(result: &ScenarioResult, shown: usize, queue: Option<QueueScale>) -> Overload {
+        // Straight from the series, which are empty for a scenario without the feature.
         let any = |series: usize| {
-            result
-                .strategies
-                .iter()
-                .any(|s| (0..shown).any(|k| Column::counts(s, k)[series] > 0))
+            result.strategies.iter().any(|s| {
+                s.typical.lanes.as_ref().is_some_and(|l| {
+                    let values = SERIES[series](l);
+                    values[..shown.min(values.len())].iter().any(|&n| n > 0)
+                })
+            })
         };
         Overload {
             wasted: any(WASTED),
@@ -318,7 +321,10 @@ pub(super) fn lane_description(layout: &Layout, strategy: &StrategyResult) -> St
             .map(|k| Column::counts(strategy, k)[QUEUE])
             .max()
             .unwrap_or(0);
-        out.push_str(&format!(", at most {} queued", thousands(longest)));
+        out.push_str(&format!(
+            ", at most {} calls queued at once",
+            thousands(longest)
+        ));
     }
     out
 }

@@ -162,10 +162,10 @@ fn the_lanes_words_name_the_overload_marks() {
              of its own: from 0 at a lane's baseline to 150 at the top of its scale.",
             "fixed, in the run drawn: 285 calls, 150 clients served, 112 served after \
              their client stopped waiting (wasted), 20 attempts throttled, at most 140 \
-             queued, the last done at 2.6 s.",
+             calls queued at once, the last done at 2.6 s.",
             "proportional-jitter, in the run drawn: 183 calls, 150 clients served, 33 \
              served after their client stopped waiting (wasted), 6 attempts throttled, at \
-             most 140 queued",
+             most 140 calls queued at once",
         ] {
             assert!(desc.contains(said), "{said}\n{desc}");
         }
