@@ -343,6 +343,7 @@ impl Layout {
                 Form::Wide => 16.0,
                 Form::Narrow => 12.0,
             }
+            - overload::scale_margin(self)
     }
 
     /// Height of a lane: the strip at its top, then its bars' scale.
@@ -600,6 +601,9 @@ fn lane(
             .set("class", "label")
             .set("text-anchor", "end"),
         );
+    if let Some(top) = overload::scale_label(layout, scale_top) {
+        lane = lane.add(top);
+    }
 
     // The label block: the name, and the run's totals at the right of it or under it.
     let line_height = form.font() + 6.0;

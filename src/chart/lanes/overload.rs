@@ -17,10 +17,11 @@
 //!   bar: solid, blue, with a halo of the background that lifts it off the bars. It
 //!   shares the bars' height scale unless it would squash them under half the lane, as
 //!   the capacity does; then it has a scale of its own, from the baseline to the top of
-//!   the bars' scale, which its legend entry names ("queued (scale 0–200)").
+//!   the bars' scale, which its legend entry names ("queued (scale 0–200)") and whose
+//!   top is written in its blue at the right of each lane, across from the bars' own.
 
 use super::super::coord;
-use super::super::draw::{line, rect};
+use super::super::draw::{Label, line, rect};
 use super::super::svg::Element;
 use super::super::tidy_ceiling;
 use super::{Column, FAST, FAST_TINT, Layout, QUEUE, SERIES, SERVED, THROTTLED, WASTED};
@@ -244,6 +245,30 @@ pub(super) fn queue_line(layout: &Layout, strategy: &StrategyResult, base: f64) 
     )
 }
 
+/// The room at the right of the plots for the top of the queue's own scale, in SVG
+/// units: none when it has none.
+pub(super) fn scale_margin(layout: &Layout) -> f64 {
+    match layout.overload.queue {
+        Some(scale) if !scale.shared => layout.form.text_width(&thousands(scale.top), false) + 6.0,
+        Some(_) | None => 0.0,
+    }
+}
+
+/// The top of the queue's own scale, in its blue at the right of a lane's scale top,
+/// across from the bars' own top at the left; `None` when it shares the bars' scale.
+pub(super) fn scale_label(layout: &Layout, scale_top: f64) -> Option<Label> {
+    let scale = layout.overload.queue.filter(|scale| !scale.shared)?;
+    Some(
+        Label::at(
+            layout.right() + 5.0,
+            scale_top + layout.form.font() * 0.32,
+            &thousands(scale.top),
+        )
+        .set("class", "queue-scale")
+        .set("fill", QUEUED),
+    )
+}
+
 /// The queue's swatch in the legend: a step up, in a box of 12 from (x, y).
 pub(super) fn queue_swatch(x: f64, y: f64) -> Element {
     Element::new("path")
@@ -291,7 +316,7 @@ pub(super) fn description(layout: &Layout) -> String {
         } else {
             out.push_str(&format!(
                 " on a scale of its own: from 0 at a lane's baseline to {} at the top of \
-                 its scale.",
+                 its scale, written at the right.",
                 thousands(scale.top)
             ));
         }

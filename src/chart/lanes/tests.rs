@@ -159,7 +159,8 @@ fn the_lanes_words_name_the_overload_marks() {
             "Attempts refused by the clients' own throttling, never reaching the server, \
              are stacked on top, dotted.",
             "the calls waiting in the server's queue at the end of each tick, on a scale \
-             of its own: from 0 at a lane's baseline to 150 at the top of its scale.",
+             of its own: from 0 at a lane's baseline to 150 at the top of its scale, \
+             written at the right.",
             "fixed, in the run drawn: 285 calls, 150 clients served, 112 served after \
              their client stopped waiting (wasted), 20 attempts throttled, at most 140 \
              calls queued at once, the last done at 2.6 s.",
@@ -169,6 +170,11 @@ fn the_lanes_words_name_the_overload_marks() {
         ] {
             assert!(desc.contains(said), "{said}\n{desc}");
         }
+    }
+    for svg in charts(&scenario, &result) {
+        // The top of the queue's own scale, once a lane, at the right.
+        assert_eq!(svg.matches("class=\"queue-scale\"").count(), 2, "{svg}");
+        assert!(svg.contains(">150</text>"));
     }
     let wide = lane_chart(&scenario, &result, 3 * SECOND, Form::Wide);
     assert!(wide.contains(">this run: 285 calls, 112 wasted, 20 throttled</text>"));
@@ -187,6 +193,7 @@ fn a_short_queue_shares_the_bars_scale() {
         assert!(legend(&svg).contains(&"queued".to_string()), "{svg}");
         assert!(svg.contains(">30</text>"), "the scale's top");
         assert!(svg.contains("on the same scale."));
+        assert!(!svg.contains("queue-scale"), "no scale of its own");
         // The line starts at 30 calls: the top of the scale, under its grid line.
         let lane = svg.split("<g class=\"lane\">").nth(1).unwrap();
         let d = attribute_of(lane, "queued", "d");
