@@ -215,3 +215,62 @@ fn a_card_shows_wasted_work_above_the_served() {
     let rejected = lane.find("class=\"rejected\"").unwrap();
     assert!(served < wasted && wasted < rejected);
 }
+
+#[test]
+fn extreme_series_draw_finite_charts() {
+    let (mut scenario, mut result) = overloaded();
+    // Series of every length, at the counters' largest values, over more ticks than the
+    // chart has columns: binned, and still nothing but finite numbers.
+    scenario.horizon = 100_000 * SECOND;
+    for s in &mut result.strategies {
+        let lanes = s.typical.lanes.as_mut().unwrap();
+        lanes.wasted = vec![u32::MAX; 7_000];
+        lanes.queued = vec![u32::MAX; 9_001];
+        lanes.throttled = vec![1; 3];
+        lanes.failed_fast = vec![u32::MAX; 2];
+        s.typical.totals.done_at = None;
+        s.typical.totals.still_retrying = 1;
+    }
+    for form in Form::BOTH {
+        let svg = lane_chart(&scenario, &result, 1_000 * SECOND, form);
+        for bad in ["NaN", "inf", "height=\"0\"", "height=\"-"] {
+            assert!(!svg.contains(bad), "{bad}");
+        }
+        assert!(svg.contains("each bar is the mean of"), "binned");
+        assert!(
+            svg.contains(">queued</text>"),
+            "the queue's peak is the bars' own"
+        );
+    }
+}
+
+#[test]
+fn throttled_attempts_stack_above_failed_fast_calls() {
+    let (mut scenario, mut result) = overloaded();
+    scenario.retry.breaker = Some(Default::default());
+    for s in &mut result.strategies {
+        let lanes = s.typical.lanes.as_mut().unwrap();
+        lanes.failed_fast = vec![0; 12];
+        lanes.failed_fast.push(4);
+    }
+    let svg = lane_chart(&scenario, &result, 3 * SECOND, Form::Wide);
+    let fixed = svg.split("<g class=\"lane\">").nth(1).unwrap();
+    let top_of = |class: &str| {
+        let group = fixed
+            .split(&format!("<g class=\"{class}\""))
+            .nth(1)
+            .unwrap();
+        let rect = group.split("<rect ").nth(1).unwrap();
+        let number = |name: &str| -> f64 {
+            let v = rect.split(&format!("{name}=\"")).nth(1).unwrap();
+            v[..v.find('"').unwrap()].parse().unwrap()
+        };
+        (number(" x"), number(" y"), number("height"))
+    };
+    // Tick 12: 10 wasted, 4 failed fast, then 2 throttled on top.
+    let (fast_x, fast_y, _) = top_of("failed-fast");
+    let (throttled_x, throttled_y, throttled_height) = top_of("throttled");
+    assert_eq!(fast_x, throttled_x);
+    assert!((throttled_y + throttled_height - fast_y).abs() < 0.02);
+    assert!(legend(&svg).ends_with(&["failed fast".to_string(), "throttled".to_string()]));
+}
