@@ -14,6 +14,12 @@
 //! server) are a third kind, stacked on top: a pale grey fill with a dotted grey outline,
 //! with their own legend entry. Charts of scenarios without a breaker are unchanged.
 //!
+//! An overloaded server adds three more (see `overload`): calls served after their
+//! client stopped waiting, stacked right on the served ones in striped green so that
+//! the two make all the server's work; attempts refused by the clients' throttling, on
+//! top in dotted grey; and the queue's length as a step line over the bars. Each shows,
+//! in the bars, the legend and the description, only when the lanes have some.
+//!
 //! Above each lane, its name and the totals of the run it draws, named as that run's
 //! ("this run: 1,947 calls"), since the table beside the chart gives medians. Each lane
 //! marks where its run ends, in a strip at its top that no bar reaches: a dashed line
@@ -34,11 +40,17 @@
 use super::svg::Element;
 
 use crate::engine::units::Micros;
-use crate::engine::{Scenario, ScenarioResult, StrategyResult};
+use crate::engine::{Lanes, Scenario, ScenarioResult, StrategyResult};
 use crate::format::{decimals_for, duration, milli, seconds, seconds_fixed, thousands};
 
 use super::draw::{Form, GRID, Label, halo, line, rect, text, wrap};
 use super::{coord, tidy_ceiling, tidy_step};
+
+mod overload;
+#[cfg(all(test, feature = "site"))]
+mod tests;
+
+use self::overload::{Overload, QueueScale};
 
 /// Space below a lane.
 const GAP: f64 = 10.0;
@@ -97,31 +109,71 @@ pub(crate) fn ticks_shown(scenario: &Scenario, result: &ScenarioResult, window: 
     (window.div_ceil(tick) as usize).clamp(1, all)
 }
 
-/// Served and turned-away calls of a lane at tick `k` (zero past its end).
-fn calls_at(strategy: &StrategyResult, k: usize) -> (u32, u32) {
-    match &strategy.typical.lanes {
-        Some(l) => (
-            l.served.get(k).copied().unwrap_or(0),
-            l.rejected.get(k).copied().unwrap_or(0),
-        ),
-        None => (0, 0),
+/// What a lane draws at one tick, or on average over the ticks of one column: the
+/// kinds of calls in the order they stack up from the baseline, then the queue, which
+/// is a level rather than a count of calls and is drawn as a line.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Column {
+    /// Calls served in time.
+    served: f64,
+    /// Calls served after their client stopped waiting: the server's work for nobody,
+    /// stacked on the served ones so that the two make all its work.
+    wasted: f64,
+    /// Calls turned away.
+    rejected: f64,
+    /// Calls that failed fast at a breaker, never reaching the server.
+    failed_fast: f64,
+    /// Attempts refused by the clients' own throttling, never reaching the server.
+    throttled: f64,
+    /// Calls waiting in the queue at the end of the tick.
+    queued: f64,
+}
+
+/// Which series of [`Lanes`] a [`Column`] field comes from, in its order.
+const SERIES: [fn(&Lanes) -> &[u32]; 6] = [
+    |l| &l.served,
+    |l| &l.wasted,
+    |l| &l.rejected,
+    |l| &l.failed_fast,
+    |l| &l.throttled,
+    |l| &l.queued,
+];
+
+impl Column {
+    /// The counts of a lane at tick `k`, in [`SERIES`] order (zero past a series' end,
+    /// and for a series the scenario does not have).
+    fn counts(strategy: &StrategyResult, k: usize) -> [u64; 6] {
+        let lanes = strategy.typical.lanes.as_ref();
+        SERIES.map(|series| {
+            lanes
+                .and_then(|l| series(l).get(k).copied())
+                .map_or(0, u64::from)
+        })
+    }
+
+    /// From counts (or sums over `n` ticks) in [`SERIES`] order.
+    fn of(counts: [u64; 6], n: f64) -> Column {
+        let [served, wasted, rejected, failed_fast, throttled, queued] =
+            counts.map(|c| c as f64 / n);
+        Column {
+            served,
+            wasted,
+            rejected,
+            failed_fast,
+            throttled,
+            queued,
+        }
     }
 }
 
-/// Calls of a lane that failed fast at tick `k` (zero without a breaker).
-fn failed_fast_at(strategy: &StrategyResult, k: usize) -> u32 {
-    strategy
-        .typical
-        .lanes
-        .as_ref()
-        .and_then(|l| l.failed_fast.get(k).copied())
-        .unwrap_or(0)
-}
+/// Where the wasted calls, the throttled attempts and the queue are in [`SERIES`].
+const WASTED: usize = 1;
+const THROTTLED: usize = 4;
+const QUEUE: usize = 5;
 
-/// Every call of a lane at tick `k`: served, turned away and failed fast.
+/// Every call and refused attempt of a lane at tick `k`: the height of its bar.
 fn all_calls_at(strategy: &StrategyResult, k: usize) -> u64 {
-    let (served, rejected) = calls_at(strategy, k);
-    u64::from(served) + u64::from(rejected) + u64::from(failed_fast_at(strategy, k))
+    Column::counts(strategy, k)[..QUEUE].iter().sum()
 }
 
 /// Where everything goes: the scales shared by all lanes, in one of the two layouts.
@@ -154,6 +206,8 @@ struct Layout {
     stacked: bool,
     /// Lines of the label block above each lane.
     label_lines: usize,
+    /// The marks of an overloaded server it draws.
+    overload: Overload,
 }
 
 impl Layout {
@@ -182,23 +236,40 @@ impl Layout {
         form: Form,
     ) -> Layout {
         let columns = shown.div_ceil(bin);
-        let peak = if bin == 1 {
-            (0..shown)
-                .flat_map(|k| result.strategies.iter().map(move |s| all_calls_at(s, k)))
-                .max()
-                .unwrap_or(0)
-        } else {
-            let span = |c: usize| (c * bin, ((c + 1) * bin).min(shown));
-            (0..columns)
-                .flat_map(|c| {
-                    result.strategies.iter().map(move |s| {
-                        let (from, to) = span(c);
-                        let sum: u64 = (from..to).map(|k| all_calls_at(s, k)).sum();
-                        sum.div_ceil((to - from) as u64)
+        // The tallest of a series as the chart draws it: per tick, or as a bin's mean.
+        let peak_of = |count: &dyn Fn(&StrategyResult, usize) -> u64| {
+            if bin == 1 {
+                (0..shown)
+                    .flat_map(|k| result.strategies.iter().map(move |s| count(s, k)))
+                    .max()
+                    .unwrap_or(0)
+            } else {
+                let span = |c: usize| (c * bin, ((c + 1) * bin).min(shown));
+                (0..columns)
+                    .flat_map(|c| {
+                        result.strategies.iter().map(move |s| {
+                            let (from, to) = span(c);
+                            let sum: u64 = (from..to).map(|k| count(s, k)).sum();
+                            sum.div_ceil((to - from) as u64)
+                        })
                     })
-                })
-                .max()
-                .unwrap_or(0)
+                    .max()
+                    .unwrap_or(0)
+            }
+        };
+        let peak = peak_of(&all_calls_at);
+        // The queue's series is empty unless the scenario has a queue: then no need to
+        // look at every tick again.
+        let queued = result.strategies.iter().any(|s| {
+            s.typical
+                .lanes
+                .as_ref()
+                .is_some_and(|l| !l.queued.is_empty())
+        });
+        let longest = if queued {
+            peak_of(&|s, k| Column::counts(s, k)[QUEUE])
+        } else {
+            0
         };
         let capacity_milli = scenario.server.capacity_milli;
         let capacity = capacity_milli.div_ceil(1000);
@@ -210,6 +281,12 @@ impl Layout {
         } else {
             peak
         });
+        // A queue on the bars' scale raises it to fit.
+        let queue = (longest > 0).then(|| QueueScale::new(longest, peak, top));
+        let top = match queue {
+            Some(scale) if scale.shared => scale.top,
+            _ => top,
+        };
         let mut layout = Layout {
             form,
             shown,
@@ -227,6 +304,7 @@ impl Layout {
             legend: 0.0,
             stacked: false,
             label_lines: 1,
+            overload: Overload::of(result, shown, queue),
         };
         let rows = legend_items(&layout, scenario).1;
         layout.legend = 8.0 + rows as f64 * layout.row();
@@ -243,27 +321,19 @@ impl Layout {
         layout
     }
 
-    /// Served, turned-away and failed-fast calls per tick of column `c` of a lane: a
-    /// tick's own counts, or the means over the ticks of its bin.
-    fn column(&self, strategy: &StrategyResult, c: usize) -> (f64, f64, f64) {
+    /// Column `c` of a lane: a tick's own counts, or the means over the ticks of its bin.
+    fn column(&self, strategy: &StrategyResult, c: usize) -> Column {
         if self.bin == 1 {
-            let (s, r) = calls_at(strategy, c);
-            return (
-                f64::from(s),
-                f64::from(r),
-                f64::from(failed_fast_at(strategy, c)),
-            );
+            return Column::of(Column::counts(strategy, c), 1.0);
         }
         let (from, to) = (c * self.bin, ((c + 1) * self.bin).min(self.shown));
-        let (mut s, mut r, mut f) = (0u64, 0u64, 0u64);
+        let mut sums = [0u64; 6];
         for k in from..to {
-            let (served, rejected) = calls_at(strategy, k);
-            s += u64::from(served);
-            r += u64::from(rejected);
-            f += u64::from(failed_fast_at(strategy, k));
+            for (sum, count) in sums.iter_mut().zip(Column::counts(strategy, k)) {
+                *sum += count;
+            }
         }
-        let n = to.saturating_sub(from).max(1) as f64;
-        (s as f64 / n, r as f64 / n, f as f64 / n)
+        Column::of(sums, to.saturating_sub(from).max(1) as f64)
     }
 
     /// The right edge of the plots; the margin beyond it holds a lane's arrow.
@@ -273,6 +343,7 @@ impl Layout {
                 Form::Wide => 16.0,
                 Form::Narrow => 12.0,
             }
+            - overload::scale_margin(self)
     }
 
     /// Height of a lane: the strip at its top, then its bars' scale.
@@ -388,8 +459,10 @@ impl End {
 }
 
 /// The lane chart of a scenario's typical runs over `[0, window)` µs in one layout, as
-/// an `<svg>` element whose ids (`{id}-title`, `{id}-desc`, `{id}-hatch`, each with
-/// `-narrow` after it in the narrow layout) are prefixed with the scenario's id.
+/// an `<svg>` element whose ids (`{id}-title`, `{id}-desc`, `{id}-hatch`, and
+/// `{id}-waste` and `{id}-throttle` when it draws wasted calls or throttled attempts,
+/// each with `-narrow` after it in the narrow layout) are prefixed with the scenario's
+/// id.
 pub(crate) fn lane_chart(
     scenario: &Scenario,
     result: &ScenarioResult,
@@ -408,8 +481,6 @@ pub(crate) fn lane_chart(
         .map(|o| (o.from, o.to.min(layout.end)))
         .collect();
     let (times, decimals) = time_labels(&layout);
-    let hatch_id = form.id(id, "hatch");
-
     let mut doc = super::draw::document(
         id,
         "sim-lanes",
@@ -418,10 +489,10 @@ pub(crate) fn lane_chart(
         format!("{id}: calls per tick, by strategy"),
         description(scenario, result, &layout),
     )
-    .add(hatch(&hatch_id))
-    .add(legend(&layout, &hatch_id, scenario));
+    .add(patterns(&layout, id))
+    .add(legend(&layout, id, scenario));
     for (i, strategy) in result.strategies.iter().enumerate() {
-        doc = doc.add(lane(&layout, &hatch_id, i, strategy, &times, &down));
+        doc = doc.add(lane(&layout, id, i, strategy, &times, &down));
     }
     doc.add(time_axis(&layout, lanes, &times, decimals))
         .to_string()
@@ -471,7 +542,7 @@ fn label_lines(layout: &Layout, strategy: &StrategyResult) -> Vec<String> {
 /// the mark of where it ends.
 fn lane(
     layout: &Layout,
-    hatch_id: &str,
+    id: &str,
     i: usize,
     strategy: &StrategyResult,
     times: &[Micros],
@@ -505,7 +576,7 @@ fn lane(
     if let End::Done(done) = end {
         lane = lane.add(done_line(layout, done, plot_top, base));
     }
-    lane = lane.add(bars(layout, hatch_id, strategy, base));
+    lane = lane.add(bars(layout, id, strategy, base));
     if layout.capacity_shown {
         let cap_y = base - layout.capacity_height();
         lane = lane.add(capacity_line(layout.left, right, cap_y));
@@ -530,6 +601,9 @@ fn lane(
             .set("class", "label")
             .set("text-anchor", "end"),
         );
+    if let Some(top) = overload::scale_label(layout, scale_top) {
+        lane = lane.add(top);
+    }
 
     // The label block: the name, and the run's totals at the right of it or under it.
     let line_height = form.font() + 6.0;
@@ -620,19 +694,23 @@ fn continues(layout: &Layout, plot_top: f64, base: f64) -> Element {
         ))
 }
 
-/// A lane's bars: served, turned away above, and the outlines of the turned-away ones.
+/// A lane's bars: served, wasted above them, turned away above those, and the
+/// outlines of the turned-away ones; then the calls that failed fast and the attempts
+/// throttled, and the queue's line over them all.
 ///
 /// A bar at least 3 units wide has its own outline. On thinner bars an outline would
 /// cover the hatch and leave plain red, so each run of neighbouring turned-away bars
 /// gets one outline around the lot instead, which also keeps a lone thin spike visible.
-fn bars(layout: &Layout, hatch_id: &str, strategy: &StrategyResult, base: f64) -> Element {
+fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f64) -> Element {
+    let form = layout.form;
     let per_tick = layout.per_tick();
     let wide = per_tick >= 3.0;
     let bar = if wide { per_tick * 0.8 } else { per_tick }.max(0.5);
     let mut served = Element::new("g").set("class", "served").set("fill", SERVED);
+    let mut wasted = overload::wasted_group(&form.id(id, "waste"), wide, bar);
     let mut rejected = Element::new("g")
         .set("class", "rejected")
-        .set("fill", format!("url(#{hatch_id})"));
+        .set("fill", format!("url(#{})", form.id(id, "hatch")));
     rejected = if wide {
         rejected
             .set("class", "rejected outlined")
@@ -646,30 +724,34 @@ fn bars(layout: &Layout, hatch_id: &str, strategy: &StrategyResult, base: f64) -
         .set("fill", "none")
         .set("stroke", REJECTED)
         .set("stroke-width", "0.75");
-    // The (served top, turned-away top) of each bar of the current run of turned-away
-    // bars, and the tick it started at.
+    // The (top of the work below, turned-away top) of each bar of the current run of
+    // turned-away bars, and the tick it started at.
     let mut run: Vec<(f64, f64)> = Vec::new();
     let mut run_start = 0;
     for k in 0..=layout.columns {
-        let (s, r, _) = if k < layout.columns {
+        let c = if k < layout.columns {
             layout.column(strategy, k)
         } else {
-            (0.0, 0.0, 0.0)
+            Column::default()
         };
-        let s_top = base - s * layout.per_call();
-        let r_top = s_top - r * layout.per_call();
+        let s_top = base - c.served * layout.per_call();
+        let w_top = s_top - c.wasted * layout.per_call();
+        let r_top = w_top - c.rejected * layout.per_call();
         let x = layout.x_col(k) + (per_tick - bar) / 2.0;
         let bar = layout.clipped(bar, x);
         // A bar too short to survive rounding would print as height 0: skipped.
         if base - s_top >= 0.005 {
             served = served.add(rect(x, s_top, bar, base - s_top));
         }
-        if s_top - r_top >= 0.005 {
-            rejected = rejected.add(rect(x, r_top, bar, s_top - r_top));
+        if s_top - w_top >= 0.005 {
+            wasted = wasted.add(rect(x, w_top, bar, s_top - w_top));
+        }
+        if w_top - r_top >= 0.005 {
+            rejected = rejected.add(rect(x, r_top, bar, w_top - r_top));
             if run.is_empty() {
                 run_start = k;
             }
-            run.push((s_top, r_top));
+            run.push((w_top, r_top));
         } else if !run.is_empty() {
             if !wide {
                 outlines = outlines.add(run_outline(layout, run_start, &run));
@@ -677,15 +759,23 @@ fn bars(layout: &Layout, hatch_id: &str, strategy: &StrategyResult, base: f64) -
             run.clear();
         }
     }
-    let group = Element::new("g")
-        .set("class", "bars")
-        .add(served)
-        .add(rejected);
-    let group = if wide { group } else { group.add(outlines) };
-    match failed_fast(layout, strategy, base, bar, wide) {
-        Some(fast) => group.add(fast),
-        None => group,
+    let mut group = Element::new("g").set("class", "bars").add(served);
+    if layout.overload.wasted {
+        group = group.add(wasted);
     }
+    group = group.add(rejected);
+    if !wide {
+        group = group.add(outlines);
+    }
+    let above = [
+        failed_fast(layout, strategy, base, bar, wide),
+        overload::throttled(layout, &form.id(id, "throttle"), strategy, base, bar, wide),
+        overload::queue_line(layout, strategy, base),
+    ];
+    above
+        .into_iter()
+        .flatten()
+        .fold(group, |group, mark| group.add(mark))
 }
 
 /// The calls that failed fast, on top of each bar; `None` for a lane without a breaker.
@@ -708,12 +798,12 @@ fn failed_fast(
         .set("stroke-width", if wide { "0.75" } else { "0.5" })
         .set("stroke-dasharray", "1.5 1.5");
     for k in 0..layout.columns {
-        let (s, r, f) = layout.column(strategy, k);
-        if f == 0.0 {
+        let c = layout.column(strategy, k);
+        if c.failed_fast == 0.0 {
             continue;
         }
-        let bottom = base - (s + r) * layout.per_call();
-        let top = bottom - f * layout.per_call();
+        let bottom = base - (c.served + c.wasted + c.rejected) * layout.per_call();
+        let top = bottom - c.failed_fast * layout.per_call();
         if bottom - top < 0.005 {
             continue;
         }
@@ -814,11 +904,13 @@ fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimals: u32) -> 
         )
 }
 
-/// The hatch that marks calls turned away: diagonal strokes over a light tint.
-fn hatch(hatch_id: &str) -> Element {
-    Element::new("defs").add(
+/// The patterns of the chart of `id`: the hatch that marks calls turned away, diagonal
+/// strokes over a light tint, and those of the overload marks it draws.
+fn patterns(layout: &Layout, id: &str) -> Element {
+    let form = layout.form;
+    let defs = Element::new("defs").add(
         Element::new("pattern")
-            .set("id", hatch_id)
+            .set("id", form.id(id, "hatch"))
             .set("patternUnits", "userSpaceOnUse")
             .set("width", "5")
             .set("height", "5")
@@ -835,37 +927,53 @@ fn hatch(hatch_id: &str) -> Element {
                     .set("stroke", REJECTED)
                     .set("stroke-width", "1.5"),
             ),
+    );
+    overload::patterns(
+        layout.overload,
+        &form.id(id, "waste"),
+        &form.id(id, "throttle"),
     )
+    .into_iter()
+    .fold(defs, |defs, pattern| defs.add(pattern))
 }
 
 /// One legend entry: what its swatch shows, and its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Key {
     Served,
+    Wasted,
     TurnedAway,
     Capacity,
+    Queued,
     Down,
     FailedFast,
+    Throttled,
 }
 
 /// The legend's entries with their names, each placed at (x, row), and the number of
 /// rows they take: served, turned away and capacity (named with its value), the
 /// server's outages when the chart shows one, and failed-fast calls when the scenario
-/// has a breaker. Entries wrap onto a new row at the plot's right edge.
+/// has a breaker; wasted calls, the queue and throttled attempts when the chart draws
+/// them, each beside its kin. Entries wrap onto a new row at the plot's right edge.
 fn legend_items(layout: &Layout, scenario: &Scenario) -> (Vec<(Key, String, f64, usize)>, usize) {
     let capacity = milli(scenario.server.capacity_milli);
-    let mut keys = vec![
-        (Key::Served, "served".to_string()),
-        (Key::TurnedAway, "turned away".to_string()),
-        (
-            Key::Capacity,
-            if layout.capacity_shown {
-                format!("capacity {capacity}")
-            } else {
-                format!("capacity {capacity}, above the scale")
-            },
-        ),
-    ];
+    let overload = layout.overload;
+    let mut keys = vec![(Key::Served, "served".to_string())];
+    if overload.wasted {
+        keys.push((Key::Wasted, "served after timeout (wasted)".to_string()));
+    }
+    keys.push((Key::TurnedAway, "turned away".to_string()));
+    keys.push((
+        Key::Capacity,
+        if layout.capacity_shown {
+            format!("capacity {capacity}")
+        } else {
+            format!("capacity {capacity}, above the scale")
+        },
+    ));
+    if let Some(scale) = overload.queue {
+        keys.push((Key::Queued, overload::queue_name(scale)));
+    }
     let down = scenario
         .server
         .outages
@@ -876,6 +984,9 @@ fn legend_items(layout: &Layout, scenario: &Scenario) -> (Vec<(Key, String, f64,
     }
     if scenario.retry.breaker.is_some() {
         keys.push((Key::FailedFast, "failed fast".to_string()));
+    }
+    if overload.throttled {
+        keys.push((Key::Throttled, "throttled".to_string()));
     }
     let form = layout.form;
     let (mut x, mut row) = (layout.left, 0);
@@ -893,9 +1004,10 @@ fn legend_items(layout: &Layout, scenario: &Scenario) -> (Vec<(Key, String, f64,
 }
 
 /// The legend: a swatch for each entry, drawn as the chart draws it, and its name.
-fn legend(layout: &Layout, hatch_id: &str, scenario: &Scenario) -> Element {
+fn legend(layout: &Layout, id: &str, scenario: &Scenario) -> Element {
     let mut group = Element::new("g").set("class", "legend");
-    let font = layout.form.font();
+    let form = layout.form;
+    let font = form.font();
     for (key, name, x, row) in legend_items(layout, scenario).0 {
         let y = 8.0 + row as f64 * layout.row();
         let swatch: Element = match key {
@@ -904,8 +1016,17 @@ fn legend(layout: &Layout, hatch_id: &str, scenario: &Scenario) -> Element {
                 .set("fill", SERVED),
             Key::TurnedAway => rect(x, y, 12.0, 12.0)
                 .set("class", "rejected outlined")
-                .set("fill", format!("url(#{hatch_id})"))
+                .set("fill", format!("url(#{})", form.id(id, "hatch")))
                 .set("stroke", REJECTED),
+            Key::Wasted => rect(x, y, 12.0, 12.0)
+                .set("class", "wasted edged")
+                .set("fill", format!("url(#{})", form.id(id, "waste")))
+                .set("stroke", SERVED),
+            Key::Queued => overload::queue_swatch(x, y),
+            Key::Throttled => rect(x, y, 12.0, 12.0)
+                .set("class", "throttled")
+                .set("fill", format!("url(#{})", form.id(id, "throttle")))
+                .set("stroke", FAST),
             Key::Capacity => capacity_line(x - 2.0, x + 13.0, y + 6.0),
             Key::Down => rect(x, y, 12.0, 12.0)
                 .set("class", "down")
@@ -928,8 +1049,14 @@ fn legend(layout: &Layout, hatch_id: &str, scenario: &Scenario) -> Element {
 fn lane_summary(strategy: &StrategyResult) -> String {
     let totals = &strategy.typical.totals;
     let mut text = format!("this run: {} calls", thousands(totals.calls));
+    if totals.wasted > 0 {
+        text.push_str(&format!(", {} wasted", thousands(totals.wasted)));
+    }
     if totals.failed_fast > 0 {
         text.push_str(&format!(", {} failed fast", thousands(totals.failed_fast)));
+    }
+    if totals.throttled > 0 {
+        text.push_str(&format!(", {} throttled", thousands(totals.throttled)));
     }
     if totals.still_retrying > 0 {
         text.push_str(&format!(
@@ -964,6 +1091,7 @@ fn description(scenario: &Scenario, result: &ScenarioResult, layout: &Layout) ->
              server, are stacked on top.",
         );
     }
+    out.push_str(&overload::description(layout));
     for o in scenario.server.outages.iter().filter(|o| o.from < end) {
         out.push_str(&format!(
             " The server is down from {} to {}.",
@@ -982,6 +1110,7 @@ fn description(scenario: &Scenario, result: &ScenarioResult, layout: &Layout) ->
         if t.failed_fast > 0 {
             out.push_str(&format!(", {} failed fast", thousands(t.failed_fast)));
         }
+        out.push_str(&overload::lane_description(layout, s));
         if t.gave_up > 0 {
             out.push_str(&format!(", {} gave up", thousands(t.gave_up)));
         }

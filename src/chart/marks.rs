@@ -31,6 +31,8 @@ pub(crate) enum Shape {
     Triangle,
     Diamond,
     Down,
+    /// A plus sign, for proportional jitter: no other marker has arms.
+    Plus,
 }
 
 /// The marks of the strategies, fixed per strategy rather than per position so that a
@@ -52,11 +54,14 @@ pub(crate) fn mark(strategy: Strategy) -> Mark {
             Some("5 2 1 2 1 2"),
             Shape::Down,
         ),
+        // Violet, the one hue left beside the Okabe–Ito five, deep enough to stand
+        // apart from fixed's blue in grey and for red-green colour-blind readers; its
+        // dash is the one pattern of pairs.
         Strategy::ProportionalJitter => (
             "st-proportional-jitter",
-            "#5a4fcf",
-            Some("1 2"),
-            Shape::Circle,
+            "#4e1a9a",
+            Some("5 2 5 6"),
+            Shape::Plus,
         ),
     };
     Mark {
@@ -101,6 +106,26 @@ pub(crate) fn marker(shape: Shape, x: f64, y: f64, size: f64) -> Element {
             p(1.1 * r, -0.8 * r),
             p(-1.1 * r, -0.8 * r)
         ),
+        Shape::Plus => {
+            // Arms a third of its span thick: a cross that stays a cross at 9 units,
+            // not a blob, and as wide as the triangles, for ink like theirs.
+            let (a, t) = (1.1 * r, 0.38 * r);
+            format!(
+                "M{}L{}L{}L{}L{}L{}L{}L{}L{}L{}L{}L{}Z",
+                p(-t, -a),
+                p(t, -a),
+                p(t, -t),
+                p(a, -t),
+                p(a, t),
+                p(t, t),
+                p(t, a),
+                p(-t, a),
+                p(-t, t),
+                p(-a, t),
+                p(-a, -t),
+                p(-t, -t)
+            )
+        }
     };
     Element::new("path").set("d", d)
 }
@@ -147,4 +172,42 @@ pub(crate) fn legend(
         x += width + 18.0;
     }
     (group, row + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every strategy differs from every other by hue, dash and marker alike, and the
+    /// stylesheet colours each in both themes.
+    #[test]
+    fn every_strategy_has_a_mark_of_its_own() {
+        let marks: Vec<(Strategy, Mark)> = Strategy::ALL.iter().map(|&s| (s, mark(s))).collect();
+        for (i, (a, ma)) in marks.iter().enumerate() {
+            for (b, mb) in &marks[i + 1..] {
+                assert_ne!(ma.colour, mb.colour, "{a:?} and {b:?}");
+                assert_ne!(ma.dash, mb.dash, "{a:?} and {b:?}");
+                assert_ne!(ma.shape, mb.shape, "{a:?} and {b:?}");
+            }
+            let property = format!("--sim-{}:", ma.class);
+            // Light, dark by the reader's system, and dark by the page.
+            assert_eq!(
+                super::super::CSS.matches(&property).count(),
+                3,
+                "{property}"
+            );
+            assert!(super::super::CSS.contains(&format!("svg.sim-sweep .{},", ma.class)));
+            assert_eq!(ma.class, format!("st-{}", a.name()));
+        }
+    }
+
+    #[test]
+    fn a_plus_is_a_closed_cross_of_twelve_corners() {
+        let svg = marker(Shape::Plus, 10.0, 10.0, 9.0).to_string();
+        assert_eq!(svg.matches('L').count(), 11, "{svg}");
+        assert!(
+            svg.contains("d=\"M8.29 5.05L11.71 5.05L11.71 8.29L14.95 8.29L14.95 11.71"),
+            "{svg}"
+        );
+    }
 }

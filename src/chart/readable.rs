@@ -33,6 +33,74 @@ fn layers() -> (Scenario, ScenarioResult) {
          strategies: [fixed, exponential]\n")
 }
 
+/// A crowd of 150 against a queue of 200, with a 1 s timeout and throttling, and its
+/// lanes made by hand, since the chart must draw whatever the engine gives: the first
+/// wave queues, the clients of the calls still queued at 1 s time out and call again,
+/// the server serves those old calls for nobody, and the clients' throttling refuses
+/// some of the new ones. Each lane's totals are its series' sums.
+pub(super) fn overloaded() -> (Scenario, ScenarioResult) {
+    use crate::engine::scenario::{Queue, QueueOrder, Throttle};
+    use crate::engine::{Lanes, Totals};
+    let mut scenario = Scenario::with_clients("overload", 150);
+    scenario.strategies = vec![Strategy::Fixed, Strategy::ProportionalJitter];
+    // The engine's run gives the frame (ids, runs, spreads); its lanes are replaced.
+    let mut result = run_scenario(&scenario);
+    scenario.server.queue = Some(Queue {
+        limit: 200,
+        order: QueueOrder::Fifo,
+        drop_expired: false,
+    });
+    scenario.retry.timeout = Some(SECOND);
+    scenario.retry.throttle = Some(Throttle {
+        k_milli: 2_000,
+        window: 10 * SECOND,
+    });
+    // Per tick, from 0; a series may end early (zeros after).
+    #[rustfmt::skip]
+    let lanes = [
+        Lanes {
+            served: vec![10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 6, 10, 10, 10, 8, 4],
+            wasted: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 8, 4],
+            rejected: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 9, 6, 3, 1],
+            failed_fast: vec![],
+            throttled: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5, 4, 3, 2, 1],
+            queued: vec![140, 130, 120, 110, 100, 90, 80, 70, 60, 50, 90, 86, 82, 76, 70, 62, 54, 46, 38, 30, 20, 14, 6, 2],
+        },
+        Lanes {
+            served: vec![10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 0, 0, 3, 5, 9, 10, 10, 6, 4, 2, 1],
+            wasted: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 7, 5, 1],
+            rejected: vec![],
+            failed_fast: vec![],
+            throttled: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 2, 1],
+            queued: vec![140, 130, 120, 110, 100, 90, 80, 70, 60, 50, 45, 38, 30, 24, 16, 10, 6, 3, 1],
+        },
+    ];
+    for (strategy, lanes) in result.strategies.iter_mut().zip(lanes) {
+        let sum = |series: &[u32]| series.iter().map(|&n| u64::from(n)).sum::<u64>();
+        let last = [
+            &lanes.served,
+            &lanes.wasted,
+            &lanes.rejected,
+            &lanes.throttled,
+        ]
+        .iter()
+        .filter_map(|series| series.iter().rposition(|&n| n > 0))
+        .max()
+        .unwrap_or(0) as u64;
+        strategy.typical.totals = Totals {
+            calls: sum(&lanes.served) + sum(&lanes.wasted) + sum(&lanes.rejected),
+            served: sum(&lanes.served),
+            done_at: Some(last * scenario.server.tick),
+            wasted: sum(&lanes.wasted),
+            timed_out: sum(&lanes.wasted),
+            throttled: sum(&lanes.throttled),
+            ..Totals::default()
+        };
+        strategy.typical.lanes = Some(lanes);
+    }
+    (scenario, result)
+}
+
 /// Every `<svg …>…</svg>` of an HTML block.
 fn svgs(html: &str) -> Vec<&str> {
     html.split("<svg ")
@@ -111,6 +179,8 @@ fn figures() -> Vec<String> {
     ] {
         out.push(figure(&scenario, &result, &FigureOptions::default()));
     }
+    let (scenario, result) = overloaded();
+    out.push(figure(&scenario, &result, &FigureOptions::default()));
     let mut points: Vec<SweepPoint> = [25, 200, 1600]
         .into_iter()
         .map(|clients| {

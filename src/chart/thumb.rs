@@ -30,22 +30,21 @@ const COLUMNS: usize = 116;
 const SERVED: &str = "#1a7f37";
 const REJECTED: &str = "#cf222e";
 
-/// Served and turned-away calls of a lane at tick `k` (zero past its end).
-fn calls_at(strategy: &StrategyResult, k: usize) -> (f64, f64) {
+/// Served, wasted and turned-away calls of a lane at tick `k` (zero past its end).
+fn calls_at(strategy: &StrategyResult, k: usize) -> (f64, f64, f64) {
+    let at = |series: &[u32]| f64::from(series.get(k).copied().unwrap_or(0));
     match &strategy.typical.lanes {
-        Some(l) => (
-            f64::from(l.served.get(k).copied().unwrap_or(0)),
-            f64::from(l.rejected.get(k).copied().unwrap_or(0)),
-        ),
-        None => (0.0, 0.0),
+        Some(l) => (at(&l.served), at(&l.wasted), at(&l.rejected)),
+        None => (0.0, 0.0, 0.0),
     }
 }
 
 /// A small `<svg class="sim-thumb">` of a scenario's typical runs over the window of
 /// the scenario's figure (`None`: the automatic window, as the figure's), so that a
 /// card shows what the figure shows: one thin lane per strategy, calls served solid,
-/// calls turned away lighter above them, all lanes on one height scale. Its only id is
-/// `{id}-thumb-title`.
+/// calls served after their client stopped waiting (wasted) in a lighter green above
+/// them, calls turned away lighter red above those, all lanes on one height scale. Its
+/// only id is `{id}-thumb-title`.
 pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Micros>) -> String {
     let id = escape(&result.id);
     let window = window.unwrap_or_else(|| auto_window(scenario, result));
@@ -55,20 +54,21 @@ pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Mi
     let span = |c: usize| (c * shown / columns, (c + 1) * shown / columns);
     let mean = |s: &StrategyResult, c: usize| {
         let (from, to) = span(c);
-        let (mut served, mut rejected) = (0.0, 0.0);
+        let (mut served, mut wasted, mut rejected) = (0.0, 0.0, 0.0);
         for k in from..to {
-            let (a, b) = calls_at(s, k);
+            let (a, w, b) = calls_at(s, k);
             served += a;
+            wasted += w;
             rejected += b;
         }
         let n = (to - from).max(1) as f64;
-        (served / n, rejected / n)
+        (served / n, wasted / n, rejected / n)
     };
     let peak = result
         .strategies
         .iter()
         .flat_map(|s| (0..columns).map(move |c| mean(s, c)))
-        .map(|(a, b)| a + b)
+        .map(|(a, w, b)| a + w + b)
         .fold(0.0, f64::max)
         .max(1.0);
 
@@ -90,18 +90,22 @@ pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Mi
         );
     for (i, s) in result.strategies.iter().enumerate() {
         let base = MARGIN + (i + 1) as f64 * lane + i as f64 * GAP;
-        let (mut served, mut rejected) = (String::new(), String::new());
+        let (mut served, mut wasted, mut rejected) = (String::new(), String::new(), String::new());
         for c in 0..columns {
-            let (a, b) = mean(s, c);
+            let (a, w, b) = mean(s, c);
             let x = MARGIN + c as f64 * width + (width - bar) / 2.0;
             let s_top = base - lane * a / peak;
-            let r_top = s_top - lane * b / peak;
+            let w_top = s_top - lane * w / peak;
+            let r_top = w_top - lane * b / peak;
             // A bar too short to survive rounding is left out.
             if base - s_top >= 0.005 {
                 served.push_str(&bar_path(x, s_top, bar, base - s_top));
             }
-            if s_top - r_top >= 0.005 {
-                rejected.push_str(&bar_path(x, r_top, bar, s_top - r_top));
+            if s_top - w_top >= 0.005 {
+                wasted.push_str(&bar_path(x, w_top, bar, s_top - w_top));
+            }
+            if w_top - r_top >= 0.005 {
+                rejected.push_str(&bar_path(x, r_top, bar, w_top - r_top));
             }
         }
         let mut group = Element::new("g").set("class", "lane").add(
@@ -116,6 +120,15 @@ pub fn thumbnail(scenario: &Scenario, result: &ScenarioResult, window: Option<Mi
                     .set("d", served)
                     .set("class", "served")
                     .set("fill", SERVED),
+            );
+        }
+        if !wasted.is_empty() {
+            group = group.add(
+                Element::new("path")
+                    .set("d", wasted)
+                    .set("class", "wasted")
+                    .set("fill", SERVED)
+                    .set("fill-opacity", "0.4"),
             );
         }
         if !rejected.is_empty() {

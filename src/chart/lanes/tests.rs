@@ -1,0 +1,276 @@
+//! Tests of the overload marks of the lane chart: wasted calls, throttled attempts and
+//! the queue, drawn from hand-made lanes, and only where the lanes have some.
+
+use super::super::draw::Form;
+use super::super::readable::overloaded;
+use super::super::{FigureOptions, figure, thumbnail};
+use super::lane_chart;
+use crate::engine::units::SECOND;
+use crate::engine::{Scenario, ScenarioResult, Strategy, run_scenario};
+
+/// Both layouts of the chart of the first 3 s.
+fn charts(scenario: &Scenario, result: &ScenarioResult) -> Vec<String> {
+    Form::BOTH
+        .iter()
+        .map(|&form| lane_chart(scenario, result, 3 * SECOND, form))
+        .collect()
+}
+
+/// The names in a chart's legend.
+fn legend(svg: &str) -> Vec<String> {
+    let legend = svg.split("<g class=\"legend\">").nth(1).unwrap();
+    let legend = &legend[..legend.find("<g class=\"lane\">").unwrap()];
+    legend
+        .split("class=\"label\"")
+        .skip(1)
+        .map(|t| t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].to_string())
+        .collect()
+}
+
+/// The value of an attribute of the first element with a class, in a chart.
+fn attribute_of(svg: &str, class: &str, name: &str) -> String {
+    let at = svg.find(&format!("class=\"{class}\"")).expect(class);
+    let start = svg[..at].rfind('<').unwrap();
+    let tag = &svg[start..start + svg[start..].find('>').unwrap()];
+    let value = tag.split(&format!(" {name}=\"")).nth(1).expect(name);
+    value[..value.find('"').unwrap()].to_string()
+}
+
+#[test]
+fn overloaded_lanes_snapshot() {
+    let (scenario, result) = overloaded();
+    insta::assert_snapshot!(charts(&scenario, &result).join("\n"));
+}
+
+#[test]
+fn the_legend_names_each_overload_mark_present_and_only_those() {
+    let (scenario, result) = overloaded();
+    for svg in charts(&scenario, &result) {
+        assert_eq!(
+            legend(&svg),
+            [
+                "served",
+                "served after timeout (wasted)",
+                "turned away",
+                "capacity 10",
+                "queued (scale 0–150)",
+                "throttled",
+            ],
+            "{svg}"
+        );
+        // Each pattern a bar refers to is in the chart.
+        for target in svg.split("url(#").skip(1) {
+            let target = &target[..target.find(')').unwrap()];
+            assert!(svg.contains(&format!(" id=\"{target}\"")), "{target}");
+        }
+    }
+    // Without throttled attempts, nor an empty queue's line: neither is named.
+    let (scenario, mut result) = overloaded();
+    for s in &mut result.strategies {
+        let lanes = s.typical.lanes.as_mut().unwrap();
+        lanes.throttled.fill(0);
+        lanes.queued.fill(0);
+        s.typical.totals.throttled = 0;
+    }
+    for svg in charts(&scenario, &result) {
+        let names = legend(&svg);
+        assert!(names.contains(&"served after timeout (wasted)".to_string()));
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.contains("queued") || n == "throttled")
+        );
+        for absent in ["class=\"throttled\"", "class=\"queued\"", "-throttle"] {
+            assert!(!svg.contains(absent), "{absent}");
+        }
+    }
+}
+
+#[test]
+fn a_plain_crowd_draws_no_overload_mark() {
+    let mut scenario = Scenario::with_clients("crowd", 100);
+    scenario.strategies = vec![Strategy::Fixed, Strategy::Exponential];
+    let result = run_scenario(&scenario);
+    let html = figure(&scenario, &result, &FigureOptions::default());
+    for word in ["wasted", "queue", "throttl", "-waste", "edged"] {
+        assert!(!html.contains(word), "{word}");
+    }
+    assert!(!thumbnail(&scenario, &result, None).contains("wasted"));
+}
+
+#[test]
+fn wasted_work_stacks_on_the_served_and_under_the_turned_away() {
+    let (scenario, result) = overloaded();
+    let svg = lane_chart(&scenario, &result, 3 * SECOND, Form::Wide);
+    let fixed = svg.split("<g class=\"lane\">").nth(1).unwrap();
+    // Tick 20 of fixed: 2 served, 8 wasted, 6 turned away, each bar on the one below.
+    let bars = |class: &str| -> Vec<(f64, f64, f64)> {
+        let group = fixed
+            .split(&format!("<g class=\"{class}\""))
+            .nth(1)
+            .unwrap();
+        let group = &group[..group.find("</g>").unwrap()];
+        group
+            .split("<rect ")
+            .skip(1)
+            .map(|r| {
+                let r = format!(" {r}");
+                let n = |name: &str| -> f64 {
+                    let v = r.split(&format!(" {name}=\"")).nth(1).unwrap();
+                    v[..v.find('"').unwrap()].parse().unwrap()
+                };
+                (n("x"), n("y"), n("height"))
+            })
+            .collect()
+    };
+    let at = |list: Vec<(f64, f64, f64)>, x: f64| {
+        list.into_iter()
+            .find(|b| (b.0 - x).abs() < 0.01)
+            .expect("a bar at that tick")
+    };
+    // Ticks 10 to 19 serve none in time: tick 20 has the eleventh served bar.
+    let x = bars("served")[10].0;
+    let served = at(bars("served"), x);
+    let wasted = at(bars("wasted edged"), x);
+    let rejected = at(bars("rejected outlined"), x);
+    assert!(
+        (wasted.1 + wasted.2 - served.1).abs() < 0.02,
+        "{wasted:?} on {served:?}"
+    );
+    assert!((rejected.1 + rejected.2 - wasted.1).abs() < 0.02);
+    assert!(
+        (wasted.2 / served.2 - 4.0).abs() < 0.02,
+        "8 wasted over 2 served"
+    );
+    assert!(
+        (rejected.2 / served.2 - 3.0).abs() < 0.02,
+        "6 turned away over 2 served"
+    );
+}
+
+#[test]
+fn the_lanes_words_name_the_overload_marks() {
+    let (scenario, result) = overloaded();
+    for svg in charts(&scenario, &result) {
+        let desc = svg.split("<desc").nth(1).unwrap();
+        for said in [
+            "Calls served after their client had stopped waiting, work for nobody, are \
+             stacked on the calls served in time, striped",
+            "Attempts refused by the clients' own throttling, never reaching the server, \
+             are stacked on top, dotted.",
+            "the calls waiting in the server's queue at the end of each tick, on a scale \
+             of its own: from 0 at a lane's baseline to 150 at the top of its scale, \
+             written at the right.",
+            "fixed, in the run drawn: 285 calls, 150 clients served, 112 served after \
+             their client stopped waiting (wasted), 20 attempts throttled, at most 140 \
+             calls queued at once, the last done at 2.6 s.",
+            "proportional-jitter, in the run drawn: 183 calls, 150 clients served, 33 \
+             served after their client stopped waiting (wasted), 6 attempts throttled, at \
+             most 140 calls queued at once",
+        ] {
+            assert!(desc.contains(said), "{said}\n{desc}");
+        }
+    }
+    for svg in charts(&scenario, &result) {
+        // The top of the queue's own scale, once a lane, at the right.
+        assert_eq!(svg.matches("class=\"queue-scale\"").count(), 2, "{svg}");
+        assert!(svg.contains(">150</text>"));
+    }
+    let wide = lane_chart(&scenario, &result, 3 * SECOND, Form::Wide);
+    assert!(wide.contains(">this run: 285 calls, 112 wasted, 20 throttled</text>"));
+}
+
+#[test]
+fn a_short_queue_shares_the_bars_scale() {
+    let (scenario, mut result) = overloaded();
+    // The fixed lane's bars reach 19 calls: a queue of at most 30 joins their scale,
+    // which grows to hold it.
+    for s in &mut result.strategies {
+        let lanes = s.typical.lanes.as_mut().unwrap();
+        lanes.queued = vec![30, 20, 10, 5, 0, 0, 0, 0, 0, 0, 12];
+    }
+    for svg in charts(&scenario, &result) {
+        assert!(legend(&svg).contains(&"queued".to_string()), "{svg}");
+        assert!(svg.contains(">30</text>"), "the scale's top");
+        assert!(svg.contains("on the same scale."));
+        assert!(!svg.contains("queue-scale"), "no scale of its own");
+        // The line starts at 30 calls: the top of the scale, under its grid line.
+        let lane = svg.split("<g class=\"lane\">").nth(1).unwrap();
+        let d = attribute_of(lane, "queued", "d");
+        let grid = lane.split("<g class=\"grid\"").nth(1).unwrap();
+        let top = grid.split(" y1=\"").nth(1).unwrap();
+        let top = &top[..top.find('"').unwrap()];
+        let start = d[1..].split(['H', 'V']).next().unwrap();
+        assert_eq!(start.split(' ').nth(1).unwrap(), top, "{d}");
+    }
+}
+
+#[test]
+fn a_card_shows_wasted_work_above_the_served() {
+    let (scenario, result) = overloaded();
+    let svg = thumbnail(&scenario, &result, Some(3 * SECOND));
+    let lane = svg.split("<g class=\"lane\">").nth(1).unwrap();
+    let served = lane.find("class=\"served\"").unwrap();
+    let wasted = lane.find("class=\"wasted\"").expect("wasted work drawn");
+    let rejected = lane.find("class=\"rejected\"").unwrap();
+    assert!(served < wasted && wasted < rejected);
+}
+
+#[test]
+fn extreme_series_draw_finite_charts() {
+    let (mut scenario, mut result) = overloaded();
+    // Series of every length, at the counters' largest values, over more ticks than the
+    // chart has columns: binned, and still nothing but finite numbers.
+    scenario.horizon = 100_000 * SECOND;
+    for s in &mut result.strategies {
+        let lanes = s.typical.lanes.as_mut().unwrap();
+        lanes.wasted = vec![u32::MAX; 7_000];
+        lanes.queued = vec![u32::MAX; 9_001];
+        lanes.throttled = vec![1; 3];
+        lanes.failed_fast = vec![u32::MAX; 2];
+        s.typical.totals.done_at = None;
+        s.typical.totals.still_retrying = 1;
+    }
+    for form in Form::BOTH {
+        let svg = lane_chart(&scenario, &result, 1_000 * SECOND, form);
+        for bad in ["NaN", "inf", "height=\"0\"", "height=\"-"] {
+            assert!(!svg.contains(bad), "{bad}");
+        }
+        assert!(svg.contains("each bar is the mean of"), "binned");
+        assert!(
+            svg.contains(">queued</text>"),
+            "the queue's peak is the bars' own"
+        );
+    }
+}
+
+#[test]
+fn throttled_attempts_stack_above_failed_fast_calls() {
+    let (mut scenario, mut result) = overloaded();
+    scenario.retry.breaker = Some(Default::default());
+    for s in &mut result.strategies {
+        let lanes = s.typical.lanes.as_mut().unwrap();
+        lanes.failed_fast = vec![0; 12];
+        lanes.failed_fast.push(4);
+    }
+    let svg = lane_chart(&scenario, &result, 3 * SECOND, Form::Wide);
+    let fixed = svg.split("<g class=\"lane\">").nth(1).unwrap();
+    let top_of = |class: &str| {
+        let group = fixed
+            .split(&format!("<g class=\"{class}\""))
+            .nth(1)
+            .unwrap();
+        let rect = group.split("<rect ").nth(1).unwrap();
+        let number = |name: &str| -> f64 {
+            let v = rect.split(&format!("{name}=\"")).nth(1).unwrap();
+            v[..v.find('"').unwrap()].parse().unwrap()
+        };
+        (number(" x"), number(" y"), number("height"))
+    };
+    // Tick 12: 10 wasted, 4 failed fast, then 2 throttled on top.
+    let (fast_x, fast_y, _) = top_of("failed-fast");
+    let (throttled_x, throttled_y, throttled_height) = top_of("throttled");
+    assert_eq!(fast_x, throttled_x);
+    assert!((throttled_y + throttled_height - fast_y).abs() < 0.02);
+    assert!(legend(&svg).ends_with(&["failed fast".to_string(), "throttled".to_string()]));
+}
