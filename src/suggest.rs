@@ -3,12 +3,12 @@
 /// The candidate closest to `input` by edit distance, if it is close enough to be a
 /// plausible typo (about a third of the word's letters off, and at least one).
 pub fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let input = input.to_lowercase();
+    let input = input.to_ascii_lowercase();
     let length = input.chars().count();
     let limit = length.div_ceil(3).max(1);
     candidates
         .into_iter()
-        .map(|c| (c, c.to_lowercase()))
+        .map(|c| (c, c.to_ascii_lowercase()))
         // The distance is at least the difference in length: a long input (a pasted
         // line, a value of megabytes) is far from every name without comparing a letter.
         .filter(|(_, lower)| lower.chars().count().abs_diff(length) <= limit)

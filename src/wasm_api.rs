@@ -3,7 +3,7 @@
 //! what the browser computes is what `retrylab sim FILE --json --lanes` prints, and what
 //! it draws is the article's figure, byte for byte.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::chart::draw::Form;
 use crate::chart::lanes::{plot_edges, ticks_shown};
@@ -59,7 +59,7 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
             format!("[{},{}]", coord(left), coord(right))
         })
         .collect();
-    let text = |html: String| Value::String(html).to_string();
+    let text = |html: String| serde_json::to_string(&html).expect("a string serialises");
     format!(
         "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{},\"shown\":{},\"plots\":[{}]}},\"table\":{},\"report\":{},\"settings\":{}}}",
         text(parts.charts),
@@ -98,7 +98,7 @@ fn compact(json: &str) -> String {
 /// errors JSON of [`errors_json`].
 pub fn settings(source: &str) -> String {
     match parse_scenario(source, Some(DEFAULT_ID)) {
-        Ok(scenario) => settings_json(&scenario).to_string(),
+        Ok(scenario) => settings_json(&scenario),
         Err(errors) => errors_json(&errors),
     }
 }
@@ -106,53 +106,108 @@ pub fn settings(source: &str) -> String {
 /// `{"errors": [{"line", "column", "width", "message", "help"}]}`, positions counted
 /// from 1 in the scenario's text.
 pub fn errors_json(errors: &[ScenarioError]) -> String {
-    let list: Vec<Value> = errors
-        .iter()
-        .map(|e| {
-            json!({
-                "line": e.pos.line,
-                "column": e.pos.column,
-                "width": e.width,
-                "message": e.message,
-                "help": e.help,
+    #[derive(Serialize)]
+    struct Errors<'a> {
+        errors: Vec<Error<'a>>,
+    }
+    // The keys in alphabetical order, as a tree of values wrote them.
+    #[derive(Serialize)]
+    struct Error<'a> {
+        column: usize,
+        help: &'a Option<String>,
+        line: usize,
+        message: &'a str,
+        width: usize,
+    }
+    let errors = Errors {
+        errors: errors
+            .iter()
+            .map(|e| Error {
+                column: e.pos.column,
+                help: &e.help,
+                line: e.pos.line,
+                message: &e.message,
+                width: e.width,
             })
-        })
-        .collect();
-    json!({ "errors": list }).to_string()
+            .collect(),
+    };
+    serde_json::to_string(&errors).expect("errors serialise")
 }
 
-fn settings_json(s: &Scenario) -> Value {
-    let outages: Vec<Value> = s
-        .server
-        .outages
-        .iter()
-        .map(|o| json!({"from": format_duration(o.from), "to": format_duration(o.to)}))
-        .collect();
-    json!({
-        "id": s.id,
-        "clients": s.clients,
-        "spread": format_duration(s.spread),
-        "horizon": format_duration(s.horizon),
-        "server": {
-            "model": s.server.model.name(),
-            "capacity": format_milli(s.server.capacity_milli),
-            "tick": format_duration(s.server.tick),
-            "rejection_cost": format_milli(s.server.rejection_cost_milli),
-            "outages": outages,
+/// The form's settings of a scenario, as JSON. Written through structs rather than
+/// `json!`, whose tree of values cost the browser's module several kilobytes; the keys
+/// are in alphabetical order, as the tree wrote them.
+fn settings_json(s: &Scenario) -> String {
+    #[derive(Serialize)]
+    struct Settings<'a> {
+        clients: u64,
+        gives_up: bool,
+        horizon: String,
+        id: &'a str,
+        open: bool,
+        retry: RetrySettings,
+        runs: u32,
+        seed: u64,
+        server: ServerSettings,
+        spread: String,
+        strategies: Vec<&'static str>,
+    }
+    #[derive(Serialize)]
+    struct RetrySettings {
+        base: String,
+        cap: String,
+        deadline: Option<String>,
+        max_attempts: Option<u32>,
+        multiplier: f64,
+    }
+    #[derive(Serialize)]
+    struct ServerSettings {
+        capacity: String,
+        model: &'static str,
+        outages: Vec<OutageSettings>,
+        rejection_cost: String,
+        tick: String,
+    }
+    #[derive(Serialize)]
+    struct OutageSettings {
+        from: String,
+        to: String,
+    }
+    let settings = Settings {
+        clients: s.clients,
+        gives_up: gives_up(s),
+        horizon: format_duration(s.horizon),
+        id: &s.id,
+        open: !s.arrivals.is_empty(),
+        retry: RetrySettings {
+            base: format_duration(s.retry.base),
+            cap: format_duration(s.retry.cap),
+            deadline: s.retry.deadline.map(format_duration),
+            max_attempts: s.retry.max_attempts,
+            multiplier: s.retry.multiplier,
         },
-        "retry": {
-            "base": format_duration(s.retry.base),
-            "cap": format_duration(s.retry.cap),
-            "multiplier": s.retry.multiplier,
-            "max_attempts": s.retry.max_attempts,
-            "deadline": s.retry.deadline.map(format_duration),
+        runs: s.runs,
+        seed: s.seed,
+        server: ServerSettings {
+            capacity: format_milli(s.server.capacity_milli),
+            model: s.server.model.name(),
+            outages: s
+                .server
+                .outages
+                .iter()
+                .map(|o| OutageSettings {
+                    from: format_duration(o.from),
+                    to: format_duration(o.to),
+                })
+                .collect(),
+            rejection_cost: format_milli(s.server.rejection_cost_milli),
+            tick: format_duration(s.server.tick),
         },
-        "strategies": s.strategies.iter().map(|st| st.name()).collect::<Vec<_>>(),
-        "runs": s.runs,
-        "seed": s.seed,
-        "open": !s.arrivals.is_empty(),
-        "gives_up": gives_up(s),
-    })
+        spread: format_duration(s.spread),
+        strategies: s.strategies.iter().map(|st| st.name()).collect(),
+    };
+    // Strings, whole numbers, booleans and a finite float: nothing can fail.
+    serde_json::to_string(&settings).expect("settings serialise")
 }
 
 /// Whether a client of the scenario can give up before it is served: an attempt limit,
@@ -170,6 +225,7 @@ fn gives_up(s: &Scenario) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
 
     const CROWD: &str = "id: crowd\nclients: 100\nstrategies: [fixed, full-jitter]\nruns: 3\n";
 
@@ -287,5 +343,31 @@ mod tests {
         assert!(gives_up("retry: {budget: aws}\n"));
         assert!(gives_up("retry: {breaker: {retry_when_open: false}}\n"));
         assert!(!gives_up("retry: {breaker: {}}\n"));
+    }
+
+    /// The JSON the form reads, key by key, as the tree of `json!` values wrote it
+    /// before: sorted keys, `null` for what is not set.
+    #[test]
+    fn settings_and_errors_are_written_as_before() {
+        let yaml =
+            "clients: 7\nserver: {outages: [{from: 1s, to: 2s}]}\nretry: {multiplier: 1.5}\n";
+        let tree = |s: &str| serde_json::from_str::<Value>(s).unwrap().to_string();
+        let written = settings(yaml);
+        assert_eq!(written, tree(&written));
+        assert_eq!(
+            written,
+            "{\"clients\":7,\"gives_up\":false,\"horizon\":\"2m\",\"id\":\"playground\",\"open\":false,\
+             \"retry\":{\"base\":\"100ms\",\"cap\":\"10s\",\"deadline\":null,\"max_attempts\":null,\
+             \"multiplier\":1.5},\"runs\":1,\"seed\":1,\"server\":{\"capacity\":\"10\",\"model\":\
+             \"capacity\",\"outages\":[{\"from\":\"1s\",\"to\":\"2s\"}],\"rejection_cost\":\"0.1\",\
+             \"tick\":\"100ms\"},\"spread\":\"0s\",\"strategies\":[\"fixed\",\"exponential\",\
+             \"full-jitter\",\"equal-jitter\",\"decorrelated-jitter\"]}"
+        );
+        let errors = settings("clients: x\n");
+        assert_eq!(errors, tree(&errors));
+        assert!(
+            errors.starts_with("{\"errors\":[{\"column\":10,\"help\":"),
+            "{errors}"
+        );
     }
 }

@@ -38,7 +38,7 @@ pub struct Totals {
     /// Attempts refused locally by adaptive throttling.
     pub throttled: u64,
     /// The median latency of the calls answered in time, nearest rank; `None` when none
-    /// was.
+    /// was, or without a queue (see [`super::queue`]).
     pub latency_p50: Option<Micros>,
     /// Their 99th percentile, nearest rank.
     pub latency_p99: Option<Micros>,
@@ -65,6 +65,31 @@ pub struct Lanes {
     /// throttles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttled: Vec<u32>,
+}
+
+impl Lanes {
+    /// Records tick `k`: its served, rejected, failed-fast, wasted, queued and throttled
+    /// calls, each into its lane when the lane is kept. Not inlined: one copy serves
+    /// every kind of run.
+    #[inline(never)]
+    pub fn record(
+        &mut self,
+        k: usize,
+        [served, rejected, failed_fast, wasted, queued, throttled]: [usize; 6],
+    ) {
+        self.served[k] = served as u32;
+        self.rejected[k] = rejected as u32;
+        for (lane, value) in [
+            (&mut self.failed_fast, failed_fast),
+            (&mut self.wasted, wasted),
+            (&mut self.queued, queued),
+            (&mut self.throttled, throttled),
+        ] {
+            if let Some(slot) = lane.get_mut(k) {
+                *slot = value as u32;
+            }
+        }
+    }
 }
 
 /// The outcome of one run.

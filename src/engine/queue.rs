@@ -22,7 +22,10 @@
 //!   tick's calls are rejected at no cost. The queue keeps its calls; they may time out.
 //! - **Latency.** A call made at `t` on its client's clock and served in tick `j` is
 //!   answered at the end of that tick: its latency is `(j+1)·tick − t`. A rejection is
-//!   answered at once.
+//!   answered at once. A run reports the median and 99th percentile (nearest rank) of
+//!   the latencies of the calls answered in time, with a queue only: without one every
+//!   call is answered in the tick that sees it, and its latency would say no more than
+//!   where in its tick it was sent (so the plain crowd spends nothing on it).
 //! - **Timeouts** (`retry.timeout: T`, at least two ticks). A call seen in tick `s` has
 //!   the expiry tick `m = max(floor((t + T) / tick), s + 1)`: it is answered in time when
 //!   it is served in a tick before `m` (so a call is never late in the tick that sees

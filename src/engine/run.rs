@@ -239,8 +239,10 @@ impl Setup<'_> {
                     (served, joined, wasted)
                 }
             };
-            for call in calls.range(0..served) {
-                latencies.push((end - call.t()) as u32);
+            if QUEUE && with_queue {
+                for block in calls.front(served) {
+                    latencies.extend(block.iter().map(|call| (end - call.t()) as u32));
+                }
             }
             let useful = served + answered.len();
             let rejected = sent - served - joined;
@@ -254,18 +256,17 @@ impl Setup<'_> {
                 last_finish = Some(k);
             }
             if let Some(lanes) = lanes.as_mut() {
-                lanes.served[k] = useful as u32;
-                lanes.rejected[k] = rejected as u32;
-                if with_breaker {
-                    lanes.failed_fast[k] = (n - admitted) as u32;
-                }
-                if let Some(queue) = queue.as_ref() {
-                    lanes.wasted[k] = wasted as u32;
-                    lanes.queued[k] = queue.len() as u32;
-                }
-                if with_throttle {
-                    lanes.throttled[k] = (admitted - sent) as u32;
-                }
+                lanes.record(
+                    k,
+                    [
+                        useful,
+                        rejected,
+                        n - admitted,
+                        wasted,
+                        queue.as_ref().map_or(0, |q| q.len()),
+                        admitted - sent,
+                    ],
+                );
             }
             guards.decided(
                 k,
@@ -276,57 +277,54 @@ impl Setup<'_> {
                 useful,
                 rejected + timeouts.len(),
             );
-            answered.clear();
+            if QUEUE {
+                answered.clear();
+            }
             let hint = guards.hint(down);
 
+            // The failed calls: rejected (with the hint), throttled, failed fast, each a
+            // range of the tick's calls in that order, then the timeouts.
+            let parts = [
+                (served + joined, sent, hint, true),
+                (sent, admitted, 0, true),
+                (admitted, n, 0, guards.retries_failed_fast()),
+            ];
+            let mut ctx = Ctx {
+                rng: &mut rng,
+                guards: &mut guards,
+                totals: &mut totals,
+                buckets: &mut buckets,
+                last_finish: &mut last_finish,
+            };
             let mut index = 0;
-            let from_index = served + joined;
             for block in calls.into_blocks() {
-                let from = from_index.saturating_sub(index).min(block.len());
-                let block_start = index;
-                index += block.len();
-                for (i, call) in block[from..].iter().enumerate() {
-                    let at = block_start + from + i;
-                    let (hint, allowed) = if at < sent {
-                        (hint, true)
-                    } else if at < admitted {
-                        (0, true)
-                    } else {
-                        (0, guards.retries_failed_fast())
-                    };
-                    env.fail(
-                        k,
-                        *call,
-                        call.t(),
-                        hint,
-                        allowed,
-                        &mut Ctx {
-                            rng: &mut rng,
-                            guards: &mut guards,
-                            totals: &mut totals,
-                            buckets: &mut buckets,
-                            last_finish: &mut last_finish,
-                        },
-                    );
+                let len = block.len();
+                if G::NONE {
+                    // Without guards every failed call is a rejection with no hint: the
+                    // plain crowd's loop, with nothing to decide per call.
+                    let from = parts[0].0.clamp(index, index + len) - index;
+                    for call in &block[from..] {
+                        env.fail(k, *call, call.t(), 0, true, &mut ctx);
+                    }
+                    index += len;
+                    ctx.buckets.recycle(block);
+                    continue;
                 }
-                buckets.recycle(block);
+                for (lo, hi, hint, allowed) in parts {
+                    let a = lo.clamp(index, index + len) - index;
+                    let b = hi.clamp(index, index + len) - index;
+                    for call in &block[a..b] {
+                        env.fail(k, *call, call.t(), hint, allowed, &mut ctx);
+                    }
+                }
+                index += len;
+                ctx.buckets.recycle(block);
             }
-            totals.timed_out += timeouts.len() as u64;
-            for (call, at) in timeouts.drain(..) {
-                env.fail_timed_out(
-                    k,
-                    call,
-                    at,
-                    0,
-                    true,
-                    &mut Ctx {
-                        rng: &mut rng,
-                        guards: &mut guards,
-                        totals: &mut totals,
-                        buckets: &mut buckets,
-                        last_finish: &mut last_finish,
-                    },
-                );
+            if QUEUE {
+                ctx.totals.timed_out += timeouts.len() as u64;
+                for (call, at) in timeouts.drain(..) {
+                    env.fail_timed_out(k, call, at, &mut ctx);
+                }
             }
         }
 
@@ -336,7 +334,7 @@ impl Setup<'_> {
         if totals.still_retrying == 0 {
             totals.done_at = last_finish.map(|k| k as u64 * tick);
         }
-        (totals.latency_p50, totals.latency_p99) = percentiles(&mut latencies);
+        (totals.latency_p50, totals.latency_p99) = percentiles(&latencies);
         guards.finish(scenario, &mut totals);
         Run {
             seed,
@@ -366,6 +364,21 @@ struct Ctx<'a, C, G> {
 }
 
 impl Env<'_> {
+    /// [`Env::fail`] for a client that timed out: no hint, and it may retry. Not inlined
+    /// in the browser's module, which must stay small: timeouts are far fewer than
+    /// rejections, and a second copy of the failure path in the loop cost a kilobyte.
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    #[cfg_attr(not(target_arch = "wasm32"), inline)]
+    fn fail_timed_out<C: Client, G: Guards>(
+        &self,
+        k: usize,
+        call: C,
+        at: Micros,
+        ctx: &mut Ctx<'_, C, G>,
+    ) {
+        self.fail(k, call, at, 0, true, ctx);
+    }
+
     /// A failed call of tick `k`, failed at `at` on its client's clock: the client gives
     /// up, retries, or is still retrying at the horizon (see the module docs). `hint` is
     /// the Retry-After hint it carries (0 for none); `allowed` is false when the failure
@@ -411,46 +424,126 @@ impl Env<'_> {
     }
 }
 
-impl Env<'_> {
-    /// [`Env::fail`] for a client that timed out (no hint; always allowed to retry).
-    /// Not inlined in the browser's module, which must stay small: timeouts are far
-    /// fewer than rejections, and a second inlined copy of the failure path (with every
-    /// policy's wait) in each loop cost kilobytes.
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
-    fn fail_timed_out<C: Client, G: Guards>(
-        &self,
-        k: usize,
-        call: C,
-        at: Micros,
-        _hint: Micros,
-        _allowed: bool,
-        ctx: &mut Ctx<'_, C, G>,
-    ) {
-        self.fail(k, call, at, 0, true, ctx);
-    }
-}
-
 /// The median and 99th percentile of `latencies`, nearest rank (the value at rank
 /// `ceil(p/100 · n)` in ascending order); `None` for none.
-fn percentiles(latencies: &mut [u32]) -> (Option<Micros>, Option<Micros>) {
+///
+/// A run's latencies are many (one per call answered in time), so they are not sorted:
+/// they are counted into at most 4,096 ranges of equal width, and each percentile is
+/// then chosen among the values of the one range that holds its rank.
+fn percentiles(latencies: &[u32]) -> (Option<Micros>, Option<Micros>) {
     let n = latencies.len();
-    if n == 0 {
+    let Some(&max) = latencies.iter().max() else {
         return (None, None);
-    }
-    let mut at = |p: usize| {
-        let rank = (p * n).div_ceil(100).max(1);
-        let (_, v, _) = latencies.select_nth_unstable(rank - 1);
-        Some(u64::from(*v))
     };
-    let p99 = at(99);
-    let p50 = at(50);
-    (p50, p99)
+    let shift = (u32::BITS - max.leading_zeros()).saturating_sub(12);
+    let mut counts = vec![0u32; (max >> shift) as usize + 1];
+    for &v in latencies {
+        counts[(v >> shift) as usize] += 1;
+    }
+    // The range of each rank, and the rank within it.
+    let find = |p: usize| {
+        let mut rank = (p * n).div_ceil(100).max(1) - 1;
+        let mut range = 0;
+        while rank >= counts[range] as usize {
+            rank -= counts[range] as usize;
+            range += 1;
+        }
+        (range as u32, rank)
+    };
+    let ((r50, i50), (r99, i99)) = (find(50), find(99));
+    // One pass gathers the values of both ranges.
+    let (mut at50, mut at99) = (Vec::new(), Vec::new());
+    for &v in latencies {
+        let range = v >> shift;
+        if range == r50 {
+            at50.push(v);
+        } else if range == r99 {
+            at99.push(v);
+        }
+    }
+    let p50 = select(&mut at50, i50);
+    let p99 = if r99 == r50 {
+        select(&mut at50, i99)
+    } else {
+        select(&mut at99, i99)
+    };
+    (Some(u64::from(p50)), Some(u64::from(p99)))
+}
+
+/// The value at `index` of `values` once sorted: a quickselect with a three-way
+/// partition, so that the many equal latencies of a run cost one pass each. Written out
+/// rather than the standard library's `select_nth_unstable`, whose code is ten times
+/// the size in the browser's module; the pivot is the middle of the median of three,
+/// and the order of a run's latencies does not come from an adversary.
+fn select(values: &mut [u32], index: usize) -> u32 {
+    let (mut lo, mut hi) = (0, values.len());
+    loop {
+        if hi - lo <= 1 {
+            return values[lo];
+        }
+        let mid = lo + (hi - lo) / 2;
+        let (a, b, c) = (values[lo], values[mid], values[hi - 1]);
+        let pivot = a.max(b).min(a.min(b).max(c));
+        // values[lo..lt] < pivot, values[lt..i] == pivot, values[gt..hi] > pivot.
+        let (mut lt, mut i, mut gt) = (lo, lo, hi);
+        while i < gt {
+            match values[i].cmp(&pivot) {
+                std::cmp::Ordering::Less => {
+                    values.swap(lt, i);
+                    lt += 1;
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    gt -= 1;
+                    values.swap(i, gt);
+                }
+                std::cmp::Ordering::Equal => i += 1,
+            }
+        }
+        if index < lt {
+            hi = lt;
+        } else if index < gt {
+            return pivot;
+        } else {
+            lo = gt;
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn select_finds_what_sorting_would() {
+        let mut rng = Pcg64::seed_from_u64(11);
+        for n in [1usize, 2, 3, 7, 100, 1001] {
+            for spread in [1u32, 3, 1_000_000] {
+                let values: Vec<u32> = (0..n).map(|_| rng.random_range(0..spread)).collect();
+                let mut sorted = values.clone();
+                sorted.sort_unstable();
+                for index in [0, n / 2, n - 1, (99 * n).div_ceil(100) - 1] {
+                    let mut v = values.clone();
+                    assert_eq!(select(&mut v, index), sorted[index], "{n} {spread} {index}");
+                }
+            }
+        }
+        assert_eq!(percentiles(&[5, 1, 4]), (Some(4), Some(5)));
+        assert_eq!(percentiles(&[]), (None, None));
+        for n in [1usize, 2, 99, 100, 101, 5000] {
+            for spread in [1u32, 7, 100_000, u32::MAX] {
+                let values: Vec<u32> = (0..n).map(|_| rng.random_range(0..spread)).collect();
+                let mut sorted = values.clone();
+                sorted.sort_unstable();
+                let rank = |p: usize| u64::from(sorted[(p * n).div_ceil(100).max(1) - 1]);
+                assert_eq!(
+                    percentiles(&values),
+                    (Some(rank(50)), Some(rank(99))),
+                    "{n} {spread}"
+                );
+            }
+        }
+    }
     use crate::engine::parse_scenario;
 
     /// The browser's module runs every scenario in the guarded loop, with the single

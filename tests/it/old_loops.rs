@@ -82,7 +82,7 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
     });
     let mut server = ServerState::new(&scenario.server);
     let mut totals = Totals::default();
-    let mut latencies: Vec<u64> = Vec::new();
+
     let mut last_finish: Option<usize> = None;
 
     for k in 0..ticks {
@@ -91,9 +91,6 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
         let down = server.is_down(k as u64 * tick);
         let served = server.serve(k as u64 * tick, arrivals as u64, down) as usize;
         choose_served(&mut calls, served, &mut rng);
-        for call in &calls[..served] {
-            latencies.push((k as u64 + 1) * tick - u64::from(call.t));
-        }
 
         totals.calls += arrivals as u64;
         totals.served += served as u64;
@@ -133,7 +130,7 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
     if totals.still_retrying == 0 {
         totals.done_at = last_finish.map(|k| k as u64 * tick);
     }
-    (totals.latency_p50, totals.latency_p99) = nearest_ranks(latencies);
+
     Run {
         seed,
         totals,
@@ -282,7 +279,7 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
         .retry_after
         .filter(|_| scenario.retry.honor_retry_after);
     let mut totals = Totals::default();
-    let mut latencies: Vec<u64> = Vec::new();
+
     let mut last_finish: Option<usize> = None;
 
     for k in 0..ticks {
@@ -305,9 +302,6 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
         let down = server.is_down(start);
         let served = server.serve(k as u64 * tick, admitted as u64, down) as usize;
         choose_served(&mut calls[..admitted], served, &mut rng);
-        for call in &calls[..served] {
-            latencies.push((k as u64 + 1) * tick - u64::from(call.t));
-        }
 
         totals.calls += admitted as u64;
         totals.served += served as u64;
@@ -384,7 +378,7 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
     if totals.still_retrying == 0 {
         totals.done_at = last_finish.map(|k| k as u64 * tick);
     }
-    (totals.latency_p50, totals.latency_p99) = nearest_ranks(latencies);
+
     if open {
         let from = after_trigger(scenario);
         totals.goodput_milli = per_second_milli(&goodput[from..], tick);
@@ -398,12 +392,4 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
         totals,
         lanes,
     }
-}
-
-/// The median and 99th percentile by sorting: the value at rank `ceil(p/100 · n)`.
-fn nearest_ranks(mut latencies: Vec<u64>) -> (Option<u64>, Option<u64>) {
-    latencies.sort_unstable();
-    let n = latencies.len();
-    let rank = |p: usize| (n > 0).then(|| latencies[(p * n).div_ceil(100).max(1) - 1]);
-    (rank(50), rank(99))
 }

@@ -62,6 +62,9 @@ use throttle::ThrottleState;
 /// The hooks of the tick loop. Each has the meaning it has without guards as its
 /// default, so that [`Unguarded`] is all defaults.
 pub trait Guards {
+    /// Whether these are no guards at all ([`Unguarded`]): every hook does nothing.
+    const NONE: bool = false;
+
     /// Adds the new requests of tick `k`, which spans `[start, end)`, to its calls.
     #[inline(always)]
     fn arrive<C: Client>(
@@ -143,7 +146,9 @@ pub trait Guards {
 #[derive(Clone, Copy, Debug)]
 pub struct Unguarded;
 
-impl Guards for Unguarded {}
+impl Guards for Unguarded {
+    const NONE: bool = true;
+}
 
 /// Whichever guards a scenario has, each present or not.
 #[derive(Debug)]
@@ -260,7 +265,7 @@ impl Guards for Guarded<'_> {
         if let Some(b) = self.budget.as_mut() {
             let requests = calls.iter().filter(|c| c.calls() == 1).count();
             b.begin_tick(k, requests as u64);
-            for call in calls.range(0..served).chain(answered) {
+            for call in calls.front(served).flatten().chain(answered) {
                 b.success(call.calls() > 1);
             }
         }
