@@ -327,3 +327,59 @@ fn every_scenario_gets_a_try_it_link_with_its_yaml_as_written() {
     let link = retrylab::site::playground::try_it("/playground/", block, 10_000_000);
     assert!(page.contains(&link), "{page}");
 }
+
+/// The names listed between the brackets that follow `marker` in `text`.
+fn listed_after<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {
+    let from = text.find(marker).unwrap_or_else(|| panic!("no `{marker}`")) + marker.len();
+    let list = &text[from..from + text[from..].find(']').unwrap()];
+    list.split(',')
+        .map(|name| name.trim().trim_matches('"'))
+        .collect()
+}
+
+#[test]
+fn the_form_has_a_box_for_every_strategy() {
+    // A scenario naming a strategy without a box would lose it when the form writes the
+    // YAML: the template's boxes and the form's reader know every strategy, in order.
+    let names: Vec<&str> = retrylab::engine::Strategy::ALL
+        .iter()
+        .map(|s| s.name())
+        .collect();
+    let template =
+        std::fs::read_to_string(root().join("src/site/defaults/playground.html")).unwrap();
+    assert_eq!(listed_after(&template, "{%- for s in ["), names);
+    let reader =
+        std::fs::read_to_string(root().join("src/site/defaults/playground-yaml.js")).unwrap();
+    assert_eq!(listed_after(&reader, "export const STRATEGIES = ["), names);
+}
+
+#[test]
+fn the_overload_fixture_of_the_browser_test_builds_with_every_key() {
+    // tests/wasm/browser.mjs follows this site's try-it links and presets; here it is
+    // kept buildable as the scenario reader changes, with every key of the overload model.
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::copy_tree(&root().join("tests/wasm/overload-site"), dir.path());
+    let (code, _, stderr) = run(&["build", "--root", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let public = dir.path().join("public");
+    let article = std::fs::read_to_string(public.join("queue-and-timeouts/index.html")).unwrap();
+    assert_eq!(article.matches("<p class=\"sim-try\">").count(), 3);
+    let scenarios = std::fs::read_to_string(public.join("playground-scenarios.js")).unwrap();
+    for key in [
+        "queue: {limit: 50, order: fifo}",
+        "order: lifo, drop_expired: true",
+        "slowdowns:",
+        "timeout:",
+        "throttle:",
+        "jitter: 0.5",
+        "proportional-jitter",
+        "arrivals:",
+    ] {
+        assert!(
+            scenarios.contains(key),
+            "no preset with `{key}`: {scenarios}"
+        );
+    }
+    let playground = std::fs::read_to_string(public.join("playground/index.html")).unwrap();
+    assert_eq!(playground.matches("#sim-").count(), 3, "{playground}");
+}

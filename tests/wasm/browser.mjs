@@ -5,12 +5,23 @@
 // (100 clients, five strategies, 200 runs) computed in the page, and the time until Run
 // works on a phone-class CPU (4x slower) with a phone's screen.
 //
+// The overload model's keys (a queue, slowdowns, timeouts, throttling, proportional
+// jitter) are covered by a fixture site of its own, tests/wasm/overload-site, which this
+// test builds with the release binary and whose try-it links and presets it follows as
+// the site's; and by scenarios of its own run from the playground's address: the form
+// sets them aside, their mistakes are shown at their line, and the replay's counters add
+// up with a queue, late service and throttling.
+//
 // usage: node tests/wasm/browser.mjs SITE_DIR [SCREENSHOT_DIR]
-// CHROMIUM names the browser (default /usr/bin/chromium).
+// CHROMIUM names the browser (default /usr/bin/chromium); RETRYLAB the binary that
+// builds the fixture site (default target/release/retrylab).
 
-import { readFile, mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { readFile, readdir, mkdir, mkdtemp, cp, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { launchChromium, serveSite } from "./harness.mjs";
 
 const [site, shots] = process.argv.slice(2);
@@ -24,10 +35,49 @@ const BUDGET_READY_MS = 1000;
 // The issue's target for a phone, reported; the gate above stays at a second.
 const TARGET_READY_MS = 500;
 
-const { server, origin } = await serveSite(site);
-const browser = await launchChromium();
 const problems = [];
 const fail = (message) => { problems.push(message); console.log(`FAIL ${message}`); };
+
+// The fixture site with the overload model's keys, built from a copy (a build writes its
+// cache beside its content) with the binary that built the site under test.
+const binary = process.env.RETRYLAB ?? fileURLToPath(new URL("../../target/release/retrylab", import.meta.url));
+const fixture = await mkdtemp(join(tmpdir(), "retrylab-overload-site-"));
+await cp(fileURLToPath(new URL("./overload-site/", import.meta.url)), fixture, { recursive: true });
+console.log(execFileSync(binary, ["build", "--root", fixture], { encoding: "utf8" }).trim());
+const fixtureSite = join(fixture, "public");
+
+// The address of the playground that holds `yaml`, as a try-it link writes it.
+const toBase64url = (text) => Buffer.from(text, "utf8").toString("base64url");
+const playgroundOf = (origin, yaml) => `${origin}/playground/?s=${toBase64url(yaml)}`;
+
+// 0. The form's reader (the site's playground-yaml.js, under Node): a scenario with a key
+// of the overload model, none of which has a field, says more than the form shows, so it
+// is edited as YAML and no rewrite by the form drops the key; so does one naming a
+// strategy without a box. One that names proportional-jitter fills the form.
+{
+  const { settingsOf, STRATEGIES } = await import(pathToFileURL(resolve(site, "playground-yaml.js")).href);
+  const { DEFAULTS } = await import(pathToFileURL(resolve(site, "playground-defaults.js")).href);
+  const base = "id: x\nclients: 20\n";
+  const beyond = {
+    "server.queue": "server: {capacity: 5, queue: {limit: 50}}\n",
+    "server.slowdowns": "server:\n  slowdowns: [{from: 1s, to: 2s, capacity: 4}]\n",
+    "retry.timeout": "retry: {base: 100ms, timeout: 1s}\n",
+    "retry.throttle": "retry: {throttle: {k: 2}}\n",
+    "retry.jitter": "retry:\n  jitter: 0.5\n",
+    "a strategy the form has no box for": "strategies: [proportional-jitter, sideways]\n",
+  };
+  for (const [what, yaml] of Object.entries(beyond)) {
+    if (settingsOf(base + yaml, DEFAULTS) !== null) fail(`the form's reader fills the form from a scenario with ${what}`);
+  }
+  const plain = settingsOf(`${base}strategies: [proportional-jitter, fixed]\n`, DEFAULTS);
+  if (JSON.stringify(plain?.strategies) !== '["proportional-jitter","fixed"]') fail(`the form's reader gives the strategies ${JSON.stringify(plain?.strategies)}`);
+  if (!STRATEGIES?.includes("proportional-jitter")) fail(`the form's strategies are ${STRATEGIES?.join(", ")}`);
+  console.log(`the form's reader sets aside a scenario with ${Object.keys(beyond).join(", ")}`);
+}
+
+const { server, origin } = await serveSite(site);
+const { server: fixtureServer, origin: fixtureOrigin } = await serveSite(fixtureSite);
+const browser = await launchChromium();
 const watch = (page) => {
   page.on("console", (m) => {
     // The browser's own request for a site icon is not the page's doing.
@@ -98,8 +148,12 @@ try {
   for (const box of await again.locator('input[name="strategy"]').all()) await box.uncheck();
   await again.locator('input[name="clients"]').press("Enter");
   await again.waitForFunction(() => document.getElementById("pg-errors").textContent.includes("strateg"));
+  const boxes = await again.locator('input[name="strategy"]').evaluateAll((bs) => bs.map((b) => b.value));
+  if (boxes.join(", ") !== "fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter") {
+    fail(`the strategy boxes are ${boxes.join(", ")}`);
+  }
   const marked = await again.locator('input[name="strategy"][aria-invalid="true"]').count();
-  if (marked !== 5) fail(`without a strategy ${marked} of 5 strategy boxes are marked invalid`);
+  if (marked !== 6) fail(`without a strategy ${marked} of 6 strategy boxes are marked invalid`);
   console.log(`no strategy: "${(await again.textContent("#pg-errors")).trim()}", all ${marked} boxes marked`);
 
   // The YAML editor: a scenario beyond the form (a circuit breaker) runs from it, with
@@ -134,91 +188,190 @@ try {
   if (!selected[0] || selected[1] !== "runz") fail(`the mistake's place selects ${JSON.stringify(selected)}`);
   console.log(`a mistake in the editor: "${(await again.textContent("#pg-errors p")).trim()}"`);
 
+  // proportional-jitter has a box: a scenario naming it fills the form, and a touch of the
+  // form writes it back into the YAML, so the run still has its row.
+  {
+    const p = await desktop.newPage();
+    watch(p);
+    await p.goto(playgroundOf(origin, "id: pj\nclients: 40\nstrategies: [fixed, proportional-jitter]\nruns: 5\n"));
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    if (await p.isDisabled('#pg-form input[name="clients"]')) fail("the form is set aside for a scenario naming proportional-jitter");
+    const checked = await p.locator('input[name="strategy"]:checked').evaluateAll((bs) => bs.map((b) => b.value));
+    if (checked.join(", ") !== "fixed, proportional-jitter") fail(`a scenario naming proportional-jitter checks ${checked.join(", ")}`);
+    await p.fill('input[name="clients"]', "41");
+    const rewritten = await p.inputValue("#pg-yaml");
+    if (!/^strategies: \[fixed, proportional-jitter\]$/m.test(rewritten)) fail(`the form rewrote the scenario as:\n${rewritten}`);
+    await p.click("#pg-run");
+    await p.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+    await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
+    await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+    const strategies = await p.locator("#pg-results tbody th").allTextContents();
+    if (strategies.join(", ") !== "fixed, proportional-jitter") fail(`the form's run of proportional-jitter has the rows ${strategies.join(", ")}`);
+    console.log(`proportional-jitter: its box checked from the address, kept by the form's rewrite, its row in the results`);
+    await p.close();
+  }
+
+  // A mistake in a key of the overload model, in a scenario from an address: shown at its
+  // line in the YAML editor as soon as the engine has read it, and again by Run.
+  {
+    const scenario = (server, retry) =>
+      `id: bad\nclients: 40\nserver:\n  capacity: 10\n  ${server}\nretry:\n  ${retry}\nstrategies: [proportional-jitter]\nruns: 3\n`;
+    const cases = [
+      [scenario("queue: {limit: 50, order: sideways}", "timeout: 1s"), 5, 29, 8, "unknown queue order `sideways`"],
+      [scenario("slowdowns: [{from: 3s, to: 1s, capacity: 4}]", "timeout: 1s"), 5, 30, 2, "a slowdown must end after it starts"],
+      [scenario("queue: {limit: 50}", "timeout: 1"), 7, 12, 1, "`retry.timeout` needs a unit"],
+      [scenario("queue: {limit: 50}", "throttle: {k: 2, window: 0s}"), 7, 28, 2, "`retry.throttle.window` must be longer than 0s"],
+      [scenario("queue: {limit: 50}", "jitter: 1.5"), 7, 11, 3, "`retry.jitter` is 1.5"],
+    ];
+    const p = await desktop.newPage();
+    watch(p);
+    for (const [yaml, line, column, width, message] of cases) {
+      await p.goto(playgroundOf(origin, yaml));
+      await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+      const text = yaml.split("\n")[line - 1];
+      const snippetWanted = `${line} | ${text}\n  | ${" ".repeat(column - 1)}${"^".repeat(width)}`;
+      for (const when of ["on load", "after Run"]) {
+        if (when === "after Run") {
+          await p.click("#pg-run");
+          await p.waitForSelector("#pg-errors pre.pg-snippet");
+        }
+        const where = await p.textContent("#pg-errors a").catch(() => null);
+        const said = await p.textContent("#pg-errors p").catch(() => "");
+        const snippet = await p.textContent("#pg-errors pre.pg-snippet").catch(() => null);
+        if (where !== `line ${line}, column ${column}`) fail(`${text.trim()} ${when}: the mistake is placed at "${where}"`);
+        if (!said.includes(message)) fail(`${text.trim()} ${when}: the message is "${said}"`);
+        if (snippet !== snippetWanted) fail(`${text.trim()} ${when}: shown as ${JSON.stringify(snippet)}`);
+        if ((await p.getAttribute("#pg-yaml", "aria-invalid")) !== "true") fail(`${text.trim()} ${when}: the editor is not marked invalid`);
+      }
+      if (!(await p.isHidden("#pg-figure"))) fail(`${text.trim()}: a scenario with a mistake was run`);
+    }
+    await p.click("#pg-errors a");
+    const selected = await p.evaluate(() => {
+      const box = document.getElementById("pg-yaml");
+      return box.value.slice(box.selectionStart, box.selectionEnd);
+    });
+    if (selected !== "1.5") fail(`the place of the jitter's mistake selects ${JSON.stringify(selected)}`);
+    console.log(`${cases.length} mistakes in the overload model's keys shown at their line, on load and after Run`);
+    await p.close();
+  }
+
   // The replay: a preset replayed tick by tick from the keyboard, its counters checked
-  // against running sums of the engine's own lanes, and the results once at the end.
+  // against running sums of the engine's own lanes, and the results once at the end; then
+  // scenarios with a queue, late service and throttling, whose counters add up: each call
+  // sent is served, turned away, served late or still in the queue.
   {
     const quiet = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion: "reduce" });
-    const p = await quiet.newPage();
-    watch(p);
-    await p.goto(`${origin}/playground/`);
-    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
-    await p.click('#pg-presets button[data-preset="crowd"]');
-    await p.waitForSelector("#pg-replay:not([hidden])");
-    // The engine's lanes for the same scenario, and what the counters must say after k ticks.
-    const expected = await p.evaluate(async () => {
-      const { load } = await import("/playground.js");
-      const engine = await load(await (await fetch("/retrylab.wasm")).arrayBuffer());
-      const result = JSON.parse(engine.run(document.getElementById("pg-yaml").value));
-      return { clients: result.clients, strategies: result.strategies.map((s) => ({
-        strategy: s.strategy, calls: s.calls.median, served: s.lanes.served, rejected: s.lanes.rejected })) };
-    });
-    const counters = () => p.evaluate(() => ({
-      heads: [...document.querySelectorAll("#pg-counters thead th")].map((th) => th.textContent),
-      rows: [...document.querySelectorAll("#pg-counters tbody tr")].map((tr) =>
-        [...tr.cells].map((c) => c.textContent.replace(/,/g, ""))),
-      value: Number(document.getElementById("pg-scrub").value),
-      max: Number(document.getElementById("pg-scrub").max),
-      valuetext: document.getElementById("pg-scrub").getAttribute("aria-valuetext"),
-    }));
-    const want = (k) => expected.strategies.map((s) => {
-      let served = 0, rejected = 0;
-      for (let i = 0; i < k && i < s.served.length; i++) { served += s.served[i]; rejected += s.rejected[i]; }
-      return [s.strategy, served + rejected, served, rejected, expected.clients - served].map(String);
-    });
-    let state = await counters();
-    if (state.heads.join("|") !== "strategy|sent|served|turned away|still waiting") fail(`the counters' columns: ${state.heads.join(", ")}`);
-    // Without motion, the replay starts at its end, with the results table.
-    if (state.value !== state.max) fail(`with reduced motion the replay starts at tick ${state.value} of ${state.max}`);
-    await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
-    // The article's figure shows the first 6 s: 60 ticks of 100 ms.
-    if (state.max !== 60) fail(`the crowd's replay has ${state.max} ticks, not the figure's 60`);
-    await p.focus("#pg-scrub");
-    await p.keyboard.press("Home");
-    let ticks = 0, wrong = 0;
-    for (let k = 0; ; k++) {
-      state = await counters();
-      if (state.value !== k) { fail(`after ${k} steps the scrubber is at tick ${state.value}`); break; }
-      if (JSON.stringify(state.rows) !== JSON.stringify(want(k))) {
-        if (wrong++ < 3) fail(`after tick ${k} the counters say ${JSON.stringify(state.rows)}, the lanes ${JSON.stringify(want(k))}`);
-      }
-      if (!state.valuetext?.includes(`tick ${k} of ${state.max}`)) fail(`the scrubber reads "${state.valuetext}" at tick ${k}`);
-      // The chart (the module's, the article's) shows the served bars of the first k
-      // ticks: those within its replay's clip, in the wide layout, whose bars have gaps.
-      const bars = await p.evaluate(() => {
-        const svg = document.querySelector("#pg-chart > svg.sim-wide");
-        const edge = Number(svg.querySelector(":scope > defs.pg-replay rect").getAttribute("width"));
-        return [...svg.querySelectorAll("g.bars > g.served > rect")]
-          .filter((r) => Number(r.getAttribute("x")) + Number(r.getAttribute("width")) <= edge + 0.02).length;
+    // Replays what `open(p)` loads, tick by tick, requiring the counters' columns `heads`.
+    const replayed = async (what, open, heads, ticksWanted, { bars = true, axe = false } = {}) => {
+      const p = await quiet.newPage();
+      watch(p);
+      await open(p);
+      await p.waitForSelector("#pg-replay:not([hidden])");
+      // The engine's lanes for the same scenario, and what the counters must say after k ticks.
+      const expected = await p.evaluate(async () => {
+        const { load } = await import("/playground.js");
+        const engine = await load(await (await fetch("/retrylab.wasm")).arrayBuffer());
+        const result = JSON.parse(engine.run(document.getElementById("pg-yaml").value));
+        return { clients: result.clients, strategies: result.strategies.map((s) => ({ strategy: s.strategy, ...s.lanes })) };
       });
-      const served = expected.strategies.reduce((n, s) => n + s.served.slice(0, k).filter((c) => c > 0).length, 0);
-      if (bars !== served) fail(`after tick ${k} the chart shows ${bars} served bars, the lanes have ${served}`);
-      if (k === state.max) break;
-      // One tick at a time, alternately from the scrubber's arrow and the L key.
-      await p.keyboard.press(k % 2 ? "ArrowRight" : "l");
-      ticks += 1;
-    }
-    if (!(await p.isDisabled("#pg-step"))) fail("at the end, Step one tick is still enabled");
-    // K plays from the start again; K pauses; End jumps to the end.
-    await p.keyboard.press("k");
-    await p.waitForFunction(() => document.getElementById("pg-play").textContent === "Pause");
-    await p.keyboard.press("k");
-    if ((await p.textContent("#pg-play")) !== "Play") fail("K does not pause the replay");
-    await p.focus("#pg-scrub");
-    await p.keyboard.press("End");
-    state = await counters();
-    if (state.value !== state.max) fail(`End moves the scrubber to tick ${state.value} of ${state.max}`);
-    // With the replay, its counters and the results on the page, in both schemes: no
-    // serious or critical axe-core violation (axe-core from tests/browser, where
-    // check.mjs runs it over every page as it loads).
-    const axeSource = await readFile(createRequire(new URL("../browser/", import.meta.url)).resolve("axe-core/axe.min.js"), "utf8");
-    await p.addScriptTag({ content: axeSource });
-    for (const scheme of ["light", "dark"]) {
-      await p.emulateMedia({ colorScheme: scheme });
-      const violations = await p.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] }))
-        .violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`));
-      for (const v of violations) fail(`axe (${scheme}) after a replay: ${v}`);
-    }
-    console.log(`replayed the crowd preset tick by tick from the keyboard: ${ticks} ticks, counters equal to the lanes' running sums and the chart's bars to the lanes' at each`);
+      const counters = () => p.evaluate(() => ({
+        heads: [...document.querySelectorAll("#pg-counters thead th")].map((th) => th.textContent),
+        rows: [...document.querySelectorAll("#pg-counters tbody tr")].map((tr) =>
+          [...tr.cells].map((c) => c.textContent.replace(/,/g, ""))),
+        caption: document.getElementById("pg-counters-caption").textContent,
+        value: Number(document.getElementById("pg-scrub").value),
+        max: Number(document.getElementById("pg-scrub").max),
+        valuetext: document.getElementById("pg-scrub").getAttribute("aria-valuetext"),
+      }));
+      const want = (k) => expected.strategies.map((s) => {
+        const sum = (lane) => (lane ?? []).slice(0, k).reduce((a, b) => a + b, 0);
+        const [served, rejected, wasted] = [sum(s.served), sum(s.rejected), sum(s.wasted)];
+        const queued = k > 0 && s.queued ? s.queued[Math.min(k, s.queued.length) - 1] : 0;
+        const values = { sent: served + rejected + wasted + queued, served, "turned away": rejected,
+          wasted, "in the queue": queued, "failed fast": sum(s.failed_fast),
+          throttled: sum(s.throttled), "still waiting": expected.clients - served };
+        return [s.strategy, ...heads.slice(1).map((h) => values[h])].map(String);
+      });
+      let state = await counters();
+      if (state.heads.join("|") !== heads.join("|")) fail(`${what}: the counters' columns: ${state.heads.join(", ")}`);
+      // Without motion, the replay starts at its end, with the results table.
+      if (state.value !== state.max) fail(`${what}: with reduced motion the replay starts at tick ${state.value} of ${state.max}`);
+      await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+      if (state.max !== ticksWanted) fail(`${what}: the replay has ${state.max} ticks, not the figure's ${ticksWanted}`);
+      await p.focus("#pg-scrub");
+      await p.keyboard.press("Home");
+      let ticks = 0, wrong = 0;
+      for (let k = 0; ; k++) {
+        state = await counters();
+        if (state.value !== k) { fail(`${what}: after ${k} steps the scrubber is at tick ${state.value}`); break; }
+        if (JSON.stringify(state.rows) !== JSON.stringify(want(k))) {
+          if (wrong++ < 3) fail(`${what}: after tick ${k} the counters say ${JSON.stringify(state.rows)}, the lanes ${JSON.stringify(want(k))}`);
+        }
+        if (!state.valuetext?.includes(`tick ${k} of ${state.max}`)) fail(`${what}: the scrubber reads "${state.valuetext}" at tick ${k}`);
+        // The chart (the module's, the article's) shows the served bars of the first k
+        // ticks: those within its replay's clip, in the wide layout, whose bars have gaps.
+        if (bars) {
+          const shown = await p.evaluate(() => {
+            const svg = document.querySelector("#pg-chart > svg.sim-wide");
+            const edge = Number(svg.querySelector(":scope > defs.pg-replay rect").getAttribute("width"));
+            return [...svg.querySelectorAll("g.bars > g.served > rect")]
+              .filter((r) => Number(r.getAttribute("x")) + Number(r.getAttribute("width")) <= edge + 0.02).length;
+          });
+          const served = expected.strategies.reduce((n, s) => n + s.served.slice(0, k).filter((c) => c > 0).length, 0);
+          if (shown !== served) fail(`${what}: after tick ${k} the chart shows ${shown} served bars, the lanes have ${served}`);
+        }
+        if (k === state.max) break;
+        // One tick at a time, alternately from the scrubber's arrow and the L key.
+        await p.keyboard.press(k % 2 ? "ArrowRight" : "l");
+        ticks += 1;
+      }
+      if (!(await p.isDisabled("#pg-step"))) fail(`${what}: at the end, Step one tick is still enabled`);
+      // K plays from the start again; K pauses; End jumps to the end.
+      await p.keyboard.press("k");
+      await p.waitForFunction(() => document.getElementById("pg-play").textContent === "Pause");
+      await p.keyboard.press("k");
+      if ((await p.textContent("#pg-play")) !== "Play") fail(`${what}: K does not pause the replay`);
+      await p.focus("#pg-scrub");
+      await p.keyboard.press("End");
+      state = await counters();
+      if (state.value !== state.max) fail(`${what}: End moves the scrubber to tick ${state.value} of ${state.max}`);
+      // With the replay, its counters and the results on the page, in both schemes: no
+      // serious or critical axe-core violation (axe-core from tests/browser, where
+      // check.mjs runs it over every page as it loads).
+      if (axe) {
+        const axeSource = await readFile(createRequire(new URL("../browser/", import.meta.url)).resolve("axe-core/axe.min.js"), "utf8");
+        await p.addScriptTag({ content: axeSource });
+        for (const scheme of ["light", "dark"]) {
+          await p.emulateMedia({ colorScheme: scheme });
+          const violations = await p.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] }))
+            .violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target).join(" ")}`));
+          for (const v of violations) fail(`axe (${scheme}) after a replay: ${v}`);
+        }
+      }
+      console.log(`replayed ${what} tick by tick from the keyboard: ${ticks} ticks, counters (${heads.slice(1).join(", ")}) equal to the lanes' running sums${bars ? " and the chart's bars to the lanes'" : ""} at each`);
+      await p.close();
+      return state;
+    };
+    const preset = (id) => async (p) => {
+      await p.goto(`${origin}/playground/`);
+      await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+      await p.click(`#pg-presets button[data-preset="${id}"]`);
+    };
+    const address = (yaml) => async (p) => {
+      await p.goto(playgroundOf(origin, yaml));
+      await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+      await p.click("#pg-run");
+    };
+    // The article's figure shows the first 6 s: 60 ticks of 100 ms.
+    await replayed("the crowd preset", preset("crowd"), ["strategy", "sent", "served", "turned away", "still waiting"], 60, { axe: true });
+    const fixtureScenario = async (id) => (await import(pathToFileURL(join(fixtureSite, "playground-scenarios.js")).href)).SCENARIOS[id].yaml;
+    await replayed("a fifo queue with timeouts and throttling", address(await fixtureScenario("fifo-queue")),
+      ["strategy", "sent", "served", "turned away", "wasted", "in the queue", "throttled", "still waiting"], 80);
+    const dropping = await replayed("a lifo queue that drops expired calls", address(await fixtureScenario("lifo-queue")),
+      ["strategy", "served", "turned away", "wasted", "in the queue", "throttled", "still waiting"], 300);
+    if (!dropping.caption.includes("sent is not shown: the server drops expired calls")) fail(`a queue that drops expired calls: the counters' caption says "${dropping.caption}"`);
+    await replayed("a breaker's failed-fast calls", address("id: breaker\nclients: 60\nserver: {capacity: 5}\nretry: {base: 100ms, cap: 2s, breaker: {}}\nstrategies: [exponential, proportional-jitter]\nruns: 5\nfigure: {window: 5s}\n"),
+      ["strategy", "sent", "served", "turned away", "failed fast", "still waiting"], 50);
     await quiet.close();
   }
 
@@ -267,13 +420,35 @@ try {
 
   // 3. Before the engine has loaded, the form already shows the scenario of the address,
   // as the engine will: every try-it link of every article, with the module held back.
+  // Every page with a try-it link, of the site and of the overload fixture.
   const early = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const tryLinks = [];
+  const pagesWithLinks = async (dir, at = "/") => {
+    const found = [];
+    for (const entry of await readdir(join(dir, at), { withFileTypes: true })) {
+      if (entry.isDirectory()) found.push(...await pagesWithLinks(dir, `${at}${entry.name}/`));
+      else if (entry.name === "index.html" && (await readFile(join(dir, at, entry.name), "utf8")).includes('<p class="sim-try">')) found.push(at);
+    }
+    return found.sort();
+  };
+  const articles = [
+    ...(await pagesWithLinks(site)).map((path) => [origin, path]),
+    ...(await pagesWithLinks(fixtureSite)).map((path) => [fixtureOrigin, path]),
+  ];
   for (const path of ["/backoff-and-jitter/", "/why-waiting-longer/", "/beyond-backoff/", "/writing-articles/"]) {
+    if (!articles.some(([o, p]) => o === origin && p === path)) fail(`no try-it link found on ${path}`);
+  }
+  if (!articles.some(([o]) => o === fixtureOrigin)) fail("no try-it link found in the overload fixture");
+  const tryLinks = [];
+  for (const [at, path] of articles) {
     const p = await early.newPage();
-    await p.goto(`${origin}${path}`);
+    await p.goto(`${at}${path}`);
     for (const href of await p.locator("p.sim-try a").evaluateAll((as) => as.map((a) => a.href))) tryLinks.push(href);
     await p.close();
+  }
+  // Between them, the try-it links run every key of the overload model.
+  const linked = tryLinks.map((href) => Buffer.from(new URL(href).searchParams.get("s") ?? "", "base64url").toString("utf8")).join("\n");
+  for (const key of ["queue:", "slowdowns:", "timeout:", "throttle:", "jitter:", "proportional-jitter", "order: lifo", "drop_expired: true", "arrivals:"]) {
+    if (!linked.includes(key)) fail(`no try-it link runs a scenario with ${key}`);
   }
   const formValues = (p) => p.evaluate(() => [...document.querySelectorAll("#pg-form [name]")]
     .map((e) => `${e.name}=${e.type === "checkbox" ? `${e.value}:${e.checked}` : e.value}`));
@@ -326,9 +501,9 @@ try {
   };
   let charts = 0;
   let tables = 0;
-  for (const path of ["/backoff-and-jitter/", "/why-waiting-longer/", "/beyond-backoff/", "/writing-articles/"]) {
+  for (const [at, path] of articles) {
     const article = await early.newPage();
-    await article.goto(`${origin}${path}`);
+    await article.goto(`${at}${path}`);
     // Each link follows its figure, its results table and the chart's data.
     const found = await article.locator("p.sim-try").evaluateAll((ps, textOf) => ps.map((p) => {
       let e = p.previousElementSibling;
@@ -342,7 +517,7 @@ try {
     for (const [id, href, expected, expectedTicks, expectedCharts] of found) {
       const p = await early.newPage();
       p.on("pageerror", (e) => fail(`page error: ${e.message}`));
-      await p.goto(new URL(href, origin).href);
+      await p.goto(new URL(href, at).href);
       await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
       await p.click("#pg-run");
       await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
@@ -363,20 +538,22 @@ try {
   console.log(`${tables} try-it links ran to their article's results table and chart data, cell for cell, and ${charts} charts (wide and narrow) to the article's, byte for byte`);
 
   // Every preset button runs the scenario of the figure its link leads to: the article's
-  // results table and chart data, cell for cell.
-  {
+  // results table and chart data, cell for cell; the site's presets and the overload
+  // fixture's.
+  for (const [at, namesWanted] of [[origin, "the crowd, half capacity, the outage, the beginner’s 30 clients, metastable failure"],
+    [fixtureOrigin, "the queue, the stack, the open queue"]]) {
     const p = await early.newPage();
     p.on("pageerror", (e) => fail(`page error: ${e.message}`));
-    await p.goto(`${origin}/playground/`);
+    await p.goto(`${at}/playground/`);
     await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
     const presets = await p.locator("#pg-presets button").evaluateAll((bs) => bs.map((b) => [b.dataset.preset, b.textContent]));
     const names = presets.map(([, name]) => name).join(", ");
-    if (names !== "the crowd, half capacity, the outage, the beginner’s 30 clients, metastable failure") fail(`the presets are ${names}`);
+    if (names !== namesWanted) fail(`the presets are ${names}`);
     const links = await p.locator("article .content a[href*='#sim-']").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
     let presetCharts = 0;
     for (const [i, [id, name]] of presets.entries()) {
       const article = await early.newPage();
-      await article.goto(new URL(links[i], `${origin}/playground/`).href);
+      await article.goto(new URL(links[i], `${at}/playground/`).href);
       const [expected, expectedTicks, expectedCharts] = await article.locator(`#sim-${id}`).evaluate((e, textOf) => {
         const text = new Function("t", `return (${textOf})(t)`);
         return [text(e.nextElementSibling.querySelector("table.sim-results")),
@@ -465,6 +642,8 @@ try {
 } finally {
   await browser.close();
   server.close();
+  fixtureServer.close();
+  await rm(fixture, { recursive: true, force: true });
 }
 
 if (problems.length) {

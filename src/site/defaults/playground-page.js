@@ -225,28 +225,55 @@ function draw(figurePart, tickS) {
 
 // ---- The replay: play, pause, one tick, a scrubber; the counters follow -------------
 // The counters of each strategy's typical run after its first `k` ticks, from running
-// sums of its lanes: calls sent, served, turned away (and failed fast, with a breaker),
-// and the clients still waiting, which only a closed crowd in which nobody can give up
-// knows tick by tick (the lanes do not say when a client gives up or a request arrives).
-function countersOf(result, settings) {
+// sums of its lanes: calls sent, served, turned away; with a queue, those served after
+// their client stopped waiting (wasted work) and those still in the queue; with a
+// breaker, the calls that failed fast; with throttling, the attempts refused at the
+// client; and the clients still waiting, which only a closed crowd in which nobody can
+// give up knows tick by tick (the lanes do not say when a client gives up or a request
+// arrives). A call sent is served, turned away, wasted (served late) or still queued, so the
+// columns add up; failed-fast and throttled attempts never reach the server and are not
+// calls. A server that drops expired calls (`drop_expired: true`) discards calls the
+// lanes do not count, so then the calls sent are not shown.
+function countersOf(result, settings, yaml) {
   const sums = (values, n) => {
     const out = new Float64Array(n + 1);
     for (let k = 0; k < n; k++) out[k + 1] = out[k] + (values?.[k] ?? 0);
     return out;
   };
+  const has = (lane) => result.strategies.some((s) => (s.lanes[lane]?.length ?? 0) > 0);
   const fast = result.strategies.some((s) => "failed_fast" in s);
+  const queue = has("queued");
+  const throttled = has("throttled");
   const waiting = !settings.open && !settings.gives_up;
+  const sent = !(queue && dropsExpired(yaml));
   const lanes = result.strategies.map(({ strategy, lanes: l }) => {
     const n = l.served.length;
-    return { strategy, n, served: sums(l.served, n), rejected: sums(l.rejected, n), failed: sums(l.failed_fast, n) };
+    return { strategy, n, served: sums(l.served, n), rejected: sums(l.rejected, n), failed: sums(l.failed_fast, n),
+      wasted: sums(l.wasted, n), throttled: sums(l.throttled, n), queued: l.queued ?? [] };
   });
-  return { fast, waiting, clients: result.clients, lanes };
+  return { fast, queue, throttled, waiting, sent, clients: result.clients, lanes };
+}
+
+// Whether the scenario's server discards expired queued calls. The form's reader knows
+// a plain scenario; for any other, a `drop_expired: true` anywhere counts, so the calls
+// sent are left out rather than shown wrong.
+function dropsExpired(yaml) {
+  const doc = readYaml(yaml);
+  if (doc) return doc.server?.queue?.drop_expired === "true";
+  return /drop_expired["']?\s*:\s*["']?true/.test(yaml);
+}
+
+// The counters' columns, as the scenario has them.
+function countersHeads(counters) {
+  return [...(counters.sent ? ["sent"] : []), "served", "turned away",
+    ...(counters.queue ? ["wasted", "in the queue"] : []),
+    ...(counters.fast ? ["failed fast"] : []), ...(counters.throttled ? ["throttled"] : []),
+    ...(counters.waiting ? ["still waiting"] : [])];
 }
 
 function countersTable(counters) {
   const table = document.getElementById("pg-counters");
-  const heads = ["sent", "served", "turned away", ...(counters.fast ? ["failed fast"] : []),
-    ...(counters.waiting ? ["still waiting"] : [])];
+  const heads = countersHeads(counters);
   table.tHead.innerHTML = `<tr><th scope="col">strategy</th>${heads.map((h) => `<th scope="col" class="num">${h}</th>`).join("")}</tr>`;
   table.tBodies[0].innerHTML = counters.lanes.map((l) =>
     `<tr><th scope="row">${escapeHtml(l.strategy)}</th>${heads.map(() => '<td class="num"></td>').join("")}</tr>`).join("");
@@ -257,8 +284,11 @@ function countersTable(counters) {
 function countersAt(counters, k) {
   return counters.lanes.map((l) => {
     const at = Math.min(k, l.n);
-    const served = l.served[at], rejected = l.rejected[at], failed = l.failed[at];
-    return [served + rejected, served, rejected, ...(counters.fast ? [failed] : []),
+    const served = l.served[at], rejected = l.rejected[at], wasted = l.wasted[at];
+    const queued = at > 0 ? (l.queued[at - 1] ?? 0) : 0;
+    return [...(counters.sent ? [served + rejected + wasted + queued] : []), served, rejected,
+      ...(counters.queue ? [wasted, queued] : []),
+      ...(counters.fast ? [l.failed[at]] : []), ...(counters.throttled ? [l.throttled[at]] : []),
       ...(counters.waiting ? [counters.clients - served] : [])];
   });
 }
@@ -288,7 +318,8 @@ function startReplay(chart, counters, finished) {
     scrub.setAttribute("aria-valuetext", where);
     clockOut.textContent = `t = ${seconds(k)}`;
     countersCaption.textContent = `After ${seconds(k)} (tick ${k} of ${chart.shown}), in each strategy's typical run` +
-      (counters.waiting ? "" : "; still waiting is not shown: in this scenario clients give up or arrive on the way");
+      (counters.waiting ? "" : "; still waiting is not shown: in this scenario clients give up or arrive on the way") +
+      (counters.sent ? "" : "; sent is not shown: the server drops expired calls, which the lanes do not count");
     const values = countersAt(counters, k);
     values.forEach((row, i) => row.forEach((v, j) => { cells[i][j].textContent = thousands(v); }));
     stepButton.disabled = endButton.disabled = k >= chart.shown;
@@ -433,7 +464,7 @@ function run() {
   caption.innerHTML = figurePart.caption;
   ticksBox.innerHTML = figurePart.ticks;
   performance.mark("playground-chart");
-  startReplay(chart, countersOf(result, settings), () => {
+  startReplay(chart, countersOf(result, settings, yaml), () => {
     resultsBox.innerHTML = resultsTable;
     resultsBox.hidden = false;
     ticksDetails.hidden = false;

@@ -93,12 +93,19 @@ export function readYaml(text) {
   return root;
 }
 
+// The keys the form shows, and nothing else: a scenario with any other key is edited as
+// YAML, with the form set aside, so that no rewrite by the form can drop it. Among those
+// left out on purpose are the overload model's server.queue, server.slowdowns,
+// retry.timeout, retry.throttle and retry.jitter, which have no field.
 const KNOWN = {
   "": ["id", "clients", "spread", "horizon", "server", "retry", "strategies", "runs", "seed", "figure"],
   server: ["model", "capacity", "tick", "rejection_cost", "outages"],
   retry: ["base", "cap", "multiplier", "max_attempts", "deadline"],
   figure: ["window", "caption"],
 };
+/** The strategies the form has a box for: every one the engine knows. */
+export const STRATEGIES = ["fixed", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter",
+  "proportional-jitter"];
 const isMap = (v) => v !== null && v !== undefined && typeof v === "object" && !Array.isArray(v);
 const only = (map, keys) => isMap(map) && Object.keys(map).every((k) => keys.includes(k));
 
@@ -118,7 +125,9 @@ export function settingsOf(yaml, defaults) {
       !scalars(doc.retry ?? {}, KNOWN.retry)) return null;
   const strategies = doc.strategies === undefined ? defaults.strategies
     : Array.isArray(doc.strategies) ? doc.strategies : [doc.strategies];
-  if (strategies.some((s) => typeof s !== "string")) return null;
+  // A strategy without a box (misspelt, or newer than this page) would be lost when the
+  // form writes the scenario: the engine names it, and the form stays aside.
+  if (strategies.some((s) => typeof s !== "string" || !STRATEGIES.includes(s))) return null;
   const outages = doc.server?.outages ?? defaults.server.outages;
   const isOutage = (o) => only(o, ["from", "to"]) && typeof o.from === "string" && typeof o.to === "string";
   if (!Array.isArray(outages) || !outages.every(isOutage)) return null;
