@@ -1,7 +1,8 @@
 //! The engine's speed and memory on a large crowd: 1,000,000 clients against a server
 //! that serves 100,000 per 100 ms tick, one run per strategy; then the same crowd with a
 //! guard (a Retry-After hint of one second), which runs the loop with the state of
-//! guarded scenarios.
+//! guarded scenarios; then the same crowd with a queue of 200,000 calls in front of the
+//! server and a timeout of one second, whose calls wait, time out and are wasted.
 //!
 //! Run with `cargo bench --bench engine`. Criterion reports simulated calls per second
 //! (its "elements"); before that, a line per strategy gives the peak heap of one run,
@@ -12,7 +13,7 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use retrylab::engine::scenario::{HintWhen, RetryAfter};
+use retrylab::engine::scenario::{HintWhen, Queue, QueueOrder, RetryAfter};
 use retrylab::engine::{Scenario, Strategy, simulate};
 
 /// The system allocator, counting live and peak bytes.
@@ -59,9 +60,21 @@ fn guarded() -> Scenario {
     scenario
 }
 
+fn queued() -> Scenario {
+    let mut scenario = crowd();
+    scenario.server.queue = Some(Queue {
+        limit: 200_000,
+        order: QueueOrder::Fifo,
+        drop_expired: false,
+    });
+    scenario.retry.timeout = Some(1_000_000);
+    scenario
+}
+
 fn engine(c: &mut Criterion) {
     bench(c, "crowd of 1,000,000", &crowd());
     bench(c, "guarded crowd of 1,000,000", &guarded());
+    bench(c, "queued crowd of 1,000,000", &queued());
 }
 
 fn bench(c: &mut Criterion, name: &str, scenario: &Scenario) {

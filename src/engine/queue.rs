@@ -56,8 +56,10 @@
 //!   `wasted` + rejected + discarded + still queued at the horizon.
 //!
 //! The queue holds at most `limit` calls (at most [`super::scenario::MAX_CLIENTS`]),
-//! each its client's state and a few words; a run keeps one pending timeout per queued
-//! call that can still expire before the horizon.
+//! each its client's state and a few words. Discarded calls and the timeouts of calls
+//! already served are cleared away as they come to an end of the queue or the heap, and
+//! all at once whenever they outnumber the calls held: the queue's memory stays within
+//! a small multiple of `limit`, whatever the order and however long the overload.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -213,9 +215,8 @@ impl<C: Client> Queue<C> {
                 QueueOrder::Lifo => self.line.pop_back(),
             };
             let Some(place) = place else { return };
-            self.free.push(place);
             let slot = self.slots[place as usize];
-            self.slots[place as usize].state = State::Free;
+            self.release(place);
             if slot.state == State::Dropped {
                 continue;
             }
@@ -253,6 +254,53 @@ impl<C: Client> Queue<C> {
         }
     }
 
+    /// Clears away discarded calls at the ends of the line, and every discarded call and
+    /// stale timeout once they outnumber the calls held, so that memory stays within a
+    /// small multiple of the limit (see the module docs).
+    pub fn tidy(&mut self) {
+        let bound = 2 * self.len + 64;
+        let dropped = |q: &Self, place: Option<&u32>| {
+            place.is_some_and(|&p| q.slots[p as usize].state == State::Dropped)
+        };
+        while dropped(self, self.line.front()) {
+            let place = self.line.pop_front().expect("a place");
+            self.release(place);
+        }
+        while dropped(self, self.line.back()) {
+            let place = self.line.pop_back().expect("a place");
+            self.release(place);
+        }
+        if self.line.len() > bound {
+            let mut line = std::mem::take(&mut self.line);
+            line.retain(|&p| {
+                let keep = self.slots[p as usize].state != State::Dropped;
+                if !keep {
+                    self.release(p);
+                }
+                keep
+            });
+            self.line = line;
+        }
+        if self.timers.len() > bound {
+            let slots = &self.slots;
+            self.timers.retain(|&Reverse((_, seq, place))| {
+                let slot = &slots[place as usize];
+                slot.seq == seq && slot.state == State::Waiting
+            });
+        }
+    }
+
+    /// Frees a place whose call has left.
+    fn release(&mut self, place: u32) {
+        self.slots[place as usize].state = State::Free;
+        self.free.push(place);
+    }
+
+    /// Places in use and pending timeouts: what the queue holds in memory.
+    pub fn held(&self) -> (usize, usize) {
+        (self.line.len(), self.timers.len())
+    }
+
     /// Whether it discards expired calls before the tick is served.
     pub fn drops_expired(&self) -> bool {
         self.drop_expired
@@ -264,5 +312,48 @@ impl<C: Client> Queue<C> {
             .iter()
             .filter(|&&p| self.slots[p as usize].state == State::Waiting)
             .count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::client::{Chain, Single};
+    use crate::engine::policy::{Policies, Strategy};
+
+    /// Under an overload that never ends, newest first and discarding expired calls: the
+    /// oldest calls are discarded at the front while the back is served, and neither
+    /// they nor the timeouts of served calls pile up.
+    #[test]
+    fn memory_stays_within_a_multiple_of_the_limit() {
+        for order in QueueOrder::ALL {
+            for drop_expired in [true, false] {
+                let mut scenario = Scenario::with_clients("q", 1);
+                scenario.server.queue = Some(Setup {
+                    limit: 50,
+                    order,
+                    drop_expired,
+                });
+                scenario.retry.timeout = Some(300_000);
+                let policies = Policies::new(&scenario, Strategy::Fixed);
+                let chain = Chain::new(&scenario, &policies);
+                let mut queue = Queue::<Single<(), ()>>::of(&scenario).expect("a queue");
+                let ticks = 100_000;
+                for k in 0..ticks {
+                    let t = k as u64 * 100_000;
+                    queue.expire(k, |_| {});
+                    queue.serve(10, |_| {});
+                    for _ in 0..queue.room(0).min(30) {
+                        queue.join(Single::fresh(&chain, t), k, ticks);
+                    }
+                    queue.tidy();
+                    let (line, timers) = queue.held();
+                    assert!(
+                        line <= 2 * 50 + 64 && timers <= 2 * 50 + 64,
+                        "{k} {line} {timers}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -236,6 +236,7 @@ impl Setup<'_> {
                     if !queue.drops_expired() {
                         queue.expire(k, |call| timeouts.push(timeout(call)));
                     }
+                    queue.tidy();
                     (served, joined, wasted)
                 }
             };
