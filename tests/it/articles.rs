@@ -3,10 +3,11 @@
 
 use crate::util::{root, run};
 
-const ARTICLES: [&str; 3] = [
+const ARTICLES: [&str; 4] = [
     "why-waiting-longer.md",
     "backoff-and-jitter.md",
     "beyond-backoff.md",
+    "timeouts-and-overload.md",
 ];
 
 /// The works every article cites, by the address of each.
@@ -63,6 +64,7 @@ fn the_home_page_puts_the_beginners_article_first_and_the_reference_apart() {
         at("href=\"/why-waiting-longer/\""),
         at("href=\"/backoff-and-jitter/\""),
         at("href=\"/beyond-backoff/\""),
+        at("href=\"/timeouts-and-overload/\""),
         tools,
     ];
     assert!(order.is_sorted(), "{order:?}");

@@ -31,5 +31,6 @@ mod scaffold;
 mod serve;
 mod sim_command;
 mod site;
+mod timeouts_article;
 mod util;
 mod yaml_maps;
