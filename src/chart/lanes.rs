@@ -196,6 +196,9 @@ struct Layout {
     top: u64,
     /// Capacity, in calls per tick.
     capacity: f64,
+    /// The slowdowns within the window: from, to (clipped to the window) and the
+    /// capacity in calls per tick, in time order.
+    slowdowns: Vec<(Micros, Micros, f64)>,
     /// Whether the capacity is on the height scale; a capacity far above every bar is
     /// named in the legend instead, so that the bars keep the lane's height.
     capacity_shown: bool,
@@ -272,7 +275,23 @@ impl Layout {
             0
         };
         let capacity_milli = scenario.server.capacity_milli;
-        let capacity = capacity_milli.div_ceil(1000);
+        let end = shown as u64 * scenario.server.tick.max(1);
+        let slowdowns: Vec<(Micros, Micros, f64)> = scenario
+            .server
+            .slowdowns
+            .iter()
+            .filter(|s| s.from < end)
+            .map(|s| (s.from, s.to.min(end), s.capacity_milli as f64 / 1000.0))
+            .collect();
+        // The highest capacity in the window, for the scale.
+        let highest = scenario
+            .server
+            .slowdowns
+            .iter()
+            .filter(|s| s.from < end)
+            .map(|s| s.capacity_milli)
+            .fold(capacity_milli, u64::max);
+        let capacity = highest.div_ceil(1000);
         // The capacity joins the scale unless it would squash the bars under half the
         // lane: then the scale fits the bars.
         let capacity_shown = peak == 0 || capacity <= 2 * peak;
@@ -300,6 +319,7 @@ impl Layout {
             },
             top,
             capacity: capacity_milli as f64 / 1000.0,
+            slowdowns,
             capacity_shown,
             legend: 0.0,
             stacked: false,
@@ -579,7 +599,11 @@ fn lane(
     lane = lane.add(bars(layout, id, strategy, base));
     if layout.capacity_shown {
         let cap_y = base - layout.capacity_height();
-        lane = lane.add(capacity_line(layout.left, right, cap_y));
+        lane = lane.add(if layout.slowdowns.is_empty() {
+            capacity_line(layout.left, right, cap_y)
+        } else {
+            capacity_steps(layout, base, right)
+        });
     }
     lane = lane
         .add(
@@ -849,6 +873,30 @@ fn run_outline(layout: &Layout, start: usize, run: &[(f64, f64)]) -> Element {
     Element::new("path").set("d", d)
 }
 
+/// The dashed capacity line, stepping down (or up) to each slowdown's capacity for its
+/// window.
+fn capacity_steps(layout: &Layout, base: f64, right: f64) -> Element {
+    let y = |capacity: f64| coord(base - capacity * layout.per_call());
+    let usual = y(layout.capacity);
+    let mut d = format!("M{} {usual}", coord(layout.left));
+    for &(from, to, capacity) in &layout.slowdowns {
+        d.push_str(&format!(
+            "H{}V{}H{}V{usual}",
+            coord(layout.x_of(from)),
+            y(capacity),
+            coord(layout.x_of(to))
+        ));
+    }
+    d.push_str(&format!("H{}", coord(right)));
+    Element::new("path")
+        .set("d", d)
+        .set("class", "capacity")
+        .set("fill", "none")
+        .set("stroke", "currentColor")
+        .set("stroke-width", "1.5")
+        .set("stroke-dasharray", "6 4")
+}
+
 /// The dashed capacity line.
 fn capacity_line(x1: f64, x2: f64, y: f64) -> Element {
     line(x1, y, x2, y)
@@ -963,14 +1011,28 @@ fn legend_items(layout: &Layout, scenario: &Scenario) -> (Vec<(Key, String, f64,
         keys.push((Key::Wasted, "served after timeout (wasted)".to_string()));
     }
     keys.push((Key::TurnedAway, "turned away".to_string()));
-    keys.push((
-        Key::Capacity,
-        if layout.capacity_shown {
-            format!("capacity {capacity}")
-        } else {
-            format!("capacity {capacity}, above the scale")
-        },
-    ));
+    keys.push((Key::Capacity, {
+        let mut name = format!("capacity {capacity}");
+        let mut slowed: Vec<String> = Vec::new();
+        for s in scenario
+            .server
+            .slowdowns
+            .iter()
+            .filter(|s| s.from < layout.end)
+        {
+            let c = milli(s.capacity_milli);
+            if !slowed.contains(&c) {
+                slowed.push(c);
+            }
+        }
+        if !slowed.is_empty() {
+            name.push_str(&format!(" ({} in a slowdown)", slowed.join(", ")));
+        }
+        if !layout.capacity_shown {
+            name.push_str(", above the scale");
+        }
+        name
+    }));
     if let Some(scale) = overload.queue {
         keys.push((Key::Queued, overload::queue_name(scale)));
     }
@@ -1097,6 +1159,14 @@ fn description(scenario: &Scenario, result: &ScenarioResult, layout: &Layout) ->
             " The server is down from {} to {}.",
             seconds(o.from),
             seconds(o.to)
+        ));
+    }
+    for s in scenario.server.slowdowns.iter().filter(|s| s.from < end) {
+        out.push_str(&format!(
+            " From {} to {} the server's capacity is {} calls per tick.",
+            seconds(s.from),
+            seconds(s.to),
+            milli(s.capacity_milli)
         ));
     }
     for s in &result.strategies {

@@ -2,15 +2,17 @@
 //!
 //! Definitions, for anyone reproducing a run:
 //!
-//! - **Goodput** is served calls per second from the first tick that starts at or after
-//!   the end of the trigger (the end of the last outage; 0 without one) to the horizon.
-//! - **Recovery time.** With open-loop load and an outage: let `W` be the ticks in one
-//!   second (at least one). A window of `W` ticks is good when its served calls are at
-//!   least 95% of the requests that arrived in it. Recovery is at the first tick `s`, at
-//!   or after the end of the trigger, from which every window of `W` ticks that starts at
-//!   or after `s` and ends by the horizon is good; the recovery time is the start of `s`
-//!   minus the end of the trigger. There is none ("never") when the last window before
-//!   the horizon is not good, or when less than one window fits after the trigger.
+//! - **Goodput** is calls answered in time per second (served, not wasted) from the
+//!   first tick that starts at or after the end of the trigger (the end of the last
+//!   outage or slowdown; 0 without one) to the horizon.
+//! - **Recovery time.** With open-loop load and an outage or a slowdown: let `W` be the
+//!   ticks in one second (at least one). A window of `W` ticks is good when its calls
+//!   answered in time are at least 95% of the requests that arrived in it. Recovery is
+//!   at the first tick `s`, at or after the end of the trigger, from which every window
+//!   of `W` ticks that starts at or after `s` and ends by the horizon is good; the
+//!   recovery time is the start of `s` minus the end of the trigger. There is none
+//!   ("never") when the last window before the horizon is not good, or when less than
+//!   one window fits after the trigger.
 
 use super::scenario::Scenario;
 use super::units::Micros;

@@ -481,13 +481,16 @@ impl Scenario {
             || self.retry.breaker.is_some()
     }
 
-    /// The end of the trigger, for the recovery time: the end of the last outage, when
-    /// the scenario has open-loop load and an outage.
+    /// The end of the trigger, for goodput and the recovery time: the end of the last
+    /// outage or slowdown, when the scenario has open-loop load and one of them.
     pub fn trigger_end(&self) -> Option<Micros> {
         if self.arrivals.is_empty() {
             return None;
         }
-        self.server.outages.iter().map(|o| o.to).max()
+        let outages = self.server.outages.iter().map(|o| o.to);
+        outages
+            .chain(self.server.slowdowns.iter().map(|s| s.to))
+            .max()
     }
 
     /// The most calls one client can make in a run of `strategy`, counting the first:

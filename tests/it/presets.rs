@@ -67,7 +67,14 @@ fn every_preset_of_the_playground_is_an_articles_figure_and_a_file() {
         .collect();
     assert_eq!(
         ids,
-        ["crowd", "half-capacity", "outage", "beginner", "metastable"]
+        [
+            "crowd",
+            "half-capacity",
+            "outage",
+            "beginner",
+            "metastable",
+            "collapse"
+        ]
     );
     for id in ids {
         assert!(

@@ -56,20 +56,20 @@ fn tick(s: &Scenario, at: Micros) -> usize {
     (at / s.server.tick) as usize
 }
 
-/// Goodput as the article quotes it: requests answered in time per second over the
-/// whole run (a slowdown is no trigger, so goodput is counted from 0).
+/// Goodput as the article quotes it: requests answered in time per second from the end
+/// of the slowdown, the trigger, to the end of the run.
 #[test]
-fn goodput_is_counted_over_the_whole_minute() {
+fn goodput_is_counted_from_the_end_of_the_slowdown() {
     let collapse = block("collapse");
-    assert_eq!(collapse.trigger_end(), None);
+    assert_eq!(collapse.trigger_end(), Some(15 * SECOND));
     let result = run_scenario(&collapse);
     assert_eq!(result.offered_milli, 80_000);
     for s in &result.strategies {
         let run = &s.typical;
-        let per_second = run.totals.served * 1000 * SECOND / collapse.horizon;
-        let seconds = run.lanes.as_ref().unwrap().served.len();
-        assert_eq!(seconds as u64 * collapse.server.tick, collapse.horizon);
-        assert!(per_second.abs_diff(s.goodput_milli.median) <= 1_000);
+        let served = &run.lanes.as_ref().unwrap().served[tick(&collapse, 15 * SECOND)..];
+        let answered: u64 = served.iter().map(|&c| u64::from(c)).sum();
+        let span = collapse.horizon - 15 * SECOND;
+        assert_eq!(run.totals.goodput_milli, answered * 1000 * SECOND / span);
     }
 }
 
@@ -94,7 +94,9 @@ fn patient_clients_ride_out_the_slowdown_at_a_p99_above_the_short_timeout() {
     let s = jitter(&result);
     assert_eq!(s.served.p5, result.arrivals, "every request served");
     assert_eq!((s.timed_out.p95, s.wasted.p95, s.gave_up.p95), (0, 0, 0));
-    assert_eq!(s.goodput_milli.median, result.offered_milli);
+    // The queue drains after the slowdown: goodput is above the traffic, at once.
+    assert!(s.goodput_milli.p5 >= result.offered_milli);
+    assert_eq!(s.recovery.map(|r| r.p95), Some(0));
     // Latency crosses the collapse's one-second timeout.
     let short = block("collapse").retry.timeout.unwrap();
     assert!(s.latency_p99.unwrap().p5 > short);
@@ -234,7 +236,7 @@ fn the_timeout_sweep_has_a_cliff_between_the_slowdowns_longest_latencies() {
             // Below the cliff, the p99 of the calls answered in time climbs with it.
             assert!(p99 > last_p99 && p99 < timeout, "{label}");
         } else {
-            assert_eq!(s.goodput_milli.p5, result.offered_milli, "{label}");
+            assert!(s.goodput_milli.p5 >= result.offered_milli, "{label}");
             assert_eq!(s.timed_out.p95, 0, "{label}: nothing times out");
             // Above it, the slowdown's own.
             let patient = run_scenario(&block("slowdown"));

@@ -274,3 +274,49 @@ fn throttled_attempts_stack_above_failed_fast_calls() {
     assert!((throttled_y + throttled_height - fast_y).abs() < 0.02);
     assert!(legend(&svg).ends_with(&["failed fast".to_string(), "throttled".to_string()]));
 }
+
+/// A slowdown steps the capacity line down for its window, and the legend and the
+/// chart's words say so.
+#[test]
+fn a_slowdown_steps_the_capacity_line_down_in_its_window() {
+    use crate::engine::scenario::Slowdown;
+    let mut scenario = Scenario::with_clients("slow", 40);
+    scenario.strategies = vec![Strategy::Fixed];
+    scenario.server.slowdowns = vec![Slowdown {
+        from: SECOND,
+        to: 2 * SECOND,
+        capacity_milli: 5_000,
+    }];
+    let result = run_scenario(&scenario);
+    for svg in charts(&scenario, &result) {
+        assert!(legend(&svg).contains(&"capacity 10 (5 in a slowdown)".to_string()));
+        let path = &svg[svg
+            .find("<path class=\"capacity\"")
+            .expect("a stepped line")..];
+        let path = &path[..path.find('>').unwrap()];
+        let d = path.split(" d=\"").nth(1).unwrap();
+        let d = &d[..d.find('"').unwrap()];
+        // Along the usual capacity, down to half of it for the second second, back.
+        let steps: Vec<&str> = d.split(['H', 'V']).collect();
+        assert_eq!(steps.len(), 6, "{d}");
+        let (usual, slowed): (f64, f64) = (
+            d[1..]
+                .split(' ')
+                .nth(1)
+                .unwrap()
+                .split('H')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap(),
+            steps[2].parse().unwrap(),
+        );
+        assert_eq!(steps[4].parse::<f64>().unwrap(), usual);
+        assert!(slowed > usual, "lower on the page: {d}");
+        assert!(svg.contains("From 1.0 s to 2.0 s the server's capacity is 5 calls per tick."));
+    }
+    // Without a slowdown the line is the plain one.
+    scenario.server.slowdowns.clear();
+    let result = run_scenario(&scenario);
+    assert!(charts(&scenario, &result)[0].contains("<line class=\"capacity\""));
+}

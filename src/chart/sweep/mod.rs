@@ -6,9 +6,9 @@
 use super::svg::Element;
 
 use crate::engine::metric::Metric;
-use crate::engine::units::SECOND;
+use crate::engine::units::{Micros, SECOND};
 use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
-use crate::format::{fixed, thousands};
+use crate::format::{fixed, latency_number, per_second_milli, seconds_number, thousands};
 
 mod layout;
 mod table;
@@ -243,12 +243,18 @@ impl Total {
     }
 
     /// A value as a table cell writes it.
+    /// Times and rates go back to the whole microseconds and thousandths the engine
+    /// counts in, and are written by the same functions as the prose's references, so
+    /// that a value reads the same in a sweep's table and in a sentence (a float
+    /// rounded to three places could make 1.8375 s read 1.837 here and 1.838 there).
     fn cell(self, value: f64) -> String {
+        let us = || (value * 1e6).round() as Micros;
         match self {
-            Total::DoneAt | Total::Recovery | Total::Goodput => fixed(value, 1),
+            Total::DoneAt | Total::Recovery => seconds_number(us()),
+            Total::Goodput => per_second_milli((value * 1e3).round() as u64),
             Total::CallsPerClient => fixed(value, 2),
             // To the millisecond, as latencies are written everywhere.
-            Total::LatencyP50 | Total::LatencyP99 => fixed(value, 3),
+            Total::LatencyP50 | Total::LatencyP99 => latency_number(us()),
             Total::Calls
             | Total::Served
             | Total::GaveUp

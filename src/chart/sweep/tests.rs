@@ -78,3 +78,17 @@ fn a_sweep_of_wasted_calls_counts_them() {
     assert!(!html.contains("never"));
     assert!(html.contains("Calls wasted by timeout"));
 }
+
+/// A value reads the same in a sweep's table as in the prose's reference: latencies and
+/// times half up from whole microseconds, goodput from thousandths.
+#[test]
+fn a_cell_is_written_as_the_reference_writes_the_value() {
+    let latency = 1_837_500;
+    assert_eq!(
+        Total::LatencyP99.cell(latency as f64 / 1e6),
+        crate::format::latency_number(latency)
+    );
+    assert_eq!(Total::LatencyP99.cell(1.8375), "1.838");
+    assert_eq!(Total::DoneAt.cell(2.25), "2.3");
+    assert_eq!(Total::Goodput.cell(80.05), "80.1");
+}
