@@ -296,8 +296,22 @@ fn scaled(s: &Spread, by: f64) -> JsonSpread<f64> {
 
 /// The results as pretty JSON; `with_lanes` adds each typical run's per-tick lanes.
 pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
+    let out = json_result(result, with_lanes);
+    serde_json::to_string_pretty(&out).expect("results always serialise")
+}
+
+/// [`json`] without the whitespace between its tokens, as the playground reads it: the
+/// lanes a number a line are some three times the size, and the browser's module does
+/// without the pretty printer.
+pub fn json_compact(result: &ScenarioResult, with_lanes: bool) -> String {
+    let out = json_result(result, with_lanes);
+    serde_json::to_string(&out).expect("results always serialise")
+}
+
+/// The results as the JSON writes them.
+fn json_result(result: &ScenarioResult, with_lanes: bool) -> JsonResult<'_> {
     let f = result.features;
-    let out = JsonResult {
+    JsonResult {
         id: &result.id,
         runs: result.runs,
         seed: result.seed,
@@ -344,8 +358,7 @@ pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
                     }),
             })
             .collect(),
-    };
-    serde_json::to_string_pretty(&out).expect("results always serialise")
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 // Native and WebAssembly agree: runs each scenario file with the native binary
 // (`retrylab sim FILE --json --lanes`) and with the WebAssembly module through the
-// playground's own loader, and requires byte-identical JSON; the page's call must give
-// the same report.
+// playground's own loader, and requires byte-identical JSON (the module writes it
+// without the whitespace between tokens, which is taken out of the native JSON before
+// comparing); the page's call must give the same report.
 //
 // usage: node tests/wasm/compare.mjs RETRYLAB_BINARY MODULE.wasm SCENARIO.yaml...
 
@@ -15,12 +16,29 @@ if (!binary || !module || files.length === 0) {
   process.exit(2);
 }
 
+// JSON without the whitespace between its tokens: what the module writes.
+const compact = (json) => {
+  let out = "", quoted = false, escaped = false;
+  for (const c of json) {
+    if (quoted) {
+      quoted = escaped || c !== '"';
+      escaped = !escaped && c === "\\";
+    } else if (c === '"') {
+      quoted = true;
+    } else if (/\s/.test(c)) {
+      continue;
+    }
+    out += c;
+  }
+  return out;
+};
+
 const engine = await load(readFileSync(module));
 let failed = 0;
 for (const file of files) {
-  const native = execFileSync(binary, ["sim", file, "--json", "--lanes"], { encoding: "utf8" });
+  const native = compact(execFileSync(binary, ["sim", file, "--json", "--lanes"], { encoding: "utf8" }));
   const started = performance.now();
-  const wasm = engine.run(readFileSync(file, "utf8")) + "\n";
+  const wasm = engine.run(readFileSync(file, "utf8"));
   const ms = (performance.now() - started).toFixed(1);
   // The page's call gives the same report, beside the site's results table.
   const page = JSON.parse(engine.page(readFileSync(file, "utf8")));
