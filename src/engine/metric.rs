@@ -106,8 +106,8 @@ impl Metric {
             }
             Metric::Denied => "clients that gave up because the retry budget refused a retry",
             Metric::Goodput => {
-                "served calls per second from the end of the trigger to the horizon (with \
-                 arrivals)"
+                "calls answered in time per second from the end of the trigger (the last \
+                 outage or slowdown) to the horizon (with arrivals)"
             }
             Metric::Recovery => {
                 "how long after the trigger goodput was back at the offered load, over all \
