@@ -7,6 +7,13 @@
 //! ([`Policies`]) and every run shares it: a multiplier just above 1 makes the table as
 //! long as the horizon has ticks, and building it again for each of thousands of runs
 //! cost more than the runs.
+//!
+//! `proportional-jitter` is gRPC's connection backoff: the wait after failure `a` is
+//! `d(a) · (1 − jitter) + u · 2 · jitter · d(a)`, with `u` one uniform draw in `[0, 1)`
+//! and `jitter` the scenario's `retry.jitter` (0.2 by default), so a uniform factor in
+//! `[1 − jitter, 1 + jitter)` of the ceiling, rounded to the microsecond. The spread is
+//! around the ceiling, the cap included: a wait may be up to `(1 + jitter) · cap`, as
+//! in gRPC. Its shortest wait is `d(a) · (1 − jitter)`, rounded.
 
 use rand::RngExt;
 use rand_pcg::Pcg64;
