@@ -344,6 +344,16 @@ mod tests {
     }
 
     #[test]
+    fn proportional_jitter_spreads_a_fifth_around_the_ceiling() {
+        let (lo, hi, mean) = draws(Strategy::ProportionalJitter, 3);
+        assert!((640_000..641_000).contains(&lo) && hi <= 960_000 && hi > 959_000);
+        assert!(close(mean, 800_000.0), "mean {mean}");
+        // At the cap it spreads around the cap too.
+        let (lo, hi, _) = draws(Strategy::ProportionalJitter, 40);
+        assert!((8_000_000..8_010_000).contains(&lo) && hi <= 12_000_000 && hi > 11_990_000);
+    }
+
+    #[test]
     fn decorrelated_jitter_draws_between_base_and_three_times_prev() {
         let (lo, hi, mean) = draws(Strategy::DecorrelatedJitter, 0);
         assert!((100_000..101_000).contains(&lo) && hi <= 300_000 && hi > 299_000);
