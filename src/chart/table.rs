@@ -292,14 +292,14 @@ pub fn tick_table(
     let decimals = decimals_for(step).max(1);
     let mut out = if bin == 1 {
         format!(
-            "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">Calls per tick \
-             in the first {}, one run per strategy as in the chart; ticks in which no \
+            "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">{id}: calls per \
+             tick in the first {}, one run per strategy as in the chart; ticks in which no \
              strategy saw a call are left out</caption>\n<thead>\n",
             duration(shown as u64 * tick)
         )
     } else {
         format!(
-            "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">Calls per {} \
+            "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">{id}: calls per {} \
              ({} ticks, each a bar of the chart, which shows their mean per tick) in the \
              first {}, one run per strategy as in the chart; stretches in which no \
              strategy saw a call are left out</caption>\n<thead>\n",

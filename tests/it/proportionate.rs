@@ -42,7 +42,7 @@ fn a_million_ticks_make_a_page_of_a_few_hundred_kilobytes_and_say_they_are_binne
         ),
         "the caption says the chart is binned"
     );
-    assert!(page.contains("Calls per 7.2 s (2,000 ticks, each a bar of the chart"));
+    assert!(page.contains(": calls per 7.2 s (2,000 ticks, each a bar of the chart"));
 }
 
 #[test]
@@ -78,7 +78,7 @@ fn a_window_that_fits_is_drawn_tick_by_tick() {
     };
     let html = figure(&s, &result, &options);
     assert!(!html.contains("mean of"));
-    assert!(html.contains("Calls per tick in the first 40 s"));
+    assert!(html.contains(": calls per tick in the first 40 s"));
 }
 
 #[test]
