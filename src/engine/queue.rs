@@ -111,6 +111,7 @@ pub struct Queue<C> {
     len: usize,
     /// Pending timeouts: (expiry tick, seq, place), earliest first.
     timers: BinaryHeap<Reverse<(u32, u64, u32)>>,
+    /// Calls that have joined so far: the next one's `seq`.
     joined: u64,
 }
 
