@@ -302,10 +302,38 @@ impl Setup<'_> {
                 let len = block.len();
                 if G::NONE {
                     // Without guards every failed call is a rejection with no hint: the
-                    // plain crowd's loop, with nothing to decide per call.
+                    // plain crowd's loop, with nothing to decide per call. It is
+                    // [`Env::fail`] without the guards, written out over the run's own
+                    // state: through `Ctx`, a crowd of fixed waits ran 2.7% more
+                    // instructions (callgrind).
                     let from = parts[0].0.clamp(index, index + len) - index;
+                    let Ctx {
+                        rng,
+                        guards: _,
+                        totals,
+                        buckets,
+                        last_finish,
+                    } = &mut ctx;
                     for call in &block[from..] {
-                        env.fail(k, *call, call.t(), 0, true, &mut ctx);
+                        let mut call = *call;
+                        let Some(layer) = call.layer_to_retry(env.chain) else {
+                            totals.gave_up += 1;
+                            **last_finish = Some(k);
+                            continue;
+                        };
+                        let next = call.t() + call.wait(env.chain, layer, rng);
+                        if env.deadline.is_some_and(|d| next > call.first() + d) {
+                            totals.gave_up += 1;
+                            **last_finish = Some(k);
+                            continue;
+                        }
+                        let seen = ((next / env.tick) as usize).max(k + 1);
+                        if seen >= env.ticks {
+                            totals.still_retrying += 1;
+                            continue;
+                        }
+                        call.advance(env.chain, layer, next);
+                        buckets.push(seen, call);
                     }
                     index += len;
                     ctx.buckets.recycle(block);
