@@ -352,7 +352,7 @@ impl Setup<'_> {
             if QUEUE {
                 ctx.totals.timed_out += timeouts.len() as u64;
                 for (call, at) in timeouts.drain(..) {
-                    env.fail_timed_out(k, call, at, &mut ctx);
+                    env.fail(k, call, at, 0, true, &mut ctx);
                 }
             }
         }
@@ -393,21 +393,6 @@ struct Ctx<'a, C, G> {
 }
 
 impl Env<'_> {
-    /// [`Env::fail`] for a client that timed out: no hint, and it may retry. Not inlined
-    /// in the browser's module, which must stay small: timeouts are far fewer than
-    /// rejections, and a second copy of the failure path in the loop cost a kilobyte.
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
-    #[cfg_attr(not(target_arch = "wasm32"), inline)]
-    fn fail_timed_out<C: Client, G: Guards>(
-        &self,
-        k: usize,
-        call: C,
-        at: Micros,
-        ctx: &mut Ctx<'_, C, G>,
-    ) {
-        self.fail(k, call, at, 0, true, ctx);
-    }
-
     /// A failed call of tick `k`, failed at `at` on its client's clock: the client gives
     /// up, retries, or is still retrying at the horizon (see the module docs). `hint` is
     /// the Retry-After hint it carries (0 for none); `allowed` is false when the failure
