@@ -27,11 +27,26 @@ export async function serveSite(site, override = () => undefined) {
   return { server, origin: `http://127.0.0.1:${server.address().port}` };
 }
 
+// Headless Chromium builds its address bar's drop-down as a web page of its own (a
+// WebUI) and preloads it at start and beside every new page: hundreds of requests that
+// take the same cores as the page measured, and that no reader's browser makes while a
+// page loads. Puppeteer turns it off by default too. Chromium keeps only the last
+// --disable-features, so these are added to the list Playwright passes, which is read
+// off a first launch, rather than replacing it.
+const QUIET = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
+const ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync"];
+
 // Headless Chromium: $CHROMIUM, else the system's.
-export function launchChromium() {
+export async function launchChromium() {
+  const executablePath = process.env.CHROMIUM ?? "/usr/bin/chromium";
+  const probe = await chromium.launchServer({ executablePath, args: ARGS });
+  const defaults = probe.process().spawnargs.filter((arg) => arg.startsWith("--disable-features="));
+  await probe.close();
+  const features = [...defaults.flatMap((arg) => arg.split("=")[1].split(",")), ...QUIET];
   return chromium.launch({
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
+    executablePath,
+    ignoreDefaultArgs: defaults,
+    args: [...ARGS, `--disable-features=${features.join(",")}`],
   });
 }
