@@ -12,7 +12,7 @@ pages=${PAGES:-1000}
 command -v hugo >/dev/null || { echo "error: hugo is not on the PATH"; exit 1; }
 cargo build --release --quiet
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 mkdir -p "$work/r/content" "$work/h/content" "$work/h/layouts/_default"
 printf 'title: Plain\n' > "$work/r/site.yaml"

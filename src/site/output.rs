@@ -8,11 +8,18 @@
 //! the swap). Each folder carries the output's marker from its first moment to its
 //! last, so that the next build recognises what a killed one left, puts a set-aside
 //! site back, and removes the rest; a folder without the marker is never removed.
+//!
+//! A file the new site holds with the very bytes of the last site's file at the same
+//! place is a second name (a hard link) of that file rather than a new one: making a
+//! file costs the file system far more than naming one, and a rebuild after an edit
+//! changes few files. The last site is never written to: a name written twice is
+//! removed and made anew, and where a link cannot be made the file is written.
 
 mod lock;
 pub mod place;
 
-use std::io;
+use std::collections::HashMap;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::diag::Failure;
@@ -25,6 +32,9 @@ pub struct Staging {
     target: PathBuf,
     /// Set once the site is in place: nothing is left to remove.
     committed: bool,
+    /// The last site's regular files, by their path below its root (`/` between
+    /// folders), with their size: the files a write may link rather than write.
+    last: HashMap<String, u64>,
     // Dropped last: the staging folder is removed while the lock is still held. Handed
     // to [`Replaced`] by a commit that leaves the replaced site to remove.
     lock: Option<Lock>,
@@ -151,6 +161,33 @@ fn remove_output(dir: &Path) -> io::Result<()> {
     std::fs::remove_dir(dir)
 }
 
+/// The regular files below `root`, by their path (`/` between folders) and size,
+/// found without following a symbolic link; none when `root` is not a folder.
+fn files_of(root: &Path) -> HashMap<String, u64> {
+    let mut files = HashMap::new();
+    if !root.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+        return files;
+    }
+    for entry in walkdir::WalkDir::new(root)
+        .min_depth(1)
+        .into_iter()
+        .flatten()
+    {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let (Ok(relative), Ok(metadata)) = (entry.path().strip_prefix(root), entry.metadata())
+        else {
+            continue;
+        };
+        let parts: Option<Vec<&str>> = relative.iter().map(|part| part.to_str()).collect();
+        if let Some(parts) = parts {
+            files.insert(parts.join("/"), metadata.len());
+        }
+    }
+    files
+}
+
 /// Exchanges two folders in one step, where the system can.
 #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
 fn exchange(a: &Path, b: &Path) -> io::Result<()> {
@@ -187,19 +224,51 @@ impl Staging {
             dir,
             target: target.clone(),
             committed: false,
+            last: files_of(target),
             lock: Some(lock),
         };
         staging.write(MARKER, place::MARKER_TEXT.as_bytes())?;
         Ok(staging)
     }
 
-    /// Writes one file, given by its path below the site root.
+    /// Writes one file, given by its path below the site root (`/` between folders):
+    /// a link to the last site's file where that holds the same bytes.
     pub fn write(&self, relative: &str, bytes: &[u8]) -> Result<(), Failure> {
         let path = self.dir.join(relative);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
         }
-        std::fs::write(&path, bytes).map_err(|e| io("write", &path, e))
+        if self.link_unchanged(relative, bytes, &path) {
+            return Ok(());
+        }
+        let create = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+        };
+        let mut file = match create() {
+            // Written before, and perhaps a link: never written through.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                std::fs::remove_file(&path).map_err(|e| io("replace", &path, e))?;
+                create()
+            }
+            other => other,
+        }
+        .map_err(|e| io("write", &path, e))?;
+        file.write_all(bytes).map_err(|e| io("write", &path, e))
+    }
+
+    /// Links `path` to the last site's file at `relative` when that holds `bytes`.
+    fn link_unchanged(&self, relative: &str, bytes: &[u8], path: &Path) -> bool {
+        if self.last.get(relative) != Some(&(bytes.len() as u64)) {
+            return false;
+        }
+        let last = self.target.join(relative);
+        match std::fs::read(&last) {
+            Ok(old) if old == bytes => std::fs::hard_link(&last, path).is_ok(),
+            _ => false,
+        }
     }
 
     /// Whether a file was already written.
@@ -223,6 +292,14 @@ impl Staging {
             let to = self.dir.join(relative);
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
+            }
+            // A copy writes through an existing name, which may be a link to the last
+            // site's file: the name goes first.
+            match std::fs::remove_file(&to) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(io("replace", &to, e));
+                }
+                Ok(()) | Err(_) => {}
             }
             std::fs::copy(entry.path(), &to).map_err(|e| io("copy", entry.path(), e))?;
             copied += 1;
@@ -359,5 +436,106 @@ mod tests {
         std::fs::write(site.join("a/b/c.html"), "c").unwrap();
         remove_output(&site).unwrap();
         assert!(!site.exists());
+    }
+
+    /// A staging folder for an output `public` in `dir`, as a build makes it.
+    #[cfg(unix)]
+    fn staging(dir: &Path) -> Staging {
+        let place = Place {
+            path: dir.join("public"),
+            shown: "public".into(),
+        };
+        Staging::new(&place).unwrap()
+    }
+
+    #[cfg(unix)]
+    fn inode(path: &Path) -> u64 {
+        std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(path).unwrap())
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_unchanged_file_is_linked_and_a_changed_one_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let public = dir.path().join("public");
+        let first = staging(dir.path());
+        first.write("a/index.html", b"same").unwrap();
+        first.write("b.html", b"before").unwrap();
+        first.write("c.html", b"before").unwrap();
+        first.commit().unwrap();
+        let (same, changed) = (
+            inode(&public.join("a/index.html")),
+            inode(&public.join("b.html")),
+        );
+
+        let second = staging(dir.path());
+        second.write("a/index.html", b"same").unwrap();
+        // The same length, other bytes.
+        second.write("b.html", b"beFORE").unwrap();
+        // Linked, then written again: the name is replaced, the last site's file kept.
+        second.write("c.html", b"before").unwrap();
+        second.write("c.html", b"after!").unwrap();
+        for (name, text) in [
+            ("a/index.html", "same"),
+            ("b.html", "before"),
+            ("c.html", "before"),
+        ] {
+            assert_eq!(
+                std::fs::read_to_string(public.join(name)).unwrap(),
+                text,
+                "{name}"
+            );
+        }
+        second.commit().unwrap();
+        assert_eq!(inode(&public.join("a/index.html")), same);
+        assert_ne!(inode(&public.join("b.html")), changed);
+        for (name, text) in [
+            ("a/index.html", "same"),
+            ("b.html", "beFORE"),
+            ("c.html", "after!"),
+        ] {
+            assert_eq!(
+                std::fs::read_to_string(public.join(name)).unwrap(),
+                text,
+                "{name}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_behind_a_symbolic_link_in_the_last_site_is_never_linked() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("page.html"), "text").unwrap();
+        let first = staging(dir.path());
+        first.write("index.html", b"home").unwrap();
+        first.commit().unwrap();
+        std::os::unix::fs::symlink(&outside, dir.path().join("public/linked")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.join("page.html"),
+            dir.path().join("public/file.html"),
+        )
+        .unwrap();
+
+        let second = staging(dir.path());
+        second.write("linked/page.html", b"text").unwrap();
+        second.write("file.html", b"text").unwrap();
+        second.commit().unwrap();
+        let public = dir.path().join("public");
+        for name in ["linked/page.html", "file.html"] {
+            let metadata = std::fs::symlink_metadata(public.join(name)).unwrap();
+            assert!(metadata.is_file(), "{name}");
+            assert_ne!(
+                inode(&public.join(name)),
+                inode(&outside.join("page.html")),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(outside.join("page.html")).unwrap(),
+            "text"
+        );
     }
 }
