@@ -8,7 +8,8 @@
 //! were written for: with the pure-Rust engine, two-face has to leave out the syntaxes
 //! that engine cannot read, PowerShell among them.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 
 use syntect::highlighting::ThemeSet;
 use syntect::html::{ClassStyle, ClassedHTMLGenerator, css_for_theme_with_class_style};
@@ -65,6 +66,42 @@ pub fn highlight(code: &str, language: &str) -> Option<String> {
             .ok()?;
     }
     Some(generator.finalize())
+}
+
+/// Highlighted code kept from one build for the next (`serve`'s): [`highlight`] is a
+/// function of the code and its language alone, so the HTML is found by both and is
+/// the same bytes. After each build only what that build highlighted is kept.
+#[derive(Default)]
+pub struct Kept {
+    /// What the last build highlighted, by language and code.
+    last: HashMap<(String, String), Option<String>>,
+    /// What this build has highlighted so far.
+    used: Mutex<HashMap<(String, String), Option<String>>>,
+}
+
+impl Kept {
+    /// [`highlight`], or what the last build found for the same code and language.
+    pub fn highlight(&self, code: &str, language: &str) -> Option<String> {
+        let key = (language.to_string(), code.to_string());
+        let html = match self.last.get(&key) {
+            Some(html) => html.clone(),
+            None => highlight(code, language),
+        };
+        self.used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key, html.clone());
+        html
+    }
+
+    /// Ends a build: what it highlighted is what the next one may reuse.
+    pub fn rotate(&mut self) {
+        let used = self
+            .used
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.last = std::mem::take(used);
+    }
 }
 
 /// The stylesheet of the token classes: the light theme unless the page is dark (by the

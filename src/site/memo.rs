@@ -1,14 +1,15 @@
 //! What `serve` keeps between one build and the next, so that a prose edit rebuilds in
-//! a few milliseconds: each scenario's results, each directive's figure and the compiled
-//! templates.
+//! a few milliseconds: each scenario's results, each directive's figure, the compiled
+//! templates and the highlighted code blocks.
 //!
 //! Everything here is found by the whole of what made it, never by a name or a time:
 //! results by the scenario's cache key (every field of the scenario and the engine's
 //! version), a figure by every field of its directive as read (which determine its
 //! scenarios, hence its results) and the playground's address, the templates by their
-//! texts. So a build with a memo writes exactly the bytes a build without one writes;
-//! `build` starts from an empty memo each time. After each build the memo keeps only
-//! what that build used, so a long `serve` session holds one site's worth.
+//! texts, highlighted code by its text and language. So a build with a memo writes
+//! exactly the bytes a build without one writes; `build` starts from an empty memo each
+//! time. After each build the memo keeps only what that build used, so a long `serve`
+//! session holds one site's worth.
 
 use std::collections::HashMap;
 use std::thread::JoinHandle;
@@ -25,6 +26,8 @@ pub struct Memo {
     pub(super) figures: HashMap<String, String>,
     /// The templates' texts and what they compiled to.
     pub(super) templates: Option<(Vec<(String, String)>, Templates)>,
+    /// Code blocks' HTML by their text and language.
+    pub(super) highlights: super::highlight::Kept,
     /// Whether the site a build replaces is removed on a thread of its own, after the
     /// new one is in place, rather than before the build returns.
     pub(super) tidy_after: bool,

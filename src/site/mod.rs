@@ -282,13 +282,16 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     };
     let templates = &memo.templates.insert((sources, templates)).1;
     stop_on(((), template_problems(pages, &templates.tera)))?;
-    let rendered = stop_on(render_pages(
+    let rendered = render_pages(
         &content,
         &parts,
         &config,
         Some(templates),
         Some((&figures, &by_id)),
-    ))?;
+        &memo.highlights,
+    );
+    memo.highlights.rotate();
+    let rendered = stop_on(rendered)?;
     let ids = parts_ids(pages, &rendered, &parts);
     stop_on(((), links::problems(&content, &ids, &rendered)))?;
     let staging = Staging::new(&place)?;
@@ -500,7 +503,14 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
     };
     let (parts, more) = read_parts(pages);
     problems.extend(more);
-    let (rendered, more) = render_pages(&content, &parts, &config, templates.as_ref(), None);
+    let (rendered, more) = render_pages(
+        &content,
+        &parts,
+        &config,
+        templates.as_ref(),
+        None,
+        &highlight::Kept::default(),
+    );
     problems.extend(more);
     problems.extend(links::problems(
         &content,
@@ -750,6 +760,7 @@ fn render_pages(
     config: &Config,
     templates: Option<&templates::Templates>,
     results: Option<(&[Figures], &ResultsById)>,
+    highlights: &highlight::Kept,
 ) -> (Vec<Rendered>, Vec<Diagnostic>) {
     let pages = &content.pages;
     let content_paths = content.addresses();
@@ -805,6 +816,7 @@ fn render_pages(
                 reserved: &reserved,
                 values: &values,
                 smart_punctuation: config.smart_punctuation,
+                highlights,
             },
         );
         for taken in &rendered.taken {

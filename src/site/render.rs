@@ -87,6 +87,8 @@ pub struct Context<'a> {
     pub values: &'a [(Range<usize>, String)],
     /// Whether quotes, dashes and ellipses become typographic (`smart_punctuation`).
     pub smart_punctuation: bool,
+    /// Code highlighted by earlier builds, and this one's.
+    pub highlights: &'a super::highlight::Kept,
 }
 
 /// Renders a page body.
@@ -330,14 +332,14 @@ fn unused_mark(body: &str) -> String {
 /// otherwise. Its lines never wrap (a wrapped line breaks Python's indentation and a
 /// shell command's meaning): a block wider than the column scrolls sideways inside a
 /// region that the keyboard can reach and that says what it holds.
-fn code_block(language: &str, text: &str, n: usize) -> String {
+fn code_block(language: &str, text: &str, n: usize, highlights: &super::highlight::Kept) -> String {
     let class = escape(language);
     let label = if language.is_empty() {
         format!("Code example {n}")
     } else {
         format!("Code example {n} ({class})")
     };
-    let pre = match super::highlight::highlight(text, language) {
+    let pre = match highlights.highlight(text, language) {
         Some(html) => {
             format!("<pre class=\"hl-code\"><code class=\"language-{class}\">{html}</code></pre>")
         }
@@ -378,6 +380,7 @@ mod tests {
                 reserved: &[],
                 values,
                 smart_punctuation: true,
+                highlights: &Default::default(),
             },
         )
     }
@@ -497,6 +500,7 @@ mod tests {
                 reserved: &[],
                 values: &[],
                 smart_punctuation: true,
+                highlights: &Default::default(),
             },
         );
         for href in [

@@ -21,13 +21,17 @@ pub const DEFAULTS: &[(&str, &str)] = &[
 pub const FAVICON: &str = include_str!("defaults/favicon.svg");
 
 /// The built-in stylesheet: the page styles, the chart styles and the code colours.
-pub fn default_css() -> String {
-    format!(
-        "{}\n{}\n{}",
-        include_str!("defaults/style.css"),
-        crate::chart::CSS,
-        super::highlight::css()
-    )
+/// Made once per process: `serve` writes it on every build.
+pub fn default_css() -> &'static str {
+    static CSS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CSS.get_or_init(|| {
+        format!(
+            "{}\n{}\n{}",
+            include_str!("defaults/style.css"),
+            crate::chart::CSS,
+            super::highlight::css()
+        )
+    })
 }
 
 /// The site's templates, and what each one's own text says of the page around a body.

@@ -218,6 +218,7 @@ fn with_figures(markdown: &str, figures: &[String]) -> Rendered {
             reserved: &[],
             values: &[],
             smart_punctuation: true,
+            highlights: &Default::default(),
         },
     )
 }

@@ -32,7 +32,12 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
     let (kept, fresh) = (out.path().join("kept"), out.path().join("fresh"));
     let mut memo = Memo::tidying_after();
     let storm = root.join("content/storm.md");
-    let edits: [&dyn Fn(); 5] = [
+    let append = |text: &str| {
+        let mut page = std::fs::read_to_string(&storm).unwrap();
+        page.push_str(text);
+        std::fs::write(&storm, page).unwrap();
+    };
+    let edits: [&dyn Fn(); 8] = [
         // Nothing.
         &|| {},
         // Prose.
@@ -47,6 +52,10 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
         &|| edit(&storm, "clients: 20", "clients: 21"),
         // A figure's window alone: the same results, another figure.
         &|| edit(&storm, "window: 2s", "window: 1s"),
+        // A code block, then its code, then its language: highlighted anew each time.
+        &|| append("\n```rust\nfn main() {}\n```\n"),
+        &|| edit(&storm, "fn main() {}", "fn main() { let x = 1; }"),
+        &|| edit(&storm, "```rust\nfn main()", "```python\nfn main()"),
         // A template of the site's own.
         &|| {
             std::fs::create_dir_all(root.join("templates")).unwrap();

@@ -428,6 +428,7 @@ mod any_page {
                 reserved: &[],
                 values: &values,
                 smart_punctuation: true,
+                highlights: &Default::default(),
             });
             let private = |c: char| ('\u{e001}'..='\u{f8ff}').contains(&c) || c >= '\u{f0000}';
             prop_assert!(!out.html.chars().any(private), "{body:?} gave {}", out.html);

@@ -78,7 +78,7 @@ impl<'w> Writer<'w> {
                 Event::End(TagEnd::CodeBlock) if code.is_some() => {
                     let (language, text) = code.take().unwrap_or_default();
                     self.code_blocks += 1;
-                    let html = code_block(&language, &text, self.code_blocks);
+                    let html = code_block(&language, &text, self.code_blocks, self.cx.highlights);
                     written.push(Event::Html(CowStr::from(html)));
                 }
                 Event::Text(text) if self.links > 0 || self.html_links > 0 => {

@@ -77,6 +77,7 @@ pub fn page(markdown: &str, smart_punctuation: bool) -> String {
             reserved: &[],
             values,
             smart_punctuation,
+            highlights: &Default::default(),
         },
     )
     .html
