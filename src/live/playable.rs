@@ -47,7 +47,7 @@ pub fn check(source: &str, scenario: &Scenario) -> Result<(), Vec<ScenarioError>
         // A queue of no places is no queue.
         let empty_queue =
             path == ["server", "queue"] && scenario.server.queue.is_none_or(|q| q.limit == 0);
-        if let Some(key) = key_at(&root, path).filter(|_| !empty_queue) {
+        if let Some((key, _)) = entry_at(&root, path).filter(|_| !empty_queue) {
             errors.push(ScenarioError::at(
                 key,
                 format!("`retrylab live` does not play {what} (`{}`)", path.join(".")),
@@ -58,7 +58,8 @@ pub fn check(source: &str, scenario: &Scenario) -> Result<(), Vec<ScenarioError>
             ));
         }
     }
-    let place = |path: &[&str]| key_at(&root, path).unwrap_or(&root);
+    // A limit is placed at the value that passes it.
+    let place = |path: &[&str]| entry_at(&root, path).map_or(&root, |(_, value)| value);
     if scenario.clients > MAX_CLIENTS {
         errors.push(ScenarioError::at(
             place(&["clients"]),
@@ -133,8 +134,9 @@ pub fn check(source: &str, scenario: &Scenario) -> Result<(), Vec<ScenarioError>
     }
 }
 
-/// The key at `path` from the top of a scenario, as written, unless its value is null.
-fn key_at<'a>(root: &'a Node, path: &[&str]) -> Option<&'a Node> {
+/// The key at `path` from the top of a scenario and its value, as written, unless the
+/// value is null.
+fn entry_at<'a>(root: &'a Node, path: &[&str]) -> Option<(&'a Node, &'a Node)> {
     let (first, rest) = path.split_first()?;
     let Value::Map(pairs) = &root.value else {
         return None;
@@ -144,8 +146,8 @@ fn key_at<'a>(root: &'a Node, path: &[&str]) -> Option<&'a Node> {
         return None;
     }
     if rest.is_empty() {
-        Some(key)
+        Some((key, value))
     } else {
-        key_at(value, rest)
+        entry_at(value, rest)
     }
 }

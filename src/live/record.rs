@@ -348,7 +348,12 @@ pub fn parse(text: &str) -> Result<Record, (crate::yaml::Pos, String)> {
             line: e.line().max(1),
             column: e.column().max(1),
         };
-        (pos, format!("this is no live run of retrylab: {e}"))
+        // The position is the diagnostic's; serde_json's message repeats it.
+        let message = e.to_string();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(m, _)| m);
+        (pos, format!("this is no live run of retrylab: {message}"))
     })?;
     if record.format != FORMAT {
         return Err((
