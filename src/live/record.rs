@@ -234,7 +234,7 @@ impl Total {
 /// A total's three cells for people: simulated (median, with the 5th–95th percentile
 /// where runs disagree), live, and the difference, live less median.
 pub fn cells(s: &LiveStrategy, total: Total) -> [String; 3] {
-    use crate::format::thousands;
+    use crate::format::{seconds_number, thousands};
     let count = |c: &Count| {
         let simulated = if c.p5 == c.p95 {
             thousands(c.median)
@@ -261,7 +261,8 @@ pub fn cells(s: &LiveStrategy, total: Total) -> [String; 3] {
         Total::StillRetrying => count(&s.still_retrying),
         Total::DoneAt => {
             let t = &s.done_at_s;
-            let secs = |x: f64| format!("{x:.1}");
+            // Seconds as the rest of the site writes them, from whole microseconds.
+            let secs = |x: f64| seconds_number((x.abs() * SECOND as f64).round() as Micros);
             let simulated = match (t.median, t.p5, t.p95) {
                 (Some(m), Some(lo), Some(hi)) if lo != hi => {
                     format!("{} s ({}–{} s)", secs(m), secs(lo), secs(hi))
@@ -273,9 +274,16 @@ pub fn cells(s: &LiveStrategy, total: Total) -> [String; 3] {
                 .live
                 .map_or("never".to_string(), |x| format!("{} s", secs(x)));
             let difference = match t.difference {
-                Some(d) if d < -0.05 => format!("−{} s", secs(-d)),
-                Some(d) if d >= 0.05 => format!("+{} s", secs(d)),
-                Some(_) => "0.0 s".to_string(),
+                Some(d) => {
+                    let text = secs(d);
+                    let zero = text.chars().all(|c| c == '0' || c == '.');
+                    let sign = match () {
+                        _ if zero => "",
+                        _ if d < 0.0 => "−",
+                        _ => "+",
+                    };
+                    format!("{sign}{text} s")
+                }
                 None => "–".to_string(),
             };
             [simulated, live, difference]
@@ -365,4 +373,101 @@ pub fn parse(text: &str) -> Result<Record, (crate::yaml::Pos, String)> {
         ));
     }
     Ok(record)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strategy(calls: Count, done_at_s: Time) -> LiveStrategy {
+        LiveStrategy {
+            strategy: Strategy::FullJitter,
+            waits: Waits {
+                name: "tokio-retry2".to_string(),
+                version: "0.9.1".to_string(),
+                using: "x".to_string(),
+            },
+            calls,
+            served: calls,
+            gave_up: calls,
+            still_retrying: calls,
+            done_at_s,
+            elapsed_s: 1.0,
+            lanes: LiveLanes::default(),
+        }
+    }
+
+    #[test]
+    fn cells_write_counts_and_seconds_as_the_site_does() {
+        let band = Spread {
+            median: 1_486,
+            p5: 1_478,
+            p95: 1_495,
+        };
+        let times = Spread {
+            median: 2_250_000,
+            p5: 2_200_000,
+            p95: 5_400_000,
+        };
+        let s = strategy(
+            Count::new(1_470, &band),
+            Time::new(Some(2_600_000), Some(&times)),
+        );
+        assert!(!s.calls.in_band());
+        assert_eq!(
+            cells(&s, Total::Calls),
+            ["1,486 (1,478–1,495)", "1,470", "−16"].map(String::from)
+        );
+        // Halves round up, as everywhere on the site: 2.25 s is 2.3 s.
+        assert_eq!(
+            cells(&s, Total::DoneAt),
+            ["2.3 s (2.2–5.4 s)", "2.6 s", "+0.4 s"].map(String::from)
+        );
+        let same = strategy(
+            Count::new(1_486, &band),
+            Time::new(Some(2_240_000), Some(&times)),
+        );
+        assert_eq!(cells(&same, Total::Calls)[2], "0");
+        assert_eq!(cells(&same, Total::DoneAt)[2], "0.0 s");
+        let never = strategy(Count::new(5, &band), Time::new(None, None));
+        assert_eq!(
+            cells(&never, Total::DoneAt),
+            ["never", "never", "–"].map(String::from)
+        );
+    }
+
+    #[test]
+    fn a_stored_record_reads_back_as_written_and_a_broken_one_is_placed() {
+        let band = Spread {
+            median: 3,
+            p5: 3,
+            p95: 3,
+        };
+        let record = Record {
+            format: FORMAT.to_string(),
+            id: "a".to_string(),
+            date: "2026-12-01".to_string(),
+            scenario: "id: a\nclients: 3\n".to_string(),
+            clients: 3,
+            runs: 1,
+            server: vec![],
+            strategies: vec![strategy(Count::new(3, &band), Time::new(Some(0), None))],
+        };
+        assert_eq!(parse(&to_json(&record)), Ok(record.clone()));
+        let record_json_in_format = |format: &str| {
+            to_json(&Record {
+                format: format.to_string(),
+                ..record.clone()
+            })
+        };
+        let (pos, message) = parse("{\n  \"format\": 1\n}").unwrap_err();
+        assert_eq!((pos.line, pos.column), (2, 13));
+        assert_eq!(
+            message,
+            "this is no live run of retrylab: invalid type: integer `1`, expected a string"
+        );
+        let later = record_json_in_format("retrylab-live/9");
+        let (_, message) = parse(&later).unwrap_err();
+        assert!(message.contains("`retrylab-live/9`"), "{message}");
+    }
 }
