@@ -6,9 +6,12 @@
 
 use std::path::Path;
 
+#[cfg(feature = "live")]
 use serde_json::Value;
 
-use crate::util::{run, run_in};
+use crate::util::run;
+#[cfg(feature = "live")]
+use crate::util::run_in;
 
 /// A short scenario: twelve clients against a server of four calls per tick.
 #[cfg(feature = "live")]
