@@ -306,10 +306,18 @@ pub fn to_json(record: &Record) -> String {
     serde_json::to_string_pretty(record).expect("a record is plain data") + "\n"
 }
 
-/// Whether the file at `path` may be replaced by a new record: it does not exist, or it
-/// holds a live run (its `format` says so). Anything else is never overwritten.
+/// Whether a new record may be written at `path`: its folder exists, and the file does
+/// not, or holds a live run (its `format` says so). Anything else is never overwritten.
 pub fn check_replaceable(path: &std::path::Path) -> Result<(), String> {
     let name = path.display();
+    // Found out before the run, not after a minute of it.
+    let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(folder) = folder.filter(|f| !f.is_dir()) {
+        return Err(format!(
+            "cannot store the run in {name}: there is no folder {}",
+            folder.display()
+        ));
+    }
     match std::fs::read(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(format!("cannot read {name}: {e}")),

@@ -178,6 +178,12 @@ fn a_record_never_replaces_a_file_that_is_no_live_run() {
         std::fs::read_to_string(dir.path().join("notes.json")).unwrap(),
         "{\"mine\": true}\n"
     );
+    let (code, _, stderr) = run_in(dir.path(), &["live", "s.yaml", "--record", "no/run.json"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        stderr,
+        "error: cannot store the run in no/run.json: there is no folder no\n"
+    );
 }
 
 /// The crowd of the page below, as `retrylab live` stores it.
