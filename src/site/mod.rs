@@ -715,6 +715,10 @@ fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) 
             let Block::Live(live_block) = block else {
                 return true;
             };
+            // A scenario that failed has said so; its live block is left out quietly.
+            if broken.contains(&live_block.directive.scenario) {
+                return false;
+            }
             match live::check(live_block, &scenarios) {
                 Ok(scenario) => {
                     live_block.scenario = Some(scenario);

@@ -343,6 +343,19 @@ fn a_live_directive_s_mistakes_are_located() {
              error: unknown key `extra`\n  --> content/small.md:20:1\n",
         ),
     ];
+    // A scenario with a mistake is reported once, not again at its live block.
+    let dir = site(
+        &CROWD.replace("clients: 20", "clients: -20"),
+        "scenario: small\ndata: live/small.json\n",
+        &stored(CROWD),
+    );
+    let (code, _, stderr) = check(dir.path());
+    assert_eq!(code, 1);
+    assert!(stderr.ends_with("error: 1 problem found\n"), "{stderr}");
+    assert!(
+        stderr.contains("`clients` must be a whole number"),
+        "{stderr}"
+    );
     for (live, data, expected) in cases {
         let dir = site(CROWD, live, &data);
         let (code, _, stderr) = check(dir.path());
