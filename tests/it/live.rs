@@ -73,6 +73,39 @@ fn a_short_live_run_lands_near_the_simulated_band_and_is_recorded_as_printed() {
     assert_eq!(strategies[0]["waits"]["using"], "FixedInterval");
 }
 
+/// An outage with a Retry-After hint, an all-or-nothing server that chokes on the crowd,
+/// and an attempt limit: every client gives up after its fourth call.
+#[cfg(feature = "live")]
+const GUARDED: &str = "id: guarded\nclients: 12\nhorizon: 10s\n\
+                       server: {model: all-or-nothing, capacity: 5, \
+                       outages: [{from: 0s, to: 300ms}], retry_after: {hint: 1s, when: down}}\n\
+                       retry: {max_attempts: 4, deadline: 5s}\nstrategies: [fixed]\nruns: 1\n";
+
+#[cfg(feature = "live")]
+#[test]
+fn live_clients_honour_retry_after_and_give_up_as_the_model_says() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("g.yaml"), GUARDED).unwrap();
+    let (code, stdout, stderr) = run_in(dir.path(), &["live", "g.yaml", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let fixed = &json["strategies"][0];
+    // Simulated: all twelve give up after four calls, in the tick that starts at 1.2 s.
+    assert_eq!(fixed["gave_up"]["median"], 12);
+    assert_eq!(fixed["done_at_s"]["median"], 1.2);
+    let (served, gave_up) = (&fixed["served"]["live"], &fixed["gave_up"]["live"]);
+    assert_eq!(
+        served.as_u64().unwrap() + gave_up.as_u64().unwrap(),
+        12,
+        "{fixed}"
+    );
+    assert!(gave_up.as_u64().unwrap() >= 6, "{fixed}");
+    // Without the hint the crowd's calls would all be over by 0.7 s: the server's ticks,
+    // not the wall clock, say when.
+    let done = fixed["done_at_s"]["live"].as_f64().unwrap();
+    assert!((1.0..=2.5).contains(&done), "{fixed}");
+}
+
 #[cfg(feature = "live")]
 #[track_caller]
 fn refused(yaml: &str, expected: &str) {
