@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::diag::{Diagnostic, Failure};
-use crate::engine::{parse_scenario, run_scenario_with};
+use crate::engine::{Scenario, parse_scenario, run_scenario_with};
 use crate::report;
 use crate::site;
 use crate::yaml::Pos;
@@ -36,6 +36,10 @@ pub enum Command {
     Init(InitArgs),
     /// Run one scenario file and print its results.
     Sim(SimArgs),
+    /// Play a scenario file for real, an HTTP server and its clients on loopback, and
+    /// print the live run beside the simulation.
+    #[cfg(feature = "live")]
+    Live(LiveArgs),
 }
 
 /// Where the site is.
@@ -114,6 +118,20 @@ pub struct SimArgs {
     pub lanes: bool,
 }
 
+/// Arguments of `retrylab live`.
+#[derive(Debug, clap::Args)]
+pub struct LiveArgs {
+    /// The scenario file (YAML), for example scenarios/crowd.yaml.
+    pub file: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Also store the run, as the JSON of --json, in this file (for the site's ```live
+    /// directive); an existing file is replaced only if it holds a live run.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+}
+
 /// Runs a parsed command line and returns what to print.
 pub fn run(cli: Cli) -> Result<String, Failure> {
     match cli.command {
@@ -123,6 +141,8 @@ pub fn run(cli: Cli) -> Result<String, Failure> {
         Command::New(args) => new(&args),
         Command::Init(args) => init(&args),
         Command::Sim(args) => sim(&args),
+        #[cfg(feature = "live")]
+        Command::Live(args) => live(&args),
     }
 }
 
@@ -190,23 +210,34 @@ fn check(args: &SiteArgs) -> Result<String, Failure> {
     ))
 }
 
-fn sim(args: &SimArgs) -> Result<String, Failure> {
-    let name = args.file.display().to_string();
-    let bytes = std::fs::read(&args.file)
-        .map_err(|e| Failure::Other(format!("cannot read {name}: {e}")))?;
+/// Reads and validates the scenario file `file`: its name for messages, its text and the
+/// scenario. Every mistake is placed in the file.
+fn read_scenario_file(file: &std::path::Path) -> Result<(String, String, Scenario), Failure> {
+    let name = file.display().to_string();
+    let bytes =
+        std::fs::read(file).map_err(|e| Failure::Other(format!("cannot read {name}: {e}")))?;
     let source = crate::diag::utf8_or_located(&name, bytes)?;
-    let stem = args.file.file_stem().and_then(|s| s.to_str()).filter(|s| {
+    let stem = file.file_stem().and_then(|s| s.to_str()).filter(|s| {
         s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     });
-    let scenario = parse_scenario(&source, stem).map_err(|errors| {
-        Failure::Input(
-            errors
-                .into_iter()
-                .map(|e| Diagnostic::from_scenario(&name, &source, Pos::START, e))
-                .collect(),
-        )
-    })?;
+    let scenario =
+        parse_scenario(&source, stem).map_err(|errors| located(&name, &source, errors))?;
+    Ok((name, source, scenario))
+}
+
+/// Scenario errors as the failure that prints them, placed in the file `name`.
+fn located(name: &str, source: &str, errors: Vec<crate::engine::ScenarioError>) -> Failure {
+    Failure::Input(
+        errors
+            .into_iter()
+            .map(|e| Diagnostic::from_scenario(name, source, Pos::START, e))
+            .collect(),
+    )
+}
+
+fn sim(args: &SimArgs) -> Result<String, Failure> {
+    let (name, _, scenario) = read_scenario_file(&args.file)?;
     let progress = crate::site::progress::Progress::start(
         std::io::stderr().is_terminal(),
         format!("simulating {name}…"),
@@ -218,5 +249,26 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
         report::json(&result, args.lanes) + "\n"
     } else {
         report::table(&result)
+    })
+}
+
+#[cfg(feature = "live")]
+fn live(args: &LiveArgs) -> Result<String, Failure> {
+    let (name, source, scenario) = read_scenario_file(&args.file)?;
+    crate::live::playable::check(&source, &scenario)
+        .map_err(|errors| located(&name, &source, errors))?;
+    if let Some(path) = &args.record {
+        crate::live::record::check_replaceable(path).map_err(Failure::Other)?;
+    }
+    let record = crate::live::run(&scenario, &source, std::io::stderr().is_terminal())
+        .map_err(Failure::Other)?;
+    let json = crate::live::record::to_json(&record);
+    if let Some(path) = &args.record {
+        crate::live::record::write(path, &json).map_err(Failure::Other)?;
+    }
+    Ok(if args.json {
+        json
+    } else {
+        crate::live::table::table(&record)
     })
 }

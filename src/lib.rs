@@ -9,6 +9,8 @@
 //! - [`diag`]: diagnostics with file, line, column and a caret under the fault;
 //! - [`yaml`]: the one place that reads YAML;
 //! - [`suggest`]: "did you mean" for misspelt names;
+//! - [`live`]: a scenario played for real over HTTP on loopback, beside its simulation
+//!   (the runner with the `live` feature; stored runs with `site`);
 //! - [`cli`]: the command line;
 //! - [`wasm_api`]: the interface of the WebAssembly module behind the browser
 //!   playground: a scenario's text in, JSON out.
@@ -26,6 +28,8 @@ pub mod diag;
 pub mod directive;
 pub mod engine;
 pub mod format;
+#[cfg(feature = "site")]
+pub mod live;
 pub mod report;
 #[cfg(feature = "site")]
 pub mod site;

@@ -29,6 +29,7 @@ fuzz_target!(|text: &str| {
                 let _ = docs::table_named(found.body.trim());
                 None
             }
+            Kind::Live => directive::live::read_live(&found.body).err(),
         };
         let _ = directive::id_of(&found.body);
         for e in errors.into_iter().flatten() {

@@ -39,7 +39,8 @@ fn work(text: &str) -> u128 {
             Kind::Sim => directive::read_sim(&found.body).map_or(0, |sim| sim.scenario.work()),
             Kind::Sweep => sweep::read_sweep(&found.body)
                 .map_or(0, |sweep| sweep.points.iter().map(|p| p.2.work()).sum()),
-            Kind::Schedule | Kind::ReferenceTable => 0,
+            // A live block shows a sim block's results, which that block has counted.
+            Kind::Schedule | Kind::ReferenceTable | Kind::Live => 0,
         })
         .sum()
 }

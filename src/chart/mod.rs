@@ -8,6 +8,7 @@
 //! - `marks`: the colour, dash and marker of each strategy, and the legend;
 //! - [`schedule`]: the waits of one client retry by retry, a panel per strategy;
 //! - [`thumb`]: a small lane chart, bars only, for a card on the home page;
+//! - [`live`]: a stored live run beside the simulation, as a table;
 //! - [`CSS`]: the stylesheet that themes them, light and dark.
 
 // Without the `site` feature only the lane chart and the tables are built, for the
@@ -15,6 +16,8 @@
 #![cfg_attr(not(feature = "site"), allow(dead_code, unused_imports))]
 
 pub mod lanes;
+#[cfg(feature = "site")]
+pub mod live;
 #[cfg(feature = "site")]
 mod marks;
 #[cfg(feature = "site")]

@@ -12,6 +12,7 @@
 //!
 //! On GitHub it stays a readable YAML block; at build time it becomes a figure.
 
+pub mod live;
 pub mod reference;
 pub mod schedule;
 pub mod sweep;
@@ -41,15 +42,18 @@ pub enum Kind {
     Schedule,
     /// ```` ```reference ````: a table of the authors' reference, generated.
     ReferenceTable,
+    /// ```` ```live ````: a stored live run beside a scenario's simulation.
+    Live,
 }
 
 impl Kind {
     /// Every kind with its info string.
-    pub const ALL: [(Kind, &'static str); 4] = [
+    pub const ALL: [(Kind, &'static str); 5] = [
         (Kind::Sim, SIM),
         (Kind::Sweep, "sweep"),
         (Kind::Schedule, "schedule"),
         (Kind::ReferenceTable, "reference"),
+        (Kind::Live, "live"),
     ];
 
     /// The kind an info string names, if any.

@@ -21,6 +21,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ("sweep-parameters", "what a sweep can vary"),
     ("sweep-totals", "what a sweep can chart"),
     ("schedule", "the keys of a schedule directive"),
+    ("live", "the keys of a live directive"),
     ("totals", "the totals an inline reference can quote"),
     ("settings", "the settings an inline reference can quote"),
     ("formats", "the formats of an inline reference"),
@@ -118,6 +119,11 @@ pub fn table_named(name: &str) -> Option<String> {
             table("What a sweep can chart", &["total", "meaning"], rows)
         }
         "schedule" => pairs("Keys of a schedule", &["key", "meaning"], SCHEDULE_KEYS),
+        "live" => pairs(
+            "Keys of a live directive",
+            &["key", "meaning"],
+            &crate::directive::live::KEYS,
+        ),
         "totals" => pairs("Totals of a strategy", &["total", "meaning"], FIELDS),
         "settings" => pairs("Settings of a scenario", &["setting", "meaning"], SETTINGS),
         "formats" => pairs("Formats", &["format", "gives"], FORMATS),

@@ -10,6 +10,7 @@ pub mod feeds;
 mod front_matter;
 pub mod highlight;
 pub mod links;
+pub mod live;
 pub mod memo;
 mod meta;
 pub mod output;
@@ -89,6 +90,8 @@ enum Block {
     Schedule(ScheduleDirective),
     /// A generated table of the authors' reference, as HTML.
     Table(String),
+    /// A stored live run beside a scenario's simulation.
+    Live(Box<live::LiveBlock>),
 }
 
 impl Block {
@@ -98,6 +101,8 @@ impl Block {
             Block::Sim(sim, _) => vec![&sim.scenario],
             Block::Sweep(sweep) => sweep.points.iter().map(|p| &p.2).collect(),
             Block::Schedule(_) | Block::Table(_) => Vec::new(),
+            // The page's scenario, once checked: its results are the page's own.
+            Block::Live(block) => block.scenario.iter().collect(),
         }
     }
 
@@ -110,6 +115,10 @@ impl Block {
             Block::Sweep(sweep) => ("sweep", &sweep.id),
             Block::Schedule(schedule) => ("schedule", &schedule.id),
             Block::Table(_) => return Vec::new(),
+            Block::Live(block) => {
+                let id = &block.directive.scenario;
+                return vec![format!("live-{id}"), format!("{id}-live-caption")];
+            }
         };
         let mut ids = vec![format!("{kind}-{id}")];
         for name in ["title", "desc", "hatch"] {
@@ -176,6 +185,10 @@ impl Block {
                 chart::schedule_figure(&s.id, &rows, s.caption.as_deref())
             }
             Block::Table(html) => html.clone(),
+            Block::Live(block) => {
+                let result = results.next().expect("a result per scenario");
+                live::figure(block, result)
+            }
         }
     }
 }
@@ -238,7 +251,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     output::recover_if_idle(&place)?;
     let content = stop_on(page::load_content(root, options.drafts)?)?;
     let pages = &content.pages;
-    let parts = stop_on(read_parts(pages))?;
+    let parts = stop_on(read_parts(root, pages))?;
     let scenarios: Vec<&Scenario> = parts
         .iter()
         .flat_map(|p| p.blocks.iter().flat_map(|(_, b)| b.scenarios()))
@@ -306,7 +319,11 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
                 .flat_map(|p| &p.blocks)
                 .find_map(|(_, b)| match b {
                     Block::Sim(sim, _) if sim.scenario.id == id => Some(sim.figure.window),
-                    Block::Sim(..) | Block::Sweep(_) | Block::Schedule(_) | Block::Table(_) => None,
+                    Block::Sim(..)
+                    | Block::Sweep(_)
+                    | Block::Schedule(_)
+                    | Block::Table(_)
+                    | Block::Live(_) => None,
                 })
                 .flatten();
             Some(chart::thumbnail(scenario, result, window))
@@ -501,7 +518,7 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
         }
         Err(other) => return Err(other),
     };
-    let (parts, more) = read_parts(pages);
+    let (parts, more) = read_parts(root, pages);
     problems.extend(more);
     let (rendered, more) = render_pages(
         &content,
@@ -577,9 +594,10 @@ fn at(
     Diagnostic::indexed(&page.file, &page.source, index, pos, width, message).with_help(help)
 }
 
-/// Reads every page's directives, then checks every reference against all scenarios.
-/// What is wrong is left out of the parts and returned as problems.
-fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
+/// Reads every page's directives, then checks every reference and live run against all
+/// scenarios. What is wrong is left out of the parts and returned as problems. Live
+/// directives read their stored runs from the site's folder `root`.
+fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
     let mut problems = Vec::new();
     let mut scans = Vec::new();
     let mut scenarios: BTreeMap<String, Scenario> = BTreeMap::new();
@@ -608,6 +626,16 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                     .map(|sim| Block::Sim(Box::new(sim), found.body.clone())),
                 Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
                 Kind::Schedule => sweep::read_schedule(&found.body).map(Block::Schedule),
+                Kind::Live => match directive::live::read_live(&found.body) {
+                    Ok(read) => match live::load(root, page, origin, read) {
+                        Ok(block) => Ok(Block::Live(Box::new(block))),
+                        Err(more) => {
+                            problems.extend(more);
+                            continue;
+                        }
+                    },
+                    Err(errors) => Err(errors),
+                },
                 Kind::ReferenceTable => {
                     let name = found.body.trim();
                     match docs::table_named(name) {
@@ -650,6 +678,7 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                         Block::Sim(sim, _) => Some(sim.scenario.id.clone()),
                         Block::Sweep(sweep) => Some(sweep.id.clone()),
                         Block::Schedule(schedule) => Some(schedule.id.clone()),
+                        Block::Live(block) => Some(format!("live-{}", block.directive.scenario)),
                         Block::Table(_) => None,
                     };
                     if let Some(id) = id {
@@ -688,9 +717,41 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
         scans.push(scan);
     }
     let mut parts = Vec::new();
-    for ((page, scan), blocks) in pages.iter().zip(&scans).zip(blocks_of_pages) {
+    for ((page, scan), mut blocks) in pages.iter().zip(&scans).zip(blocks_of_pages) {
         let mut references = Vec::new();
         let index = LineIndex::new(&page.source);
+        // A live run is shown only beside the very scenario it was played with.
+        blocks.retain_mut(|(at, block)| {
+            let Block::Live(live_block) = block else {
+                return true;
+            };
+            // A scenario that failed has said so; its live block is left out quietly.
+            if broken.contains(&live_block.directive.scenario) {
+                return false;
+            }
+            match live::check(live_block, &scenarios) {
+                Ok(scenario) => {
+                    live_block.scenario = Some(scenario);
+                    true
+                }
+                Err(e) => {
+                    let origin = scan
+                        .directives
+                        .iter()
+                        .find(|d| d.block.start == *at)
+                        .map_or(crate::yaml::Pos::START, |d| {
+                            index.pos(&page.source, page.body_start + d.body_start)
+                        });
+                    problems.push(Diagnostic::from_scenario(
+                        &page.file,
+                        &page.source,
+                        origin,
+                        e,
+                    ));
+                    false
+                }
+            }
+        });
         for found in reference::find(page.body(), &scan.code) {
             if let Ok(raw) = &found
                 && broken.contains(&raw.path[0])

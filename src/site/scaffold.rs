@@ -31,8 +31,9 @@ pub fn slug(title: &str) -> String {
     }
 }
 
-/// Today's date (UTC) as `YYYY-MM-DD`, for a new article's front matter.
-fn today() -> String {
+/// Today's date (UTC) as `YYYY-MM-DD`, for a new article's front matter and a live
+/// run's record.
+pub fn today() -> String {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

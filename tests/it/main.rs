@@ -11,6 +11,7 @@ mod errors;
 mod front_matter;
 mod highlighting;
 mod links;
+mod live;
 mod located_errors;
 mod markdown;
 mod memo;

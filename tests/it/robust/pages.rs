@@ -7,7 +7,7 @@ use super::{arg, site_with};
 use crate::util::{root, run};
 
 const TABLES: &str = "scenario, server, outage, retry, figure, sweep, sweep-parameters, \
-                      sweep-totals, schedule, totals, settings, formats, front-matter, site";
+                      sweep-totals, schedule, live, totals, settings, formats, front-matter, site";
 
 /// `check` and `build` of a site whose only page is `page`: both refuse it with
 /// exactly `expected` on stderr.
