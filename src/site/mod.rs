@@ -6,6 +6,7 @@ pub mod address;
 pub mod cache;
 pub mod config;
 pub mod docs;
+pub mod explore;
 pub mod feeds;
 mod front_matter;
 pub mod highlight;
@@ -119,6 +120,9 @@ impl Block {
         for name in ["results", "ticks", "sweep", "waits"] {
             ids.push(format!("{id}-{name}-caption"));
         }
+        if let Block::Sim(sim, _) = self {
+            ids.extend(explore::ids(id, &sim.explore));
+        }
         ids
     }
 
@@ -129,12 +133,25 @@ impl Block {
         &self,
         results: &mut impl Iterator<Item = &'r ScenarioResult>,
         playground: Option<&str>,
+        base_path: &str,
     ) -> String {
         match self {
             Block::Sim(sim, source) => {
                 let result = results.next().expect("a result per scenario");
                 let options = &sim.figure;
-                let figure = chart::figure(&sim.scenario, result, options);
+                let figure = if sim.explore.is_empty() {
+                    chart::figure(&sim.scenario, result, options)
+                } else {
+                    let controls = explore::controls(
+                        &sim.scenario.id,
+                        source,
+                        &sim.explore,
+                        options.window,
+                        options.caption.as_deref(),
+                    );
+                    chart::explorable_figure(&sim.scenario, result, options, &controls)
+                        + &explore::script(base_path)
+                };
                 // Every scenario runs there: what the form cannot show stays in its YAML
                 // editor, which holds the block as the author wrote it. The link names
                 // the figure's window, so the playground's chart shows the same ticks.
@@ -253,7 +270,13 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     let (results, stats) = cache.run_all(&scenarios, &mut memo.results);
     drop(progress);
     let playground = playground::address(pages, &config);
-    let figures = draw_figures(&parts, &results, playground.as_deref(), &mut memo.figures);
+    let figures = draw_figures(
+        &parts,
+        &results,
+        playground.as_deref(),
+        &config.base_path,
+        &mut memo.figures,
+    );
     let mut by_id: ResultsById = BTreeMap::new();
     // Every scenario figure as its try-it link gives it, for the playground's presets.
     let mut shown: Vec<playground::Figure> = Vec::new();
@@ -309,8 +332,13 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
             Some(chart::thumbnail(scenario, result, window))
         })
         .collect();
-    // The binary carries the playground's engine and writes it whenever a site has one.
-    let has_module = playground.is_some();
+    // The binary carries the playground's engine and writes it whenever a site has one,
+    // or a page whose figure a reader may rerun.
+    let explorable = parts
+        .iter()
+        .flat_map(|p| &p.blocks)
+        .any(|(_, b)| matches!(b, Block::Sim(sim, _) if !sim.explore.is_empty()));
+    let has_module = playground.is_some() || explorable;
     write_pages(
         &staging,
         &templates.tera,
@@ -327,6 +355,9 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     write_defaults(&staging)?;
     if playground.is_some() {
         playground::write_files(&staging, root, &shown)?;
+    }
+    if explorable {
+        explore::write_files(&staging, root)?;
     }
     if memo.tidy_after {
         if let Some(replaced) = staging.commit_leaving_replaced()? {
@@ -352,6 +383,7 @@ fn draw_figures(
     parts: &[PageParts],
     results: &[ScenarioResult],
     playground: Option<&str>,
+    base_path: &str,
     memo: &mut HashMap<String, String>,
 ) -> Vec<Figures> {
     let mut in_order = results.iter();
@@ -362,7 +394,7 @@ fn draw_figures(
             p.blocks
                 .iter()
                 .map(|(at, block)| {
-                    let key = format!("{block:?}\n{playground:?}");
+                    let key = format!("{block:?}\n{playground:?}\n{base_path}");
                     let figure = match memo.remove(&key).or_else(|| drawn.get(&key).cloned()) {
                         Some(figure) => {
                             // The figure's results are passed over, as drawing takes them.
@@ -372,7 +404,7 @@ fn draw_figures(
                                 .for_each(drop);
                             figure
                         }
-                        None => block.figure(&mut in_order, playground),
+                        None => block.figure(&mut in_order, playground, base_path),
                     };
                     drawn.insert(key, figure.clone());
                     (*at, figure)
@@ -788,6 +820,21 @@ fn render_pages(
                     .collect(),
             ),
         };
+        // References to a scenario explorable on this page are marked for the browser.
+        let explorable: HashSet<&str> = part
+            .blocks
+            .iter()
+            .filter_map(|(_, b)| match b {
+                Block::Sim(sim, _) if !sim.explore.is_empty() => Some(sim.scenario.id.as_str()),
+                Block::Sim(..) | Block::Sweep(_) | Block::Schedule(_) | Block::Table(_) => None,
+            })
+            .collect();
+        let marks: BTreeMap<usize, String> = part
+            .references
+            .iter()
+            .filter(|r| explorable.contains(r.id.as_str()))
+            .map(|r| (r.range.start, reference::marked(r)))
+            .collect();
         // The template's own ids (`main`, …) are the page's too.
         let written = templates.map(|t| t.ids_of(templates::of_page(page)));
         let reserved: Vec<String> = (written.iter().flatten().cloned())
@@ -804,6 +851,7 @@ fn render_pages(
                 figures,
                 reserved: &reserved,
                 values: &values,
+                marks: &marks,
                 smart_punctuation: config.smart_punctuation,
             },
         );

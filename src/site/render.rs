@@ -85,6 +85,11 @@ pub struct Context<'a> {
     pub reserved: &'a [String],
     /// Each reference's byte range in the body and its value.
     pub values: &'a [(Range<usize>, String)],
+    /// The references the browser may update, by the byte offset in the body at which
+    /// each starts, with the path it is marked with (`data-ref`): those of a scenario
+    /// whose figure on the page is explorable. Their values are written in a
+    /// `<span data-ref="…">` of their own, where they stand in text outside links.
+    pub marks: &'a BTreeMap<usize, String>,
     /// Whether quotes, dashes and ellipses become typographic (`smart_punctuation`).
     pub smart_punctuation: bool,
 }
@@ -298,6 +303,63 @@ impl<'a> Tokens<'a> {
         self.replace(text, |i| self.values[i].1.as_str())
     }
 
+    /// `text` with each token replaced by its reference's value, as events: a value
+    /// with a mark in `marks` is wrapped in a `<span data-ref="…">`, so that the page
+    /// can find it.
+    fn fill_marked<'t>(
+        &self,
+        text: CowStr<'t>,
+        marks: &BTreeMap<usize, String>,
+        written: &mut Vec<Event<'t>>,
+    ) {
+        let marked = |i: usize| marks.get(&self.values[i].0.start);
+        let Some(mark) = self
+            .mark
+            .as_deref()
+            .filter(|m| text.contains(m) && (0..self.values.len()).any(|i| marked(i).is_some()))
+        else {
+            written.push(Event::Text(self.fill(text)));
+            return;
+        };
+        // Split the text at each marked token; the rest is filled as ever.
+        let (open, close) = (format!("{{{{{mark}"), format!(" {mark}}}}}"));
+        let mut rest: &str = &text;
+        let mut plain = String::new();
+        while let Some(at) = rest.find(&open) {
+            let after = &rest[at + open.len()..];
+            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let token = after[..digits]
+                .parse::<usize>()
+                .ok()
+                .filter(|i| *i < self.values.len() && after[digits..].starts_with(&close));
+            let Some(i) = token else {
+                plain.push_str(&rest[..at + open.len()]);
+                rest = after;
+                continue;
+            };
+            plain.push_str(&rest[..at]);
+            rest = &after[digits + close.len()..];
+            match marked(i) {
+                Some(path) => {
+                    if !plain.is_empty() {
+                        written.push(Event::Text(CowStr::from(std::mem::take(&mut plain))));
+                    }
+                    written.push(Event::InlineHtml(CowStr::from(format!(
+                        "<span data-ref=\"{}\">",
+                        escape(path)
+                    ))));
+                    written.push(Event::Text(CowStr::from(self.values[i].1.clone())));
+                    written.push(Event::InlineHtml(CowStr::from("</span>")));
+                }
+                None => plain.push_str(&self.values[i].1),
+            }
+        }
+        plain.push_str(rest);
+        if !plain.is_empty() {
+            written.push(Event::Text(CowStr::from(plain)));
+        }
+    }
+
     /// `text` with each token replaced by its reference as written.
     fn restore<'t>(&self, text: &CowStr<'t>) -> CowStr<'t> {
         self.replace(text.clone(), |i| &self.body[self.values[i].0.clone()])
@@ -377,6 +439,7 @@ mod tests {
                 figures: &figures,
                 reserved: &[],
                 values,
+                marks: &BTreeMap::new(),
                 smart_punctuation: true,
             },
         )
@@ -496,6 +559,7 @@ mod tests {
                 figures: &BTreeMap::new(),
                 reserved: &[],
                 values: &[],
+                marks: &BTreeMap::new(),
                 smart_punctuation: true,
             },
         );

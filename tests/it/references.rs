@@ -427,6 +427,7 @@ mod any_page {
                 figures: &BTreeMap::new(),
                 reserved: &[],
                 values: &values,
+                marks: &BTreeMap::new(),
                 smart_punctuation: true,
             });
             let private = |c: char| ('\u{e001}'..='\u{f8ff}').contains(&c) || c >= '\u{f0000}';

@@ -198,13 +198,13 @@ impl<'w> Writer<'w> {
             .and_then(|source| autolinks::pieces_of_source(&text, source))
             .unwrap_or_else(|| autolinks::pieces(&text, tokens.mark.as_deref()));
         if let [Piece::Text(_)] = pieces.as_slice() {
-            written.push(Event::Text(tokens.fill(text)));
+            tokens.fill_marked(text, self.cx.marks, written);
             return;
         }
         for piece in pieces {
             match piece {
                 Piece::Text(plain) => {
-                    written.push(Event::Text(tokens.fill(CowStr::from(plain.to_string()))));
+                    tokens.fill_marked(CowStr::from(plain.to_string()), self.cx.marks, written);
                 }
                 Piece::Link(shown, target) => {
                     written.push(Event::Start(Tag::Link {
