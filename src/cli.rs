@@ -112,6 +112,10 @@ pub struct SimArgs {
     /// With --json, add each strategy's per-tick lanes of its typical run.
     #[arg(long, requires = "json")]
     pub lanes: bool,
+    /// Set a parameter a sweep can vary, as a sweep or an explorable figure sets it
+    /// (`--set clients=50 --set outage=5s`); may be given more than once.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// Runs a parsed command line and returns what to print.
@@ -190,6 +194,44 @@ fn check(args: &SiteArgs) -> Result<String, Failure> {
     ))
 }
 
+/// The scenario of `source` with each `NAME=VALUE` of `--set` in place, as a sweep
+/// sets it: the scenario's own mistakes, or a failure that names the setting.
+fn with_set(
+    source: &str,
+    id: Option<&str>,
+    sets: &[String],
+) -> Result<crate::engine::Scenario, Result<Vec<crate::engine::ScenarioError>, Failure>> {
+    use crate::engine::read::vary::{Parameter, placed, scalar};
+    let mut tree = crate::engine::read::parse_yaml(source).map_err(Ok)?;
+    for set in sets {
+        let fail = |message: String| Err(Failure::Other(format!("--set {set}: {message}")));
+        let Some((key, value)) = set.split_once('=') else {
+            return Err(fail(
+                "write it as NAME=VALUE, for example clients=50".to_string(),
+            ));
+        };
+        let Some(parameter) = Parameter::from_name(key) else {
+            let names = Parameter::ALL.iter().map(|p| p.name());
+            return Err(fail(format!(
+                "there is no parameter `{key}` to set; {}",
+                crate::suggest::help(key, names, "parameters")
+            )));
+        };
+        let node = scalar(value.to_string(), &tree);
+        tree = match placed(&tree, parameter, &node, value) {
+            Ok((tree, _)) => tree,
+            Err(errors) => return Err(fail(errors[0].message.clone())),
+        };
+    }
+    crate::engine::scenario_from_node(&tree, id).map_err(|errors| {
+        Err(Failure::Other(format!(
+            "with --set {}: {}",
+            sets.join(" --set "),
+            errors[0].message
+        )))
+    })
+}
+
 fn sim(args: &SimArgs) -> Result<String, Failure> {
     let name = args.file.display().to_string();
     let bytes = std::fs::read(&args.file)
@@ -199,14 +241,22 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
         s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     });
-    let scenario = parse_scenario(&source, stem).map_err(|errors| {
+    let located = |errors: Vec<crate::engine::ScenarioError>| {
         Failure::Input(
             errors
                 .into_iter()
                 .map(|e| Diagnostic::from_scenario(&name, &source, Pos::START, e))
                 .collect(),
         )
-    })?;
+    };
+    let scenario = parse_scenario(&source, stem).map_err(located)?;
+    let scenario = match args.set.is_empty() {
+        true => scenario,
+        false => with_set(&source, stem, &args.set).map_err(|e| match e {
+            Ok(errors) => located(errors),
+            Err(failure) => failure,
+        })?,
+    };
     let progress = crate::site::progress::Progress::start(
         std::io::stderr().is_terminal(),
         format!("simulating {name}…"),

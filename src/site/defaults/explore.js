@@ -159,12 +159,12 @@ function apply(state, out) {
     return;
   }
   const { figure } = state;
-  charts(figure, out.charts);
-  figure.querySelector("figcaption").innerHTML = out.caption;
+  charts(figure, out.figure.charts);
+  figure.querySelector("figcaption").innerHTML = out.figure.caption;
   if (state.results) state.results.innerHTML = `\n${out.table}`;
   if (state.data) {
     const summary = state.data.querySelector("summary").outerHTML;
-    state.data.innerHTML = `\n${summary}\n${out.ticks}`;
+    state.data.innerHTML = `\n${summary}\n${out.figure.ticks}`;
   }
   const refs = [...new Set(state.refs.map((e) => e.dataset.ref))];
   const conditions = [...new Set(state.conditions.map((e) => e.dataset.if))];
