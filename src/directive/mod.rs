@@ -12,6 +12,7 @@
 //!
 //! On GitHub it stays a readable YAML block; at build time it becomes a figure.
 
+pub mod condition;
 pub mod explore;
 pub mod reference;
 pub mod schedule;

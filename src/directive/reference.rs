@@ -171,6 +171,11 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
         };
         let end = close_at + 2;
         let inner = &text[start + 2..close_at];
+        // A condition's markers are read by `condition::find`.
+        if in_link.is_none() && super::condition::is_marker(inner) {
+            from = end;
+            continue;
+        }
         // Only these characters make a reference: a look that stops at any other stays
         // short, however far away the `}}` is.
         let plausible = inner.chars().all(|c| {

@@ -33,6 +33,7 @@ use serde::Serialize;
 use crate::chart::table::escape;
 use crate::chart::{self, Sweep, SweepPoint};
 use crate::diag::{Diagnostic, Failure, LineIndex};
+use crate::directive::condition;
 use crate::directive::reference::{self, Reference};
 use crate::directive::schedule::ScheduleDirective;
 use crate::directive::sweep::{self, SweepDirective};
@@ -234,6 +235,8 @@ struct PageParts {
     /// starts, which is where its figure goes.
     blocks: Vec<(usize, Block)>,
     references: Vec<Reference>,
+    /// The sentences marked with a condition (`{{ if … }}…{{ end }}`).
+    conditions: Vec<condition::Condition>,
 }
 
 /// Builds the site into its output folder. On any problem nothing is written and the
@@ -724,7 +727,19 @@ fn read_parts(pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
                 Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
             }
         }
-        parts.push(PageParts { blocks, references });
+        let mut conditions = Vec::new();
+        for found in condition::find(page.body(), &scan.code, &scenarios) {
+            match found {
+                Ok(c) if broken.contains(&c.id) => {}
+                Ok(c) => conditions.push(c),
+                Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
+            }
+        }
+        parts.push(PageParts {
+            blocks,
+            references,
+            conditions,
+        });
     }
     for page in pages {
         if let Some(id) = &page.front.card
@@ -790,7 +805,7 @@ fn render_pages(
     let no_figures = BTreeMap::new();
     for (i, (page, part)) in pages.iter().zip(parts).enumerate() {
         let index = LineIndex::new(&page.source);
-        let (figures, values): (&Figures, Vec<(Range<usize>, String)>) = match results {
+        let (figures, mut values): (&Figures, Vec<(Range<usize>, String)>) = match results {
             Some((figures, by_id)) => (
                 &figures[i],
                 part.references
@@ -820,6 +835,36 @@ fn render_pages(
                     .collect(),
             ),
         };
+        // Each condition holds for the built numbers.
+        if let Some((_, by_id)) = results {
+            for c in &part.conditions {
+                let (scenario, result) = by_id[c.id.as_str()];
+                match c.holds(scenario, result) {
+                    Ok(true) => {}
+                    Ok(false) => problems.push(at(
+                        page,
+                        &index,
+                        &c.open,
+                        format!(
+                            "this condition does not hold for the numbers of `{}` as built: {}",
+                            c.id,
+                            c.marked()
+                        ),
+                        Some(
+                            "a marked sentence must be true on the page as built; correct the \
+                             sentence or its condition"
+                                .to_string(),
+                        ),
+                    )),
+                    Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
+                }
+            }
+        }
+        // A condition's markers become the element that holds its sentence.
+        for c in &part.conditions {
+            values.push((c.open.clone(), String::new()));
+            values.push((c.close.clone(), String::new()));
+        }
         // References to a scenario explorable on this page are marked for the browser.
         let explorable: HashSet<&str> = part
             .blocks
@@ -829,12 +874,16 @@ fn render_pages(
                 Block::Sim(..) | Block::Sweep(_) | Block::Schedule(_) | Block::Table(_) => None,
             })
             .collect();
-        let marks: BTreeMap<usize, String> = part
+        let mut marks: BTreeMap<usize, render::Mark> = part
             .references
             .iter()
             .filter(|r| explorable.contains(r.id.as_str()))
-            .map(|r| (r.range.start, reference::marked(r)))
+            .map(|r| (r.range.start, render::Mark::Ref(reference::marked(r))))
             .collect();
+        for c in &part.conditions {
+            marks.insert(c.open.start, render::Mark::If(c.marked()));
+            marks.insert(c.close.start, render::Mark::End);
+        }
         // The template's own ids (`main`, …) are the page's too.
         let written = templates.map(|t| t.ids_of(templates::of_page(page)));
         let reserved: Vec<String> = (written.iter().flatten().cloned())
@@ -855,6 +904,21 @@ fn render_pages(
                 smart_punctuation: config.smart_punctuation,
             },
         );
+        for &open in &rendered.unbalanced {
+            let c = part.conditions.iter().find(|c| c.open.start == open);
+            let range = c.map_or(open..open + 1, |c| c.open.clone());
+            problems.push(at(
+                page,
+                &index,
+                &range,
+                "the sentence this condition marks is not one piece of text".to_string(),
+                Some(
+                    "keep it in one paragraph, list item or cell, outside links and titles, \
+                     and close any emphasis begun in it before `{{ end }}`"
+                        .to_string(),
+                ),
+            ));
+        }
         for taken in &rendered.taken {
             let help = match taken.first {
                 Some(first) => {

@@ -102,6 +102,38 @@ function stateOf(figure) {
   return state;
 }
 
+// What to ask the engine for a figure: each reference of the page to its scenario as
+// the page marks it, then each reference its conditions compare, as `| raw` quotes it.
+function asksOf(state) {
+  const refs = state.refs.map((e) => e.dataset.ref);
+  const compared = state.conditions.flatMap((e) => comparisons(e.dataset.if))
+    .flatMap(([left, , right]) => [left, right]).filter((side) => !isNumber(side)).map((path) => `${path}|raw`);
+  return [...new Set([...refs, ...compared])];
+}
+
+// A condition's comparisons, each [left, operator, right], as the build reads them:
+// joined by ` and `, each split at its first operator, the longer of two at one place.
+const comparisons = (condition) => condition.split(" and ").map((part) => {
+  const [, left, op, right] = /^(.*?)(<=|>=|==|!=|<|>)(.*)$/s.exec(part) ?? [, part, "", ""];
+  return [left.trim(), op, right.trim()];
+});
+
+const isNumber = (text) => /^[0-9.]+$/.test(text);
+
+// The number a raw quote stands for, as the build reads it: the number written, or
+// infinity for the words that say there is none.
+const numberOf = (text) => ["never", "no limit", "no timeout", "no queue"].includes(text) ? Infinity
+  : isNumber(text ?? "") ? Number(text) : NaN;
+
+// Whether a condition holds for the values of a rerun.
+function holds(condition, value) {
+  const side = (text) => (isNumber(text) ? Number(text) : numberOf(value.get(`${text}|raw`)));
+  return comparisons(condition).every(([left, op, right]) => {
+    const [l, r] = [side(left), side(right)];
+    return { "<=": l <= r, ">=": l >= r, "==": l === r, "!=": l !== r, "<": l < r, ">": l > r }[op] ?? false;
+  });
+}
+
 // The id of the scenario a condition is about: its first reference's.
 function scenarioOf(condition) {
   return /(?:^|\s)([A-Za-z0-9_-]+)\.[A-Za-z]/.exec(condition)?.[1];
@@ -136,7 +168,7 @@ function send() {
   waiting.delete(id);
   const state = states.get(id);
   const knobs = state.inputs.map((input) => `${input.name}=${yamlOf(input.dataset.kind, Number(input.value))}`).join("\n");
-  const asks = [...new Set(state.refs.map((e) => e.dataset.ref)), ...new Set(state.conditions.map((e) => `if ${e.dataset.if}`))];
+  const asks = asksOf(state);
   busy = true;
   worker.postMessage({ id, seq, yaml: state.yaml, window: state.window, caption: state.caption, knobs, asks: asks.join("\n") });
 }
@@ -166,12 +198,10 @@ function apply(state, out) {
     const summary = state.data.querySelector("summary").outerHTML;
     state.data.innerHTML = `\n${summary}\n${out.figure.ticks}`;
   }
-  const refs = [...new Set(state.refs.map((e) => e.dataset.ref))];
-  const conditions = [...new Set(state.conditions.map((e) => e.dataset.if))];
-  const value = new Map(refs.map((ref, i) => [ref, out.values[i]]));
-  const holds = new Map(conditions.map((c, i) => [c, out.values[refs.length + i]]));
+  const asks = asksOf(state);
+  const value = new Map(asks.map((ask, i) => [ask, out.values[i]]));
   for (const e of state.refs) e.textContent = value.get(e.dataset.ref) ?? e.textContent;
-  for (const e of state.conditions) e.hidden = holds.get(e.dataset.if) === false;
+  for (const e of state.conditions) e.hidden = !holds(e.dataset.if, value);
   marked(state, true);
   const setting = state.inputs.map((input) => `${input.name} ${input.getAttribute("aria-valuetext")}`).join(", ");
   const numbers = state.refs.length === 1 ? "1 number" : `${state.refs.length} numbers`;
