@@ -126,6 +126,8 @@ const stateOf = (page, id) => page.evaluate((id) => {
     data: data.innerHTML,
     refs: [...document.querySelectorAll("[data-ref]")].filter((e) => e.dataset.ref.startsWith(`${id}.`))
       .map((e) => [e.dataset.ref, e.textContent]),
+    conditions: [...document.querySelectorAll("[data-if]")].filter((e) => e.dataset.if.startsWith(`${id}.`))
+      .map((e) => [e.dataset.if, !e.hidden]),
     hash: location.hash,
     live: figure.querySelector(".sim-explore-live").textContent,
     changed: figure.classList.contains("sim-changed"),
@@ -163,8 +165,39 @@ const ticksOf = (html) => {
   return { lanes, rows, binned: /bins? of|mean of/.test(html) };
 };
 
+// The number a side of a condition stands for in the native JSON, as `| raw` would
+// quote it: a count, a time in seconds to its decimal, `never` as infinity.
+function nativeNumber(side, json, settings) {
+  if (/^[0-9.]+$/.test(side)) return Number(side);
+  const [, lane, field, stat = "median"] = side.split(".");
+  if (field === undefined) return Number((settings[lane] ?? "").replace(/,/g, ""));
+  const s = json.strategies.find((x) => x.strategy === lane);
+  const times = { done_at: ["done_at_s", 10], recovery: ["recovery_s", 10], latency_p50: ["latency_p50_s", 1000], latency_p99: ["latency_p99_s", 1000] };
+  if (times[field]) {
+    const [key, scale] = times[field];
+    const spread = s[key];
+    return spread == null ? Infinity : Math.round(spread[stat] * scale) / scale;
+  }
+  if (field === "calls_per_client") return Math.round(s.calls_per_client[stat] * 100) / 100;
+  return ["finished_runs", "recovered_runs"].includes(field) ? s[field] : s[field][stat];
+}
+
+// Whether a condition holds for the native JSON.
+function nativeHolds(condition, json, settings) {
+  return condition.split(" and ").every((part) => {
+    const [, left, op, right] = /^(.*?)(<=|>=|==|!=|<|>)(.*)$/.exec(part);
+    const [l, r] = [nativeNumber(left.trim(), json, settings), nativeNumber(right.trim(), json, settings)];
+    return { "<=": l <= r, ">=": l >= r, "==": l === r, "!=": l !== r, "<": l < r, ">": l > r }[op];
+  });
+}
+
+let hiddenSeen = 0;
 function compareWithNative(label, state, json) {
   const settings = state.settings;
+  hiddenSeen += state.conditions.filter(([, shown]) => !shown).length;
+  for (const [condition, shown] of state.conditions) {
+    if (shown !== nativeHolds(condition, json, settings)) fail(`${label}: the sentence marked \`${condition}\` is ${shown ? "shown" : "hidden"}, but retrylab sim's numbers make it ${shown ? "false" : "true"}`);
+  }
   for (const [path, text] of state.refs) {
     if (!agrees(path, text, json, settings)) fail(`${label}: {{ ${path} }} reads ${JSON.stringify(text)}, not what retrylab sim gives`);
   }
@@ -326,6 +359,7 @@ try {
           }
         }
         if (reset.hash !== "" || reset.changed || !reset.resetDisabled) fail(`${id}: after Reset the address is ${JSON.stringify(reset.hash)} and the figure still marked changed`);
+        if (reset.conditions.some(([, shown]) => !shown)) fail(`${id}: after Reset a marked sentence is hidden`);
         console.log(`${id}: ${knob.name} (${knob.unit}) moved to its lowest, a middle and its highest value, each as retrylab sim gives it; Reset restores the built page`);
       }
       // 5. The keyboard moves the first slider one step.
@@ -342,6 +376,9 @@ try {
     }
     await context.close();
   }
+
+  console.log(`marked sentences hidden, each as retrylab sim's numbers say: ${hiddenSeen} over all the settings tried`);
+  if (hiddenSeen === 0) fail("no setting tried hid a marked sentence, so the check of conditions checked nothing");
 
   // 6. Speed: the crowd at 50 and 200 runs, a change of clients at a time.
   const crowd = pages.find((p) => p.html.includes('data-scenario="crowd"'));

@@ -203,9 +203,12 @@ function apply(state, out) {
   for (const e of state.refs) e.textContent = value.get(e.dataset.ref) ?? e.textContent;
   for (const e of state.conditions) e.hidden = !holds(e.dataset.if, value);
   marked(state, true);
-  const setting = state.inputs.map((input) => `${input.name} ${input.getAttribute("aria-valuetext")}`).join(", ");
+  const setting = state.inputs.filter((input, i) => input.value !== state.built.values[i])
+    .map((input) => `${input.name} at ${input.getAttribute("aria-valuetext")}`).join(", ");
   const numbers = state.refs.length === 1 ? "1 number" : `${state.refs.length} numbers`;
-  state.live.textContent = `Rerun with ${setting}: the chart, its tables and ${numbers} in the text show it.`;
+  const hidden = state.conditions.filter((e) => e.hidden).length;
+  const sentences = hidden === 0 ? "" : `; ${hidden === 1 ? "1 sentence that no longer holds is" : `${hidden} sentences that no longer hold are`} hidden`;
+  state.live.textContent = `Rerun with ${setting}: the chart, its tables and ${numbers} in the text show it${sentences}.`;
   done(state);
 }
 
