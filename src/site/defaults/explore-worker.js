@@ -4,7 +4,16 @@
 
 import { load } from "./playground.js";
 
-const engine = load(fetch(new URL("retrylab.wasm", import.meta.url)));
+// From its bytes rather than streamed, which needs the host to name the file's type
+// (application/wasm), as not every host does.
+const engine = fetch(new URL("retrylab.wasm", import.meta.url))
+  .then((response) => {
+    if (!response.ok) throw new Error(`retrylab.wasm: ${response.status}`);
+    return response.arrayBuffer();
+  })
+  .then(load);
+// A page whose engine cannot be had says so at once, and keeps its figures as built.
+engine.catch((e) => self.postMessage({ failed: String(e) }));
 
 self.onmessage = async ({ data }) => {
   const { id, seq, yaml, window, caption, knobs, asks } = data;
