@@ -345,6 +345,49 @@ mod tests {
     }
 
     #[test]
+    fn an_explored_figure_is_the_figure_of_the_scenario_with_the_readers_values() {
+        // The knobs set as a sweep sets them: the same as the values written in.
+        let set = "id: crowd\nclients: 40\nstrategies: [fixed, full-jitter]\nruns: 3\n\
+                   server: {outages: [{from: 0s, to: 2s}]}\n";
+        let asks = "crowd.fixed.calls\ncrowd.clients\ncrowd.full-jitter.done_at.p95|number\n\
+                    crowd.fixed.served|percent\ncrowd.nothing\nother";
+        let explored: Value = serde_json::from_str(&explore(
+            "id: crowd\nclients: 100\nstrategies: [fixed, full-jitter]\nruns: 3\n",
+            "",
+            "",
+            "clients=40\noutage=2s\nunknown=1",
+            asks,
+        ))
+        .unwrap();
+        let page: Value = serde_json::from_str(&page(set, "", "")).unwrap();
+        for part in ["charts", "caption", "ticks"] {
+            assert_eq!(explored["figure"][part], page["figure"][part], "{part}");
+        }
+        assert_eq!(explored["table"], page["table"]);
+        // Each reference as the build quotes it.
+        let scenario = parse_scenario(set, None).unwrap();
+        let result = run_scenario(&scenario);
+        let quoted = |ask: &str| {
+            let (target, format) = crate::quote::parse(ask, &scenario).unwrap();
+            Value::String(crate::quote::value(&target, format, &scenario, &result).unwrap())
+        };
+        let values = explored["values"].as_array().unwrap();
+        for (i, ask) in asks.lines().take(4).enumerate() {
+            assert_eq!(values[i], quoted(ask), "{ask}");
+        }
+        assert_eq!(values[1], "40");
+        assert_eq!((&values[4], &values[5]), (&Value::Null, &Value::Null));
+        // A setting the engine refuses gives its error.
+        let refused: Value = serde_json::from_str(&explore(CROWD, "", "", "base=20s", "")).unwrap();
+        assert!(
+            refused["errors"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("retry.base")
+        );
+    }
+
+    #[test]
     fn errors_carry_their_place() {
         let out: Value = serde_json::from_str(&run("clients: 100\nrunz: 3\n")).unwrap();
         let first = &out["errors"][0];
