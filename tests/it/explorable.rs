@@ -252,3 +252,38 @@ fn sim_sets_a_parameter_as_a_sweep_does() {
         "{err}"
     );
 }
+
+#[test]
+fn hostile_ranges_and_conditions_are_refused_without_a_panic() {
+    for explore in [
+        "{clients: [0, 99999999999999999999999]}",
+        "{clients: [\"\\u0000\", 10]}",
+        "{outage: [0s, 99999999h]}",
+        "{clients: [10, 20], clients: [1, 2]}",
+        "{clients: {from: 1, to: 2}}",
+        "[clients]",
+        "~",
+        "{spread: [0s, 1h]}",
+        "{clients: [1, 10000000]}",
+    ] {
+        let yaml = format!("{CROWD}figure:\n  explore: {explore}\n");
+        if explore == "~" {
+            assert!(read_sim(&yaml).unwrap().explore.is_empty());
+            continue;
+        }
+        assert!(read_sim(&yaml).is_err(), "{explore}");
+    }
+    for text in [
+        "{{ if crowd.fixed.calls > 1e999 }}a{{ end }}\n",
+        "{{ if 99999999999999999999999999 > 1 }}a{{ end }}\n",
+        "{{ if crowd.fixed.calls > . }}a{{ end }}\n",
+        "{{ if crowd.fixed.calls >< 2 }}a{{ end }}\n",
+        "{{ if \u{0}\u{feff} }}a{{ end }}\n",
+        "{{ if crowd.fixed.calls > 1 and }}a{{ end }}\n",
+    ] {
+        let (code, _, err, _dir) = site(&format!("{FIGURE}{text}"));
+        assert_eq!(code, 1, "{text}");
+        assert!(err.contains("content/a.md:14:1"), "{text}: {err}");
+        assert!(!err.contains("panicked"), "{text}: {err}");
+    }
+}
