@@ -116,6 +116,10 @@ pub struct SimArgs {
     /// With --json, add each strategy's per-tick lanes of its typical run.
     #[arg(long, requires = "json")]
     pub lanes: bool,
+    /// Set a parameter a sweep can vary, as a sweep or an explorable figure sets it
+    /// (`--set clients=50 --set outage=5s`); may be given more than once.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// Arguments of `retrylab live`.
@@ -210,6 +214,52 @@ fn check(args: &SiteArgs) -> Result<String, Failure> {
     ))
 }
 
+/// The scenario of `source` with each `NAME=VALUE` of `--set` in place, as a sweep
+/// sets it: the scenario's own mistakes, or a failure that names the setting.
+fn with_set(
+    source: &str,
+    id: Option<&str>,
+    sets: &[String],
+) -> Result<crate::engine::Scenario, Result<Vec<crate::engine::ScenarioError>, Failure>> {
+    use crate::engine::read::vary::{Parameter, placed, scalar};
+    let mut tree = crate::engine::read::parse_yaml(source).map_err(Ok)?;
+    for set in sets {
+        let fail = |message: String| Err(Failure::Other(format!("--set {set}: {message}")));
+        let Some((key, value)) = set.split_once('=') else {
+            return Err(fail(
+                "write it as NAME=VALUE, for example clients=50".to_string(),
+            ));
+        };
+        let Some(parameter) = Parameter::from_name(key) else {
+            let names = Parameter::ALL.iter().map(|p| p.name());
+            return Err(fail(format!(
+                "there is no parameter `{key}` to set; {}",
+                crate::suggest::help(key, names, "parameters")
+            )));
+        };
+        let node = scalar(value.to_string(), &tree);
+        tree = match placed(&tree, parameter, &node, value) {
+            Ok((tree, _)) => tree,
+            Err(errors) => return Err(fail(errors[0].message.clone())),
+        };
+    }
+    crate::engine::scenario_from_node(&tree, id).map_err(|errors| {
+        Err(Failure::Other(format!(
+            "with --set {}: {}",
+            sets.join(" --set "),
+            errors[0].message
+        )))
+    })
+}
+
+/// A scenario file's name without its extension, when it can be a scenario's id.
+fn stem_of(file: &std::path::Path) -> Option<&str> {
+    file.file_stem().and_then(|s| s.to_str()).filter(|s| {
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    })
+}
+
 /// Reads and validates the scenario file `file`: its name for messages, its text and the
 /// scenario. Every mistake is placed in the file.
 fn read_scenario_file(file: &std::path::Path) -> Result<(String, String, Scenario), Failure> {
@@ -217,10 +267,7 @@ fn read_scenario_file(file: &std::path::Path) -> Result<(String, String, Scenari
     let bytes =
         std::fs::read(file).map_err(|e| Failure::Other(format!("cannot read {name}: {e}")))?;
     let source = crate::diag::utf8_or_located(&name, bytes)?;
-    let stem = file.file_stem().and_then(|s| s.to_str()).filter(|s| {
-        s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    });
+    let stem = stem_of(file);
     let scenario =
         parse_scenario(&source, stem).map_err(|errors| located(&name, &source, errors))?;
     Ok((name, source, scenario))
@@ -237,7 +284,15 @@ fn located(name: &str, source: &str, errors: Vec<crate::engine::ScenarioError>) 
 }
 
 fn sim(args: &SimArgs) -> Result<String, Failure> {
-    let (name, _, scenario) = read_scenario_file(&args.file)?;
+    let (name, source, scenario) = read_scenario_file(&args.file)?;
+    let stem = stem_of(&args.file);
+    let scenario = match args.set.is_empty() {
+        true => scenario,
+        false => with_set(&source, stem, &args.set).map_err(|e| match e {
+            Ok(errors) => located(&name, &source, errors),
+            Err(failure) => failure,
+        })?,
+    };
     let progress = crate::site::progress::Progress::start(
         std::io::stderr().is_terminal(),
         format!("simulating {name}…"),

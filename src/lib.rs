@@ -6,6 +6,7 @@
 //! - [`site`]: the generator, the only layer with I/O;
 //! - [`report`]: results as text tables and JSON, for the terminal and for machines;
 //! - [`format`]: numbers as people read them;
+//! - [`quote`]: the value a reference quotes, as the prose has it;
 //! - [`diag`]: diagnostics with file, line, column and a caret under the fault;
 //! - [`yaml`]: the one place that reads YAML;
 //! - [`suggest`]: "did you mean" for misspelt names;
@@ -30,6 +31,7 @@ pub mod engine;
 pub mod format;
 #[cfg(feature = "site")]
 pub mod live;
+pub mod quote;
 pub mod report;
 #[cfg(feature = "site")]
 pub mod site;

@@ -42,7 +42,38 @@ pub fn run(source: &str) -> String {
 /// (empty for the generated one), as the article's figure has them. Or the errors JSON
 /// of [`errors_json`].
 pub fn page(source: &str, window: &str, caption: &str) -> String {
-    let scenario = match parse_scenario(source, Some(DEFAULT_ID)) {
+    figure_page(source, window, caption, "", None)
+}
+
+/// Reruns an explorable figure's scenario with a reader's values, for the page it is
+/// on, from one simulation:
+///
+/// ```text
+/// {"figure": {"charts", "caption", "ticks"}, "table": …, "values": […]}
+/// ```
+///
+/// `source`, `window` and `caption` are as for [`page`], the scenario as its author
+/// wrote it and the figure's window and caption as the author set them; `knobs` holds a
+/// line `name=value` per parameter the reader set (`clients=50`, `outage=5s`), each
+/// taking the place of its key exactly as a sweep's value does
+/// ([`crate::engine::read::vary`]); `asks` a line per reference of the page to the
+/// scenario, as the page marks it (`crowd.fixed.calls`, see [`crate::quote::parse`]).
+/// `values` gives, line by line, the reference's text as the build writes it, or `null`
+/// for a line that is no reference of the scenario. Or the errors JSON of
+/// [`errors_json`].
+pub fn explore(source: &str, window: &str, caption: &str, knobs: &str, asks: &str) -> String {
+    figure_page(source, window, caption, knobs, Some(asks))
+}
+
+/// [`page`], or with `asks`, [`explore`].
+fn figure_page(
+    source: &str,
+    window: &str,
+    caption: &str,
+    knobs: &str,
+    asks: Option<&str>,
+) -> String {
+    let scenario = match explored(source, knobs) {
         Ok(scenario) => scenario,
         Err(errors) => return errors_json(&errors),
     };
@@ -52,6 +83,32 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
         caption: (!caption.is_empty()).then(|| caption.to_string()),
     };
     let parts = FigureParts::new(&scenario, &result, &options);
+    let text = |html: String| serde_json::to_string(&html).expect("a string serialises");
+    let figure = format!(
+        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{}",
+        text(parts.charts),
+        text(parts.caption),
+        text(parts.ticks),
+    );
+    let table = text(parts.results);
+    if let Some(asks) = asks {
+        // Written by hand rather than as a tree of values, which costs the module
+        // kilobytes.
+        let values: Vec<String> = asks
+            .lines()
+            .map(|ask| {
+                crate::quote::parse(ask, &scenario)
+                    .and_then(|(target, format)| {
+                        crate::quote::value(&target, format, &scenario, &result)
+                    })
+                    .map_or_else(|| "null".to_string(), text)
+            })
+            .collect();
+        return format!(
+            "{figure}}},\"table\":{table},\"values\":[{}]}}",
+            values.join(",")
+        );
+    }
     let plots: Vec<String> = Form::BOTH
         .iter()
         .map(|&form| {
@@ -59,18 +116,28 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
             format!("[{},{}]", coord(left), coord(right))
         })
         .collect();
-    let text = |html: String| serde_json::to_string(&html).expect("a string serialises");
     format!(
-        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{},\"shown\":{},\"plots\":[{}]}},\"table\":{},\"report\":{},\"settings\":{}}}",
-        text(parts.charts),
-        text(parts.caption),
-        text(parts.ticks),
+        "{figure},\"shown\":{},\"plots\":[{}]}},\"table\":{table},\"report\":{},\"settings\":{}}}",
         ticks_shown(&scenario, &result, parts.window),
         plots.join(","),
-        text(parts.results),
         report::json_compact(&result, true),
         settings_json(&scenario),
     )
+}
+
+/// The scenario of `source` with each `name=value` line of `knobs` in place (values
+/// the build checked, see `directive::explore`, set without a sweep's checks of their
+/// kind); a line that names no parameter is passed over.
+fn explored(source: &str, knobs: &str) -> Result<Scenario, Vec<ScenarioError>> {
+    use crate::engine::read::vary::{Parameter, scalar, set};
+    let mut tree = crate::engine::read::parse_yaml(source)?;
+    for (name, value) in knobs.lines().filter_map(|line| line.split_once('=')) {
+        if let Some(parameter) = Parameter::from_name(name) {
+            let node = scalar(value.to_string(), &tree);
+            set(&mut tree, parameter, &node);
+        }
+    }
+    crate::engine::scenario_from_node(&tree, Some(DEFAULT_ID))
 }
 
 /// Reads a scenario and returns its settings, every default filled in, as the
@@ -275,6 +342,49 @@ mod tests {
             let (left, right) = (plots[i][0].as_f64().unwrap(), plots[i][1].as_f64().unwrap());
             assert!(0.0 < left && left < right && right < width, "{plots}");
         }
+    }
+
+    #[test]
+    fn an_explored_figure_is_the_figure_of_the_scenario_with_the_readers_values() {
+        // The knobs set as a sweep sets them: the same as the values written in.
+        let set = "id: crowd\nclients: 40\nstrategies: [fixed, full-jitter]\nruns: 3\n\
+                   server: {outages: [{from: 0s, to: 2s}]}\n";
+        let asks = "crowd.fixed.calls\ncrowd.clients\ncrowd.full-jitter.done_at.p95|number\n\
+                    crowd.fixed.served|percent\ncrowd.nothing\nother";
+        let explored: Value = serde_json::from_str(&explore(
+            "id: crowd\nclients: 100\nstrategies: [fixed, full-jitter]\nruns: 3\n",
+            "",
+            "",
+            "clients=40\noutage=2s\nunknown=1",
+            asks,
+        ))
+        .unwrap();
+        let page: Value = serde_json::from_str(&page(set, "", "")).unwrap();
+        for part in ["charts", "caption", "ticks"] {
+            assert_eq!(explored["figure"][part], page["figure"][part], "{part}");
+        }
+        assert_eq!(explored["table"], page["table"]);
+        // Each reference as the build quotes it.
+        let scenario = parse_scenario(set, None).unwrap();
+        let result = run_scenario(&scenario);
+        let quoted = |ask: &str| {
+            let (target, format) = crate::quote::parse(ask, &scenario).unwrap();
+            Value::String(crate::quote::value(&target, format, &scenario, &result).unwrap())
+        };
+        let values = explored["values"].as_array().unwrap();
+        for (i, ask) in asks.lines().take(4).enumerate() {
+            assert_eq!(values[i], quoted(ask), "{ask}");
+        }
+        assert_eq!(values[1], "40");
+        assert_eq!((&values[4], &values[5]), (&Value::Null, &Value::Null));
+        // A setting the engine refuses gives its error.
+        let refused: Value = serde_json::from_str(&explore(CROWD, "", "", "base=20s", "")).unwrap();
+        assert!(
+            refused["errors"][0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("retry.base")
+        );
     }
 
     #[test]

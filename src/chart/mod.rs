@@ -73,11 +73,30 @@ pub struct FigureOptions {
 /// drawn and tabulated in bins of ticks (see [`lanes`]), so that neither grows with the
 /// horizon.
 pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> String {
+    explorable_figure(scenario, result, options, "")
+}
+
+/// A [`figure`] whose reader may rerun it: the `<figure>` carries `data-scenario` with
+/// the scenario's id, and `controls` (HTML) stand under its charts, above its caption.
+/// Without controls it is the printed [`figure`].
+pub fn explorable_figure(
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    options: &FigureOptions,
+    controls: &str,
+) -> String {
     let parts = FigureParts::new(scenario, result, options);
     let id = escape(&result.id);
     let mut out = String::new();
-    out.push_str(&format!("<figure class=\"sim\" id=\"sim-{id}\">\n"));
+    if controls.is_empty() {
+        out.push_str(&format!("<figure class=\"sim\" id=\"sim-{id}\">\n"));
+    } else {
+        out.push_str(&format!(
+            "<figure class=\"sim\" id=\"sim-{id}\" data-scenario=\"{id}\">\n"
+        ));
+    }
     out.push_str(&parts.charts);
+    out.push_str(controls);
     out.push_str(&format!(
         "<figcaption>{}</figcaption>\n</figure>\n",
         parts.caption

@@ -92,7 +92,15 @@ impl Element {
         out.push('<');
         out.push_str(name);
         let mut attributes: Vec<&(&str, String)> = attributes.iter().collect();
-        attributes.sort_unstable_by_key(|(name, _)| *name);
+        // By name, by insertion: an element has a handful of attributes, each named
+        // once, and a sort of the library would add kilobytes to the browser's module.
+        for i in 1..attributes.len() {
+            let mut j = i;
+            while j > 0 && attributes[j - 1].0 > attributes[j].0 {
+                attributes.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         for (name, value) in attributes {
             out.push(' ');
             out.push_str(name);

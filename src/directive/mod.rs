@@ -12,6 +12,8 @@
 //!
 //! On GitHub it stays a readable YAML block; at build time it becomes a figure.
 
+pub mod condition;
+pub mod explore;
 pub mod live;
 pub mod reference;
 pub mod schedule;
@@ -218,6 +220,9 @@ pub struct SimDirective {
     pub scenario: Scenario,
     /// How to draw it: the directive's `figure:` keys.
     pub figure: FigureOptions,
+    /// What a reader may vary under the figure (`figure.explore`); none for a printed
+    /// figure.
+    pub explore: Vec<explore::Knob>,
 }
 
 /// Reads a directive's YAML: the scenario (which must have an `id`) and its figure keys.
@@ -236,7 +241,14 @@ pub fn read_sim(body: &str) -> Result<SimDirective, Vec<ScenarioError>> {
         ),
     });
     match (scenario, figure, stray) {
-        (Ok(scenario), Ok(figure), None) => Ok(SimDirective { scenario, figure }),
+        (Ok(scenario), Ok(figure), None) => {
+            let explore = explore::read_explore(&root, &scenario)?;
+            Ok(SimDirective {
+                scenario,
+                figure,
+                explore,
+            })
+        }
         (scenario, figure, stray) => {
             let mut errors = scenario.err().unwrap_or_default();
             errors.extend(figure.err().unwrap_or_default());

@@ -11,12 +11,8 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use crate::engine::metric::{Metric, Stat};
-use crate::engine::units::Micros;
-use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
-use crate::format::{
-    duration, latency, latency_number, milli, per_client, per_second_milli, percent, seconds,
-    seconds_number, thousands,
-};
+use crate::engine::{Scenario, ScenarioResult};
+pub use crate::quote::Target;
 use crate::suggest::{self, closest};
 
 mod links;
@@ -103,22 +99,6 @@ pub struct ReferenceError {
     pub help: Option<String>,
 }
 
-/// What a checked reference points at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Target {
-    /// A setting of the scenario.
-    Setting(&'static str),
-    /// A total of one strategy.
-    Total {
-        /// The lane.
-        strategy: Strategy,
-        /// The total.
-        field: Metric,
-        /// Which value over the runs.
-        stat: Stat,
-    },
-}
-
 /// A reference that names a real scenario, lane and field.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reference {
@@ -191,6 +171,11 @@ pub fn find(text: &str, code: &[Range<usize>]) -> Vec<Result<RawReference, Refer
         };
         let end = close_at + 2;
         let inner = &text[start + 2..close_at];
+        // A condition's markers are read by `condition::find`.
+        if in_link.is_none() && super::condition::is_marker(inner) {
+            from = end;
+            continue;
+        }
         // Only these characters make a reference: a look that stops at any other stays
         // short, however far away the `}}` is.
         let plausible = inner.chars().all(|c| {
@@ -400,121 +385,56 @@ pub fn render(
     scenario: &Scenario,
     result: &ScenarioResult,
 ) -> Result<String, ReferenceError> {
-    match &reference.target {
-        Target::Setting(name) => Ok(setting(scenario, name, reference.format)),
+    crate::quote::value(&reference.target, reference.format, scenario, result).ok_or_else(|| {
+        let strategy = match &reference.target {
+            Target::Total { strategy, .. } => strategy.name(),
+            Target::Setting(_) => "",
+        };
+        ReferenceError {
+            range: reference.range.clone(),
+            message: format!(
+                "the results of scenario `{}` have no strategy `{strategy}`",
+                reference.id,
+            ),
+            help: Some(
+                "the results do not match the scenario: delete the site's simulation \
+                 cache and build again"
+                    .to_string(),
+            ),
+        }
+    })
+}
+
+/// The reference as the page marks it for the browser (see [`crate::quote::parse`]):
+/// `crowd.fixed.calls.p95`, `crowd.clients`, `crowd.fixed.served|percent`.
+pub fn marked(reference: &Reference) -> String {
+    let path = match &reference.target {
+        Target::Setting(name) => format!("{}.{name}", reference.id),
         Target::Total {
             strategy,
             field,
             stat,
-        } => match result.strategy(*strategy) {
-            Some(lane) => Ok(total(lane, result, *field, *stat, reference.format)),
-            None => Err(ReferenceError {
-                range: reference.range.clone(),
-                message: format!(
-                    "the results of scenario `{}` have no strategy `{}`",
-                    reference.id,
-                    strategy.name()
-                ),
-                help: Some(
-                    "the results do not match the scenario: delete the site's simulation \
-                     cache and build again"
-                        .to_string(),
-                ),
-            }),
+        } => match stat {
+            Stat::Median => format!("{}.{}.{}", reference.id, strategy.name(), field.name()),
+            stat => format!(
+                "{}.{}.{}.{}",
+                reference.id,
+                strategy.name(),
+                field.name(),
+                stat.name()
+            ),
         },
-    }
-}
-
-fn count(n: u64, format: Option<&str>) -> String {
-    match format {
-        Some("raw") => n.to_string(),
-        _ => thousands(n),
-    }
-}
-
-fn total(
-    lane: &StrategyResult,
-    result: &ScenarioResult,
-    field: Metric,
-    stat: Stat,
-    format: Option<&str>,
-) -> String {
-    let clients = result.requests();
-    let time = |spread: &Option<crate::engine::Spread>| match spread {
-        None => "never".to_string(),
-        Some(spread) => {
-            let us: Micros = stat.of(spread);
-            match (format, field.is_latency()) {
-                (Some("number" | "raw"), false) => seconds_number(us),
-                (Some("number" | "raw"), true) => latency_number(us),
-                (_, false) => seconds(us),
-                (_, true) => latency(us),
-            }
-        }
     };
-    let runs = |n: u32| match format {
-        Some("percent") => percent(u64::from(n), u64::from(result.runs)),
-        f => count(u64::from(n), f),
-    };
-    let clients_or_calls = |spread: &crate::engine::Spread| {
-        let n = stat.of(spread);
-        match format {
-            Some("percent") => percent(n, clients),
-            f => count(n, f),
-        }
-    };
-    match field {
-        Metric::Recovery => time(&lane.recovery),
-        Metric::Goodput => per_second_milli(stat.of(&lane.goodput_milli)),
-        Metric::RecoveredRuns => runs(lane.recovered_runs),
-        Metric::DoneAt => time(&lane.done_at),
-        Metric::CallsPerClient => per_client(stat.of(&lane.calls), clients),
-        Metric::FinishedRuns => runs(lane.finished_runs),
-        Metric::Calls => clients_or_calls(&lane.calls),
-        Metric::Served => clients_or_calls(&lane.served),
-        Metric::GaveUp => clients_or_calls(&lane.gave_up),
-        Metric::FailedFast => clients_or_calls(&lane.failed_fast),
-        Metric::Denied => clients_or_calls(&lane.denied),
-        Metric::StillRetrying => clients_or_calls(&lane.still_retrying),
-        Metric::Wasted => count(stat.of(&lane.wasted), format),
-        Metric::TimedOut => count(stat.of(&lane.timed_out), format),
-        Metric::Throttled => count(stat.of(&lane.throttled), format),
-        Metric::LatencyP50 => time(&lane.latency_p50),
-        Metric::LatencyP99 => time(&lane.latency_p99),
-    }
-}
-
-fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String {
-    match name {
-        "clients" => count(s.clients, format),
-        "runs" => count(u64::from(s.runs), format),
-        "capacity" => milli(s.server.capacity_milli),
-        "rejection_cost" => milli(s.server.rejection_cost_milli),
-        "tick" => duration(s.server.tick),
-        "horizon" => duration(s.horizon),
-        "base" => duration(s.retry.base),
-        "cap" => duration(s.retry.cap),
-        "multiplier" => format!("{}", s.retry.multiplier),
-        "arrivals" => count(s.arrivals_total(), format),
-        "offered" => per_second_milli(crate::engine::recovery::offered_milli(s)),
-        "timeout" => match s.retry.timeout {
-            Some(t) => duration(t),
-            None => "no timeout".to_string(),
-        },
-        "queue_limit" => match s.server.queue.filter(|q| q.limit > 0) {
-            Some(q) => count(q.limit, format),
-            None => "no queue".to_string(),
-        },
-        _ => match s.retry.max_attempts {
-            Some(m) => count(u64::from(m), format),
-            None => "no limit".to_string(),
-        },
+    match reference.format {
+        Some(format) => format!("{path}|{format}"),
+        None => path,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Strategy;
     use crate::engine::run_scenario;
 
     fn site() -> (BTreeMap<String, Scenario>, ScenarioResult) {

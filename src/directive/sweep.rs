@@ -16,7 +16,7 @@
 
 use crate::engine::read::parse_yaml;
 use crate::engine::scenario::MAX_WORK;
-use crate::engine::units::{self, SECOND, UnitError, format_duration, format_milli};
+use crate::engine::units::{self, SECOND, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::format::duration as prose_duration;
 use crate::suggest;
@@ -28,77 +28,10 @@ use super::{figure_spec, key_node};
 /// The most values one sweep may have.
 const MAX_VALUES: usize = 40;
 
-/// What a sweep varies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Parameter {
-    /// Clients in the crowd.
-    Clients,
-    /// Calls per tick the server serves.
-    Capacity,
-    /// The cost of a rejection.
-    RejectionCost,
-    /// The length of the first outage.
-    Outage,
-    /// The first wait.
-    Base,
-    /// The longest wait.
-    Cap,
-    /// The growth of the ceiling.
-    Multiplier,
-    /// Calls per client at most.
-    MaxAttempts,
-    /// The window of first calls.
-    Spread,
-    /// The per-attempt timeout.
-    Timeout,
-    /// The most calls the server's queue holds.
-    QueueLimit,
-}
-
-/// How a parameter's values are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    /// Durations with a unit, kept in µs.
-    Duration,
-    /// Whole numbers.
-    Whole,
-    /// Numbers with at most three decimals, kept in thousandths.
-    Milli,
-}
+pub use crate::engine::read::vary::Parameter;
+use crate::engine::read::vary::{Kind, placed, scalar};
 
 impl Parameter {
-    /// Every parameter, in the order the documentation lists them.
-    pub const ALL: [Parameter; 11] = [
-        Parameter::Clients,
-        Parameter::Capacity,
-        Parameter::RejectionCost,
-        Parameter::Outage,
-        Parameter::Base,
-        Parameter::Cap,
-        Parameter::Multiplier,
-        Parameter::MaxAttempts,
-        Parameter::Spread,
-        Parameter::Timeout,
-        Parameter::QueueLimit,
-    ];
-
-    /// The name a directive uses.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Parameter::Clients => "clients",
-            Parameter::Capacity => "capacity",
-            Parameter::RejectionCost => "rejection_cost",
-            Parameter::Outage => "outage",
-            Parameter::Base => "base",
-            Parameter::Cap => "cap",
-            Parameter::Multiplier => "multiplier",
-            Parameter::MaxAttempts => "max_attempts",
-            Parameter::Spread => "spread",
-            Parameter::Timeout => "timeout",
-            Parameter::QueueLimit => "queue_limit",
-        }
-    }
-
     /// What it is, for the authors' reference.
     pub const fn meaning(self) -> &'static str {
         match self {
@@ -121,11 +54,6 @@ impl Parameter {
         }
     }
 
-    /// The parameter of a name, if there is one.
-    pub fn from_name(name: &str) -> Option<Parameter> {
-        Parameter::ALL.into_iter().find(|p| p.name() == name)
-    }
-
     /// The x axis's title: the parameter, with its unit.
     pub fn axis(self) -> String {
         match self {
@@ -139,19 +67,6 @@ impl Parameter {
             | Parameter::RejectionCost
             | Parameter::Multiplier
             | Parameter::MaxAttempts => self.name().replace('_', " "),
-        }
-    }
-
-    /// How its values are written.
-    fn kind(self) -> Kind {
-        match self {
-            Parameter::Outage
-            | Parameter::Base
-            | Parameter::Cap
-            | Parameter::Spread
-            | Parameter::Timeout => Kind::Duration,
-            Parameter::Clients | Parameter::MaxAttempts | Parameter::QueueLimit => Kind::Whole,
-            Parameter::Capacity | Parameter::RejectionCost | Parameter::Multiplier => Kind::Milli,
         }
     }
 }
@@ -485,58 +400,6 @@ fn range(map: &Map, parameter: Parameter) -> Result<Vec<Node>, ScenarioError> {
         .collect())
 }
 
-/// A plain scalar standing where `at` stands, so that its mistakes are placed there.
-fn scalar(text: String, at: &Node) -> Node {
-    Node {
-        value: Value::Scalar {
-            text,
-            plain: true,
-            quoted: false,
-        },
-        pos: at.pos,
-        width: at.width,
-    }
-}
-
-/// Where a parameter stands in a scenario: the keys from the top down to it.
-fn path(parameter: Parameter) -> &'static [&'static str] {
-    match parameter {
-        Parameter::Clients => &["clients"],
-        Parameter::Capacity => &["server", "capacity"],
-        Parameter::RejectionCost => &["server", "rejection_cost"],
-        Parameter::Outage => &["server", "outages"],
-        Parameter::Base => &["retry", "base"],
-        Parameter::Cap => &["retry", "cap"],
-        Parameter::Multiplier => &["retry", "multiplier"],
-        Parameter::MaxAttempts => &["retry", "max_attempts"],
-        Parameter::Spread => &["spread"],
-        Parameter::Timeout => &["retry", "timeout"],
-        Parameter::QueueLimit => &["server", "queue"],
-    }
-}
-
-/// The node at `path` below `map`, made (as an empty map or null) where it is missing; a
-/// null or absent map on the way becomes an empty map. `at` places what is made.
-fn place<'a>(map: &'a mut Node, path: &[&str], at: &Node) -> &'a mut Node {
-    let Some((first, rest)) = path.split_first() else {
-        return map;
-    };
-    if !matches!(map.value, Value::Map(_)) {
-        map.value = Value::Map(Vec::new());
-    }
-    let Value::Map(pairs) = &mut map.value else {
-        unreachable!("made a map just above")
-    };
-    let index = match pairs.iter().position(|(k, _)| k.as_scalar() == Some(first)) {
-        Some(index) => index,
-        None => {
-            pairs.push((scalar((*first).to_string(), at), scalar(String::new(), at)));
-            pairs.len() - 1
-        }
-    };
-    place(&mut pairs[index].1, rest, at)
-}
-
 /// The scenario with `parameter` set to the value in `node`, with the value's label and
 /// its place on the axis. The value replaces the parameter's node in the scenario's YAML,
 /// which the scenario reader then reads again: a sweep's value is checked exactly as the
@@ -602,100 +465,6 @@ fn point(
         }
     };
     Ok((label, x, s))
-}
-
-/// The scenario's YAML with `parameter` set to `text`, the value in `node`, and the
-/// length of the first outage when that is the parameter (0 otherwise). Every node made
-/// stands where the value does, so that a mistake the reader finds in it is placed there.
-fn placed(
-    root: &Node,
-    parameter: Parameter,
-    node: &Node,
-    text: &str,
-) -> Result<(Node, u64), Vec<ScenarioError>> {
-    let mut tree = root.clone();
-    let mut outage = 0;
-    // A value of the overload model that is not of the parameter's kind at all is
-    // named as the sweep's, as an outage's is; one of the right kind is left to the
-    // reader, which checks it as the same value written in the scenario (too long, too
-    // fine, negative, over a limit) and says so more precisely than a sweep could.
-    let wrong = |like: &str, help: Option<String>| {
-        vec![error(
-            node,
-            format!("`{text}` is not {like} for `{}`", parameter.name()),
-            help,
-        )]
-    };
-    if parameter == Parameter::Outage {
-        // The value is a length, not a node of the scenario: it moves the first outage's
-        // `to`, from its `from`, and a length of 0s removes that outage.
-        outage = units::parse_duration(text).map_err(|_| {
-            vec![error(
-                node,
-                format!("`{text}` is not a duration like 3s for `outage`"),
-                None,
-            )]
-        })?;
-        let outages = place(&mut tree, path(parameter), node);
-        if !matches!(outages.value, Value::Seq(_)) {
-            outages.value = Value::Seq(Vec::new());
-        }
-        let Value::Seq(items) = &mut outages.value else {
-            unreachable!("made a list just above")
-        };
-        let from = items
-            .first()
-            .and_then(|first| key(first, "from"))
-            .and_then(Node::as_scalar)
-            .and_then(|t| units::parse_duration(t).ok())
-            .unwrap_or(0);
-        match (outage, items.is_empty()) {
-            (0, true) => {}
-            (0, false) => {
-                items.remove(0);
-            }
-            (length, true) => {
-                let mut first = scalar(String::new(), node);
-                *place(&mut first, &["from"], node) = scalar("0s".to_string(), node);
-                *place(&mut first, &["to"], node) = scalar(format_duration(length), node);
-                items.push(first);
-            }
-            (length, false) => {
-                let to = format_duration(from.saturating_add(length));
-                *place(&mut items[0], &["to"], node) = scalar(to, node);
-            }
-        }
-    } else if parameter == Parameter::QueueLimit {
-        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(wrong("a whole number like 100", None));
-        }
-        // A scenario without a queue gets one, of the documented defaults written out,
-        // so that the value alone decides; a queue of the scenario keeps its order and
-        // whether it drops expired calls.
-        let queue = place(&mut tree, path(parameter), node);
-        if queue.is_null() || matches!(queue.value, Value::Scalar { .. }) {
-            *place(queue, &["order"], node) = scalar("fifo".to_string(), node);
-            *place(queue, &["drop_expired"], node) = scalar("false".to_string(), node);
-        }
-        *place(queue, &["limit"], node) = node.clone();
-    } else {
-        if parameter == Parameter::Timeout {
-            match units::parse_duration(text) {
-                Ok(_) | Err(UnitError::TooFine | UnitError::TooLarge | UnitError::Negative) => {}
-                Err(UnitError::NoUnit) => {
-                    return Err(wrong(
-                        "a duration like 1s",
-                        Some(format!("write `{text}ms` or `{text}s`")),
-                    ));
-                }
-                Err(UnitError::Malformed | UnitError::TooManyDecimals) => {
-                    return Err(wrong("a duration like 1s", None));
-                }
-            }
-        }
-        *place(&mut tree, path(parameter), node) = node.clone();
-    }
-    Ok((tree, outage))
 }
 
 /// A duration's label and its place on an axis in seconds.

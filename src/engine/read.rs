@@ -14,6 +14,7 @@ use crate::yaml::{self, Map, Naming, Node, Pos, Problem, Value};
 mod guards;
 mod overload;
 mod values;
+pub mod vary;
 
 /// One mistake in a scenario: a [`Problem`] of its YAML, placed relative to its text.
 pub type ScenarioError = Problem;
@@ -47,9 +48,11 @@ pub fn scenario_from_node(
     match scenario {
         Some(s) if reader.errors.is_empty() => Ok(s),
         _ => {
-            let mut errors = reader.errors;
-            errors.sort_by_key(|e| e.pos);
-            Err(at_most(errors))
+            let found = reader.errors.len();
+            Err(at_most(
+                first_in_order(reader.errors, MAX_ERRORS + 1),
+                found,
+            ))
         }
     }
 }
@@ -58,12 +61,30 @@ pub fn scenario_from_node(
 /// mistake made a million times, and printing each would bury the first.
 pub const MAX_ERRORS: usize = 50;
 
-/// The first [`MAX_ERRORS`] of `errors`, in source order, and a note where the rest begin.
-fn at_most(mut errors: Vec<ScenarioError>) -> Vec<ScenarioError> {
-    if errors.len() <= MAX_ERRORS {
+/// The first `keep` of `errors` in source order, those at one place in the order they
+/// were found: what a stable sort by place and a cut would give, without sorting a
+/// million mistakes to keep fifty (and without the stable sort's code, which is some
+/// kilobytes of the browser's module).
+fn first_in_order(errors: Vec<ScenarioError>, keep: usize) -> Vec<ScenarioError> {
+    let mut kept: Vec<ScenarioError> = Vec::with_capacity(keep + 1);
+    for error in errors {
+        // After every kept mistake at or before its place.
+        let at = kept.partition_point(|k| k.pos <= error.pos);
+        if at < keep {
+            kept.insert(at, error);
+            kept.truncate(keep);
+        }
+    }
+    kept
+}
+
+/// The first [`MAX_ERRORS`] of `errors` (of the `found` in all, the first in source
+/// order, as [`first_in_order`] keeps them), and a note where the rest begin.
+fn at_most(mut errors: Vec<ScenarioError>, found: usize) -> Vec<ScenarioError> {
+    if found <= MAX_ERRORS {
         return errors;
     }
-    let rest = errors.len() - MAX_ERRORS;
+    let rest = found - MAX_ERRORS;
     errors.truncate(MAX_ERRORS + 1);
     let first_unshown = errors.pop().map_or(Pos::START, |e| e.pos);
     errors.push(ScenarioError {

@@ -579,6 +579,13 @@ pub const KEYS: &[Key] = &[
         default: "a generated one",
         meaning: "The caption under the chart.",
     },
+    Key {
+        section: Section::Figure,
+        name: "explore",
+        kind: "map of ranges",
+        default: "none",
+        meaning: "What a reader may vary under the figure, and over which range.",
+    },
 ];
 
 /// The names of the keys of one section, in table order.

@@ -6,6 +6,7 @@ pub mod address;
 pub mod cache;
 pub mod config;
 pub mod docs;
+pub mod explore;
 pub mod feeds;
 mod front_matter;
 pub mod highlight;
@@ -33,6 +34,7 @@ use serde::Serialize;
 use crate::chart::table::escape;
 use crate::chart::{self, Sweep, SweepPoint};
 use crate::diag::{Diagnostic, Failure, LineIndex};
+use crate::directive::condition;
 use crate::directive::reference::{self, Reference};
 use crate::directive::schedule::ScheduleDirective;
 use crate::directive::sweep::{self, SweepDirective};
@@ -128,6 +130,9 @@ impl Block {
         for name in ["results", "ticks", "sweep", "waits"] {
             ids.push(format!("{id}-{name}-caption"));
         }
+        if let Block::Sim(sim, _) = self {
+            ids.extend(explore::ids(id, &sim.explore));
+        }
         ids
     }
 
@@ -138,12 +143,25 @@ impl Block {
         &self,
         results: &mut impl Iterator<Item = &'r ScenarioResult>,
         playground: Option<&str>,
+        base_path: &str,
     ) -> String {
         match self {
             Block::Sim(sim, source) => {
                 let result = results.next().expect("a result per scenario");
                 let options = &sim.figure;
-                let figure = chart::figure(&sim.scenario, result, options);
+                let figure = if sim.explore.is_empty() {
+                    chart::figure(&sim.scenario, result, options)
+                } else {
+                    let controls = explore::controls(
+                        &sim.scenario.id,
+                        source,
+                        &sim.explore,
+                        options.window,
+                        options.caption.as_deref(),
+                    );
+                    chart::explorable_figure(&sim.scenario, result, options, &controls)
+                        + &explore::script(base_path)
+                };
                 // Every scenario runs there: what the form cannot show stays in its YAML
                 // editor, which holds the block as the author wrote it. The link names
                 // the figure's window, so the playground's chart shows the same ticks.
@@ -230,6 +248,8 @@ struct PageParts {
     /// starts, which is where its figure goes.
     blocks: Vec<(usize, Block)>,
     references: Vec<Reference>,
+    /// The sentences marked with a condition (`{{ if … }}…{{ end }}`).
+    conditions: Vec<condition::Condition>,
 }
 
 /// Builds the site into its output folder. On any problem nothing is written and the
@@ -266,7 +286,13 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     let (results, stats) = cache.run_all(&scenarios, &mut memo.results);
     drop(progress);
     let playground = playground::address(pages, &config);
-    let figures = draw_figures(&parts, &results, playground.as_deref(), &mut memo.figures);
+    let figures = draw_figures(
+        &parts,
+        &results,
+        playground.as_deref(),
+        &config.base_path,
+        &mut memo.figures,
+    );
     let mut by_id: ResultsById = BTreeMap::new();
     // Every scenario figure as its try-it link gives it, for the playground's presets.
     let mut shown: Vec<playground::Figure> = Vec::new();
@@ -329,8 +355,13 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
             Some(chart::thumbnail(scenario, result, window))
         })
         .collect();
-    // The binary carries the playground's engine and writes it whenever a site has one.
-    let has_module = playground.is_some();
+    // The binary carries the playground's engine and writes it whenever a site has one,
+    // or a page whose figure a reader may rerun.
+    let explorable = parts
+        .iter()
+        .flat_map(|p| &p.blocks)
+        .any(|(_, b)| matches!(b, Block::Sim(sim, _) if !sim.explore.is_empty()));
+    let has_module = playground.is_some() || explorable;
     write_pages(
         &staging,
         &templates.tera,
@@ -347,6 +378,9 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     write_defaults(&staging)?;
     if playground.is_some() {
         playground::write_files(&staging, root, &shown)?;
+    }
+    if explorable {
+        explore::write_files(&staging, root)?;
     }
     if memo.tidy_after {
         if let Some(replaced) = staging.commit_leaving_replaced()? {
@@ -372,6 +406,7 @@ fn draw_figures(
     parts: &[PageParts],
     results: &[ScenarioResult],
     playground: Option<&str>,
+    base_path: &str,
     memo: &mut HashMap<String, String>,
 ) -> Vec<Figures> {
     let mut in_order = results.iter();
@@ -382,7 +417,7 @@ fn draw_figures(
             p.blocks
                 .iter()
                 .map(|(at, block)| {
-                    let key = format!("{block:?}\n{playground:?}");
+                    let key = format!("{block:?}\n{playground:?}\n{base_path}");
                     let figure = match memo.remove(&key).or_else(|| drawn.get(&key).cloned()) {
                         Some(figure) => {
                             // The figure's results are passed over, as drawing takes them.
@@ -392,7 +427,7 @@ fn draw_figures(
                                 .for_each(drop);
                             figure
                         }
-                        None => block.figure(&mut in_order, playground),
+                        None => block.figure(&mut in_order, playground, base_path),
                     };
                     drawn.insert(key, figure.clone());
                     (*at, figure)
@@ -763,7 +798,19 @@ fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) 
                 Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
             }
         }
-        parts.push(PageParts { blocks, references });
+        let mut conditions = Vec::new();
+        for found in condition::find(page.body(), &scan.code, &scenarios) {
+            match found {
+                Ok(c) if broken.contains(&c.id) => {}
+                Ok(c) => conditions.push(c),
+                Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
+            }
+        }
+        parts.push(PageParts {
+            blocks,
+            references,
+            conditions,
+        });
     }
     for page in pages {
         if let Some(id) = &page.front.card
@@ -830,7 +877,7 @@ fn render_pages(
     let no_figures = BTreeMap::new();
     for (i, (page, part)) in pages.iter().zip(parts).enumerate() {
         let index = LineIndex::new(&page.source);
-        let (figures, values): (&Figures, Vec<(Range<usize>, String)>) = match results {
+        let (figures, mut values): (&Figures, Vec<(Range<usize>, String)>) = match results {
             Some((figures, by_id)) => (
                 &figures[i],
                 part.references
@@ -860,6 +907,59 @@ fn render_pages(
                     .collect(),
             ),
         };
+        // Each condition holds for the built numbers.
+        if let Some((_, by_id)) = results {
+            for c in &part.conditions {
+                let (scenario, result) = by_id[c.id.as_str()];
+                match c.holds(scenario, result) {
+                    Ok(true) => {}
+                    Ok(false) => problems.push(at(
+                        page,
+                        &index,
+                        &c.open,
+                        format!(
+                            "this condition does not hold for the numbers of `{}` as built: {}",
+                            c.id,
+                            c.marked()
+                        ),
+                        Some(
+                            "a marked sentence must be true on the page as built; correct the \
+                             sentence or its condition"
+                                .to_string(),
+                        ),
+                    )),
+                    Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
+                }
+            }
+        }
+        // A condition's markers become the element that holds its sentence.
+        for c in &part.conditions {
+            values.push((c.open.clone(), String::new()));
+            values.push((c.close.clone(), String::new()));
+        }
+        // References to a scenario explorable on this page are marked for the browser.
+        let explorable: HashSet<&str> = part
+            .blocks
+            .iter()
+            .filter_map(|(_, b)| match b {
+                Block::Sim(sim, _) if !sim.explore.is_empty() => Some(sim.scenario.id.as_str()),
+                Block::Sim(..)
+                | Block::Sweep(_)
+                | Block::Schedule(_)
+                | Block::Table(_)
+                | Block::Live(_) => None,
+            })
+            .collect();
+        let mut marks: BTreeMap<usize, render::Mark> = part
+            .references
+            .iter()
+            .filter(|r| explorable.contains(r.id.as_str()))
+            .map(|r| (r.range.start, render::Mark::Ref(reference::marked(r))))
+            .collect();
+        for c in &part.conditions {
+            marks.insert(c.open.start, render::Mark::If(c.marked()));
+            marks.insert(c.close.start, render::Mark::End);
+        }
         // The template's own ids (`main`, …) are the page's too.
         let written = templates.map(|t| t.ids_of(templates::of_page(page)));
         let reserved: Vec<String> = (written.iter().flatten().cloned())
@@ -876,10 +976,26 @@ fn render_pages(
                 figures,
                 reserved: &reserved,
                 values: &values,
+                marks: &marks,
                 smart_punctuation: config.smart_punctuation,
                 highlights,
             },
         );
+        for &open in &rendered.unbalanced {
+            let c = part.conditions.iter().find(|c| c.open.start == open);
+            let range = c.map_or(open..open + 1, |c| c.open.clone());
+            problems.push(at(
+                page,
+                &index,
+                &range,
+                "the sentence this condition marks is not one piece of text".to_string(),
+                Some(
+                    "keep it in one paragraph, list item or cell, outside links and titles, \
+                     and close any emphasis begun in it before `{{ end }}`"
+                        .to_string(),
+                ),
+            ));
+        }
         for taken in &rendered.taken {
             let help = match taken.first {
                 Some(first) => {

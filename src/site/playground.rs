@@ -124,6 +124,13 @@ pub fn write_files(staging: &Staging, root: &Path, figures: &[Figure]) -> Result
     }
     staging.write(DEFAULTS_SCRIPT, defaults_script().as_bytes())?;
     staging.write(SCENARIOS_SCRIPT, scenarios_script(figures).as_bytes())?;
+    write_module(staging, root)
+}
+
+/// Writes the engine module, unless it is written already (by the playground's files
+/// or an explorable page's). A different module in `static/` is refused, as in
+/// [`write_files`].
+pub fn write_module(staging: &Staging, root: &Path) -> Result<(), Failure> {
     let own = root.join("static").join(MODULE);
     if own.is_file() {
         let bytes = std::fs::read(&own)

@@ -48,6 +48,20 @@ pub struct TakenId {
     pub first: Option<usize>,
 }
 
+/// How a reference is marked for the browser, where it stands in text outside links.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// A reference the browser may update, with the path it is marked with: one of a
+    /// scenario whose figure on the page is explorable, written in a
+    /// `<span data-ref="…">` of its own.
+    Ref(String),
+    /// The start of a sentence marked with a condition (`{{ if … }}`, whose value is
+    /// empty), with the condition as the page marks it: a `<span data-if="…">`.
+    If(String),
+    /// Its end (`{{ end }}`): `</span>`.
+    End,
+}
+
 /// What rendering one page gives.
 #[derive(Clone, Debug, Default)]
 pub struct Rendered {
@@ -64,6 +78,10 @@ pub struct Rendered {
     pub broken: Vec<(Range<usize>, String)>,
     /// Custom heading ids that are already used on the page.
     pub taken: Vec<TakenId>,
+    /// Conditions (by the byte offset of their `{{ if … }}`) whose sentence is not
+    /// written as one element: it crosses the end of emphasis or a link, or stands
+    /// where no HTML can (a link's text, a title).
+    pub unbalanced: Vec<usize>,
 }
 
 /// What a page needs from the rest of the site to render.
@@ -85,6 +103,9 @@ pub struct Context<'a> {
     pub reserved: &'a [String],
     /// Each reference's byte range in the body and its value.
     pub values: &'a [(Range<usize>, String)],
+    /// What the browser needs of some references, by the byte offset in the body at
+    /// which each starts (see [`Mark`]).
+    pub marks: &'a BTreeMap<usize, Mark>,
     /// Whether quotes, dashes and ellipses become typographic (`smart_punctuation`).
     pub smart_punctuation: bool,
     /// Code highlighted by earlier builds, and this one's.
@@ -123,6 +144,9 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
         code_blocks: 0,
         links: 0,
         html_links: 0,
+        level: 0,
+        open_if: None,
+        ended: Vec::new(),
     };
     let mut html = writer.write(page);
     // The notes in the order of their numbers; a note may refer to one more.
@@ -155,6 +179,17 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
         html.push_str(Footnotes::close());
     }
     let mut out = writer.out;
+    // A condition never ended as it began (it crossed a footnote, or stood in a link's
+    // text or a title, where its markers are no HTML).
+    for (&at, mark) in cx.marks {
+        if matches!(mark, Mark::If(_))
+            && !writer.ended.contains(&at)
+            && !out.unbalanced.contains(&at)
+        {
+            out.unbalanced.push(at);
+        }
+    }
+    out.unbalanced.sort_unstable();
     out.html = html;
     out.ids = writer.plan.ids.into_set();
     out
@@ -300,6 +335,73 @@ impl<'a> Tokens<'a> {
         self.replace(text, |i| self.values[i].1.as_str())
     }
 
+    /// `text` with each token replaced by its reference's value, as events: a value
+    /// with a mark in `marks` is wrapped in a `<span data-ref="…">`, so that the page
+    /// can find it.
+    fn fill_marked<'t>(
+        &self,
+        text: CowStr<'t>,
+        marks: &BTreeMap<usize, Mark>,
+        mut emitted: impl FnMut(&Mark, usize),
+        written: &mut Vec<Event<'t>>,
+    ) {
+        let marked = |i: usize| marks.get(&self.values[i].0.start);
+        let Some(mark) = self
+            .mark
+            .as_deref()
+            .filter(|m| text.contains(m) && (0..self.values.len()).any(|i| marked(i).is_some()))
+        else {
+            written.push(Event::Text(self.fill(text)));
+            return;
+        };
+        // Split the text at each marked token; the rest is filled as ever.
+        let (open, close) = (format!("{{{{{mark}"), format!(" {mark}}}}}"));
+        let mut rest: &str = &text;
+        let mut plain = String::new();
+        while let Some(at) = rest.find(&open) {
+            let after = &rest[at + open.len()..];
+            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let token = after[..digits]
+                .parse::<usize>()
+                .ok()
+                .filter(|i| *i < self.values.len() && after[digits..].starts_with(&close));
+            let Some(i) = token else {
+                plain.push_str(&rest[..at + open.len()]);
+                rest = after;
+                continue;
+            };
+            plain.push_str(&rest[..at]);
+            rest = &after[digits + close.len()..];
+            let Some(how) = marked(i) else {
+                plain.push_str(&self.values[i].1);
+                continue;
+            };
+            if !plain.is_empty() {
+                written.push(Event::Text(CowStr::from(std::mem::take(&mut plain))));
+            }
+            emitted(how, self.values[i].0.start);
+            match how {
+                Mark::Ref(path) => {
+                    written.push(Event::InlineHtml(CowStr::from(format!(
+                        "<span data-ref=\"{}\">",
+                        escape(path)
+                    ))));
+                    written.push(Event::Text(CowStr::from(self.values[i].1.clone())));
+                    written.push(Event::InlineHtml(CowStr::from("</span>")));
+                }
+                Mark::If(condition) => written.push(Event::InlineHtml(CowStr::from(format!(
+                    "<span data-if=\"{}\">",
+                    escape(condition)
+                )))),
+                Mark::End => written.push(Event::InlineHtml(CowStr::from("</span>"))),
+            }
+        }
+        plain.push_str(rest);
+        if !plain.is_empty() {
+            written.push(Event::Text(CowStr::from(plain)));
+        }
+    }
+
     /// `text` with each token replaced by its reference as written.
     fn restore<'t>(&self, text: &CowStr<'t>) -> CowStr<'t> {
         self.replace(text.clone(), |i| &self.body[self.values[i].0.clone()])
@@ -379,6 +481,7 @@ mod tests {
                 figures: &figures,
                 reserved: &[],
                 values,
+                marks: &BTreeMap::new(),
                 smart_punctuation: true,
                 highlights: &Default::default(),
             },
@@ -499,6 +602,7 @@ mod tests {
                 figures: &BTreeMap::new(),
                 reserved: &[],
                 values: &[],
+                marks: &BTreeMap::new(),
                 smart_punctuation: true,
                 highlights: &Default::default(),
             },

@@ -8,6 +8,7 @@ mod cards;
 mod content;
 mod engine_facts;
 mod errors;
+mod explorable;
 mod front_matter;
 mod highlighting;
 mod links;

@@ -217,6 +217,7 @@ fn with_figures(markdown: &str, figures: &[String]) -> Rendered {
             figures: &figures,
             reserved: &[],
             values: &[],
+            marks: &std::collections::BTreeMap::new(),
             smart_punctuation: true,
             highlights: &Default::default(),
         },

@@ -427,6 +427,7 @@ mod any_page {
                 figures: &BTreeMap::new(),
                 reserved: &[],
                 values: &values,
+                marks: &BTreeMap::new(),
                 smart_punctuation: true,
                 highlights: &Default::default(),
             });

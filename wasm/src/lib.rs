@@ -1,4 +1,4 @@
-//! retrylab's engine as a WebAssembly module, with a hand-written interface of five
+//! retrylab's engine as a WebAssembly module, with a hand-written interface of six
 //! functions; `playground.js` is its loader.
 //!
 //! Strings cross as UTF-8 bytes in the module's memory. The host asks for a buffer with
@@ -64,6 +64,42 @@ pub unsafe extern "C" fn page(
                 }
                 _ => NOT_UTF8.to_string(),
             }
+        })
+    }
+}
+
+/// Reruns an explorable figure: `retrylab::wasm_api::explore`. The buffer holds the
+/// window, the caption, the knobs and the asks (each of the length given) and the YAML,
+/// in that order.
+///
+/// # Safety
+/// `ptr` and `len` must describe a buffer from `alloc`; it is freed here.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn explore(
+    ptr: *mut u8,
+    len: usize,
+    window_len: usize,
+    caption_len: usize,
+    knobs_len: usize,
+    asks_len: usize,
+) -> u64 {
+    // SAFETY: as documented.
+    unsafe {
+        answer(ptr, len, |text| {
+            // Split where the host's lengths say, as for `page`.
+            let mut parts = [""; 4];
+            let mut rest = text;
+            for (part, len) in parts
+                .iter_mut()
+                .zip([window_len, caption_len, knobs_len, asks_len])
+            {
+                match rest.split_at_checked(len) {
+                    Some((head, tail)) => (*part, rest) = (head, tail),
+                    None => return NOT_UTF8.to_string(),
+                }
+            }
+            let [window, caption, knobs, asks] = parts;
+            retrylab::wasm_api::explore(rest, window, caption, knobs, asks)
         })
     }
 }

@@ -2,7 +2,8 @@
 // playground and for the test that compares it with the native build under Node.
 //
 // The module exports alloc(len), dealloc(ptr, len), run(ptr, len),
-// page(ptr, len, window_len, caption_len) and settings(ptr, len).
+// page(ptr, len, window_len, caption_len), settings(ptr, len) and
+// explore(ptr, len, window_len, caption_len, knobs_len, asks_len).
 // A scenario's YAML goes in as UTF-8 bytes in a buffer from alloc, which run, page and
 // settings free (page's buffer holds the figure's window and caption before it); the
 // JSON comes back as a buffer whose address and length are packed into one u64
@@ -55,5 +56,7 @@ export async function load(source) {
     run: (yaml) => call(wasm.run, yaml),
     page: (yaml, window = "", caption = "") => call(wasm.page, window, caption, yaml),
     settings: (yaml) => call(wasm.settings, yaml),
+    // An explorable figure's rerun with a reader's knobs (`retrylab::wasm_api::explore`).
+    explore: (yaml, window, caption, knobs, asks) => call(wasm.explore, window, caption, knobs, asks, yaml),
   };
 }

@@ -12,7 +12,7 @@ use super::super::links;
 use super::autolinks::{self, Piece};
 use super::footnotes;
 use super::plan::Plan;
-use super::{Context, Rendered, TocEntry, Tokens, code_block};
+use super::{Context, Mark, Rendered, TocEntry, Tokens, code_block};
 use crate::chart::table::escape;
 use crate::directive::Kind;
 
@@ -32,6 +32,14 @@ pub struct Writer<'w> {
     pub links: usize,
     /// How deep in links written as HTML (`<a …>`).
     pub html_links: usize,
+    /// How deep in elements the writer is, to check that a condition's sentence is
+    /// one element.
+    pub level: i64,
+    /// The condition begun and not yet ended: its level, the offset of its
+    /// `{{ if … }}`, and whether an element it is inside has ended since.
+    pub open_if: Option<(i64, usize, bool)>,
+    /// The offsets of the conditions written whole.
+    pub ended: Vec<usize>,
 }
 
 impl<'w> Writer<'w> {
@@ -44,6 +52,16 @@ impl<'w> Writer<'w> {
         let mut code: Option<(String, String)> = None;
         let mut heading: Option<(Tag, String, Vec<Event>)> = None;
         for (event, range) in stream {
+            match &event {
+                Event::Start(_) => self.level += 1,
+                Event::End(_) => {
+                    self.level -= 1;
+                    if let Some((level, _, whole)) = self.open_if.as_mut() {
+                        *whole &= self.level >= *level;
+                    }
+                }
+                _ => {}
+            }
             let mut written: Vec<Event> = Vec::new();
             match event {
                 Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
@@ -197,14 +215,36 @@ impl<'w> Writer<'w> {
         let pieces = source
             .and_then(|source| autolinks::pieces_of_source(&text, source))
             .unwrap_or_else(|| autolinks::pieces(&text, tokens.mark.as_deref()));
+        let marks = self.cx.marks;
+        let level = self.level;
+        let (open_if, ended, unbalanced) =
+            (&mut self.open_if, &mut self.ended, &mut self.out.unbalanced);
+        let mut emitted = |mark: &Mark, at: usize| match mark {
+            Mark::If(_) => *open_if = Some((level, at, true)),
+            Mark::End => {
+                if let Some((opened, at, whole)) = open_if.take() {
+                    if whole && opened == level {
+                        ended.push(at);
+                    } else {
+                        unbalanced.push(at);
+                    }
+                }
+            }
+            Mark::Ref(_) => {}
+        };
         if let [Piece::Text(_)] = pieces.as_slice() {
-            written.push(Event::Text(tokens.fill(text)));
+            tokens.fill_marked(text, marks, &mut emitted, written);
             return;
         }
         for piece in pieces {
             match piece {
                 Piece::Text(plain) => {
-                    written.push(Event::Text(tokens.fill(CowStr::from(plain.to_string()))));
+                    tokens.fill_marked(
+                        CowStr::from(plain.to_string()),
+                        marks,
+                        &mut emitted,
+                        written,
+                    );
                 }
                 Piece::Link(shown, target) => {
                     written.push(Event::Start(Tag::Link {

@@ -76,6 +76,7 @@ pub fn page(markdown: &str, smart_punctuation: bool) -> String {
             figures: &BTreeMap::new(),
             reserved: &[],
             values,
+            marks: &std::collections::BTreeMap::new(),
             smart_punctuation,
             highlights: &Default::default(),
         },
