@@ -22,7 +22,7 @@
 //!   limit is an error at the range that reaches it).
 
 use crate::engine::read::parse_yaml;
-use crate::engine::read::vary::{Kind, Parameter, placed, scalar};
+use crate::engine::read::vary::{Kind, Parameter, key, placed, scalar};
 use crate::engine::units::{self, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::yaml::{Map, Naming, Node, Value};
@@ -149,18 +149,7 @@ pub fn read_explore(root: &Node, scenario: &Scenario) -> Result<Vec<Knob>, Vec<S
 
 /// The node of `figure.explore`, if the directive has one.
 fn explore_node(root: &Node) -> Option<&Node> {
-    value(value(root, "figure")?, "explore")
-}
-
-/// The value of the key `name` of a map node, unless absent or null.
-fn value<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
-    match &map.value {
-        Value::Map(pairs) => pairs
-            .iter()
-            .find(|(k, v)| k.as_scalar() == Some(name) && !v.is_null())
-            .map(|(_, v)| v),
-        Value::Seq(_) | Value::Scalar { .. } => None,
-    }
+    key(key(root, "figure")?, "explore")
 }
 
 /// One range, read and checked against the built scenario.

@@ -24,6 +24,7 @@ use crate::yaml::{Map, Naming, Node, Value};
 
 use super::schedule::ScheduleDirective;
 use super::{figure_spec, key_node};
+use crate::engine::read::vary::key;
 
 /// The most values one sweep may have.
 const MAX_VALUES: usize = 40;
@@ -132,18 +133,6 @@ pub struct SweepDirective {
 
 fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
     ScenarioError::at(node, message, help)
-}
-
-/// The value of the key `name` of a map node, unless absent or null. Only for maps whose
-/// keys the scenario reader checks; other maps are read with [`Map`].
-fn key<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
-    match &map.value {
-        Value::Map(pairs) => pairs
-            .iter()
-            .find(|(k, v)| k.as_scalar() == Some(name) && !v.is_null())
-            .map(|(_, v)| v),
-        Value::Seq(_) | Value::Scalar { .. } => None,
-    }
 }
 
 /// A value, or the problem with it added to `errors`.

@@ -265,8 +265,9 @@ fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
     ScenarioError::at(node, message, help)
 }
 
-/// The value of the key `name` of a map node, unless absent or null.
-fn key<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
+/// The value of the key `name` of a map node, unless absent or null. Only for maps whose
+/// keys a reader checks; other maps are read with [`crate::yaml::map::Map`].
+pub fn key<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
     match &map.value {
         Value::Map(pairs) => pairs
             .iter()
