@@ -17,13 +17,15 @@ use crate::format::{
 
 /// The names of the settings a reference can quote, in the order the authors'
 /// reference lists them.
-pub const SETTING_NAMES: [&str; 14] = [
+pub const SETTING_NAMES: [&str; 16] = [
     "clients",
     "runs",
+    "spread",
     "capacity",
     "tick",
     "horizon",
     "rejection_cost",
+    "outage",
     "base",
     "cap",
     "multiplier",
@@ -172,6 +174,11 @@ pub(crate) fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String 
         "rejection_cost" => milli(s.server.rejection_cost_milli),
         "tick" => duration(s.server.tick),
         "horizon" => duration(s.horizon),
+        "spread" => duration(s.spread),
+        "outage" => match s.server.outages.first() {
+            Some(o) => duration(o.to.saturating_sub(o.from)),
+            None => "no outage".to_string(),
+        },
         "base" => duration(s.retry.base),
         "cap" => duration(s.retry.cap),
         "multiplier" => format!("{}", s.retry.multiplier),

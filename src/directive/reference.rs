@@ -34,10 +34,15 @@ const FIELD_TABLE: [(&str, &str); Metric::ALL.len()] = {
 pub const SETTINGS: &[(&str, &str)] = &[
     ("clients", "clients in the crowd"),
     ("runs", "Monte Carlo runs"),
+    ("spread", "the window of first calls"),
     ("capacity", "calls the server serves per tick"),
     ("tick", "the tick length"),
     ("horizon", "how long the simulation runs"),
     ("rejection_cost", "the cost of a rejection"),
+    (
+        "outage",
+        "the length of the first outage (\"no outage\" without one)",
+    ),
     ("base", "the first wait"),
     ("cap", "the longest wait"),
     ("multiplier", "the growth of the ceiling"),
@@ -472,6 +477,13 @@ mod tests {
         assert_eq!(quote("{{ crowd.horizon }}").unwrap(), "2 min");
         assert_eq!(quote("{{ crowd.cap }}").unwrap(), "10 s");
         assert_eq!(quote("{{ crowd.max_attempts }}").unwrap(), "no limit");
+        assert_eq!(quote("{{ crowd.outage }}").unwrap(), "no outage");
+    }
+
+    #[test]
+    fn the_settings_documented_are_the_settings_quoted() {
+        let documented: Vec<&str> = SETTINGS.iter().map(|(name, _)| *name).collect();
+        assert_eq!(documented, crate::quote::SETTING_NAMES);
     }
 
     #[test]
@@ -522,6 +534,8 @@ mod tests {
         assert_eq!(quote("{{ m.fixed.failed_fast }}").unwrap(), "0");
         assert_eq!(quote("{{ m.arrivals }}").unwrap(), "9,600");
         assert_eq!(quote("{{ m.offered }}").unwrap(), "80.0");
+        assert_eq!(quote("{{ m.outage }}").unwrap(), "2 s");
+        assert_eq!(quote("{{ m.spread }}").unwrap(), "0 s");
         assert_eq!(
             quote("{{ m.fixed.goodput | seconds }}").unwrap_err(),
             "the format `seconds` does not fit `m.fixed.goodput`"
