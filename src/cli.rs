@@ -117,7 +117,8 @@ pub struct SimArgs {
     #[arg(long, requires = "json")]
     pub lanes: bool,
     /// Set a parameter a sweep can vary, as a sweep or an explorable figure sets it
-    /// (`--set clients=50 --set outage=5s`); may be given more than once.
+    /// (`--set clients=50 --set outage=5s`), or the strategies compared
+    /// (`--set strategies=fixed,full-jitter`); may be given more than once.
     #[arg(long, value_name = "NAME=VALUE")]
     pub set: Vec<String>,
 }
@@ -221,7 +222,7 @@ fn with_set(
     id: Option<&str>,
     sets: &[String],
 ) -> Result<crate::engine::Scenario, Result<Vec<crate::engine::ScenarioError>, Failure>> {
-    use crate::engine::read::vary::{Parameter, placed, scalar};
+    use crate::engine::read::vary::{Parameter, placed, scalar, set_strategies};
     let mut tree = crate::engine::read::parse_yaml(source).map_err(Ok)?;
     for set in sets {
         let fail = |message: String| Err(Failure::Other(format!("--set {set}: {message}")));
@@ -230,8 +231,16 @@ fn with_set(
                 "write it as NAME=VALUE, for example clients=50".to_string(),
             ));
         };
+        if key == "strategies" {
+            let at = scalar(String::new(), &tree);
+            set_strategies(&mut tree, value, &at);
+            continue;
+        }
         let Some(parameter) = Parameter::from_name(key) else {
-            let names = Parameter::ALL.iter().map(|p| p.name());
+            let names = Parameter::ALL
+                .iter()
+                .map(|p| p.name())
+                .chain(["strategies"]);
             return Err(fail(format!(
                 "there is no parameter `{key}` to set; {}",
                 crate::suggest::help(key, names, "parameters")

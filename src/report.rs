@@ -305,7 +305,9 @@ pub fn json(result: &ScenarioResult, with_lanes: bool) -> String {
 /// without the pretty printer.
 pub fn json_compact(result: &ScenarioResult, with_lanes: bool) -> String {
     let out = json_result(result, with_lanes);
-    serde_json::to_string(&out).expect("results always serialise")
+    // Not `expect`, which would carry serde_json's error formatting into the browser's
+    // module.
+    serde_json::to_string(&out).unwrap_or_else(|_| unreachable!("results always serialise"))
 }
 
 /// The results as the JSON writes them.

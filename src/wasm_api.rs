@@ -9,7 +9,7 @@ use crate::chart::draw::Form;
 use crate::chart::lanes::{plot_edges, ticks_shown};
 use crate::chart::{FigureOptions, FigureParts, coord};
 use crate::engine::units::{format_duration, format_milli, parse_duration};
-use crate::engine::{Scenario, ScenarioError, parse_scenario, run_scenario};
+use crate::engine::{Scenario, ScenarioError, Strategy, parse_scenario, run_scenario};
 use crate::report;
 
 /// The id of a scenario that has none.
@@ -56,7 +56,9 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
 /// wrote it and the figure's window and caption as the author set them; `knobs` holds a
 /// line `name=value` per parameter the reader set (`clients=50`, `outage=5s`), each
 /// taking the place of its key exactly as a sweep's value does
-/// ([`crate::engine::read::vary`]); `asks` a line per reference of the page to the
+/// ([`crate::engine::read::vary`]), and `strategies=fixed,full-jitter` for the
+/// strategies the figure and its table compare (the scenario's own still run, for the
+/// prose); `asks` a line per reference of the page to the
 /// scenario, as the page marks it (`crowd.fixed.calls`, see [`crate::quote::parse`]).
 /// `values` gives, line by line, the reference's text as the build writes it, or `null`
 /// for a line that is no reference of the scenario. Or the errors JSON of
@@ -73,27 +75,20 @@ fn figure_page(
     knobs: &str,
     asks: Option<&str>,
 ) -> String {
-    let scenario = match explored(source, knobs) {
-        Ok(scenario) => scenario,
+    let (mut scenario, shown) = match explored(source, knobs) {
+        Ok(explored) => explored,
         Err(errors) => return errors_json(&errors),
     };
-    let result = run_scenario(&scenario);
-    let options = FigureOptions {
-        window: parse_duration(window.trim()).ok(),
-        caption: (!caption.is_empty()).then(|| caption.to_string()),
+    let mut result = run_scenario(&scenario);
+    // Here and below, `unreachable!` rather than `expect`, whose message would format
+    // serde_json's error and carry its formatting into the browser's module (2.5 KB):
+    // strings and the structs written here always serialise.
+    let text = |html: String| {
+        serde_json::to_string(&html).unwrap_or_else(|_| unreachable!("a string serialises"))
     };
-    let parts = FigureParts::new(&scenario, &result, &options);
-    let text = |html: String| serde_json::to_string(&html).expect("a string serialises");
-    let figure = format!(
-        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{}",
-        text(parts.charts),
-        text(parts.caption),
-        text(parts.ticks),
-    );
-    let table = text(parts.results);
-    if let Some(asks) = asks {
-        // Written by hand rather than as a tree of values, which costs the module
-        // kilobytes.
+    // The prose quotes every strategy that ran, the scenario's own among them. Written
+    // by hand rather than as a tree of values, which costs the module kilobytes.
+    let values = asks.map(|asks| {
         let values: Vec<String> = asks
             .lines()
             .map(|ask| {
@@ -104,10 +99,27 @@ fn figure_page(
                     .map_or_else(|| "null".to_string(), text)
             })
             .collect();
-        return format!(
-            "{figure}}},\"table\":{table},\"values\":[{}]}}",
-            values.join(",")
-        );
+        values.join(",")
+    });
+    // The figure compares the strategies the reader chose: their runs are the runs of
+    // the scenario with them written in (see `directive::explore`), in the order they
+    // ran, the scenario's own first.
+    result.strategies.retain(|r| shown.contains(&r.strategy));
+    scenario.strategies.retain(|s| shown.contains(s));
+    let options = FigureOptions {
+        window: parse_duration(window.trim()).ok(),
+        caption: (!caption.is_empty()).then(|| caption.to_string()),
+    };
+    let parts = FigureParts::new(&scenario, &result, &options);
+    let figure = format!(
+        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{}",
+        text(parts.charts),
+        text(parts.caption),
+        text(parts.ticks),
+    );
+    let table = text(parts.results);
+    if let Some(values) = values {
+        return format!("{figure}}},\"table\":{table},\"values\":[{values}]}}");
     }
     let plots: Vec<String> = Form::BOTH
         .iter()
@@ -127,17 +139,38 @@ fn figure_page(
 
 /// The scenario of `source` with each `name=value` line of `knobs` in place (values
 /// the build checked, see `directive::explore`, set without a sweep's checks of their
-/// kind); a line that names no parameter is passed over.
-fn explored(source: &str, knobs: &str) -> Result<Scenario, Vec<ScenarioError>> {
+/// kind), and the strategies the figure compares: those a line
+/// `strategies=fixed,full-jitter` names (as the page's boxes name them), which the
+/// scenario's own strategies then join, or the scenario's own. A line that names no
+/// parameter is passed over.
+fn explored(source: &str, knobs: &str) -> Result<(Scenario, Vec<Strategy>), Vec<ScenarioError>> {
     use crate::engine::read::vary::{Parameter, scalar, set};
     let mut tree = crate::engine::read::parse_yaml(source)?;
+    let mut shown: Vec<Strategy> = Vec::new();
     for (name, value) in knobs.lines().filter_map(|line| line.split_once('=')) {
-        if let Some(parameter) = Parameter::from_name(name) {
+        if name == "strategies" {
+            for name in value.split(',') {
+                if let Some(s) = Strategy::ALL.into_iter().find(|s| s.name() == name)
+                    && !shown.contains(&s)
+                {
+                    shown.push(s);
+                }
+            }
+        } else if let Some(parameter) = Parameter::from_name(name) {
             let node = scalar(value.to_string(), &tree);
             set(&mut tree, parameter, &node);
         }
     }
-    crate::engine::scenario_from_node(&tree, Some(DEFAULT_ID))
+    let mut scenario = crate::engine::scenario_from_node(&tree, Some(DEFAULT_ID))?;
+    if shown.is_empty() {
+        shown.clone_from(&scenario.strategies);
+    }
+    for &s in &shown {
+        if !scenario.strategies.contains(&s) {
+            scenario.strategies.push(s);
+        }
+    }
+    Ok((scenario, shown))
 }
 
 /// Reads a scenario and returns its settings, every default filled in, as the
@@ -178,7 +211,7 @@ pub fn errors_json(errors: &[ScenarioError]) -> String {
             })
             .collect(),
     };
-    serde_json::to_string(&errors).expect("errors serialise")
+    serde_json::to_string(&errors).unwrap_or_else(|_| unreachable!("errors serialise"))
 }
 
 /// The form's settings of a scenario, as JSON. Written through structs rather than
@@ -254,7 +287,7 @@ fn settings_json(s: &Scenario) -> String {
         strategies: s.strategies.iter().map(|st| st.name()).collect(),
     };
     // Strings, whole numbers, booleans and a finite float: nothing can fail.
-    serde_json::to_string(&settings).expect("settings serialise")
+    serde_json::to_string(&settings).unwrap_or_else(|_| unreachable!("settings serialise"))
 }
 
 /// Whether a client of the scenario can give up before it is served: an attempt limit,
@@ -342,6 +375,47 @@ mod tests {
             let (left, right) = (plots[i][0].as_f64().unwrap(), plots[i][1].as_f64().unwrap());
             assert!(0.0 < left && left < right && right < width, "{plots}");
         }
+    }
+
+    #[test]
+    fn the_readers_strategies_are_the_figure_and_the_scenarios_own_are_quoted() {
+        let own = "id: crowd\nclients: 40\nstrategies: [fixed, full-jitter]\nruns: 3\n";
+        // The reader's strategies in the order the page's boxes give them: the
+        // scenario's own first.
+        let chosen =
+            "id: crowd\nclients: 40\nstrategies: [full-jitter, decorrelated-jitter]\nruns: 3\n";
+        let asks = "crowd.fixed.calls\ncrowd.decorrelated-jitter.calls\ncrowd.full-jitter.done_at";
+        let explored: Value = serde_json::from_str(&explore(
+            own,
+            "",
+            "",
+            "strategies=full-jitter,decorrelated-jitter",
+            asks,
+        ))
+        .unwrap();
+        // The figure and table of the scenario with the reader's strategies written in:
+        // a strategy's runs do not depend on the others beside it.
+        let alone: Value = serde_json::from_str(&page(chosen, "", "")).unwrap();
+        for part in ["charts", "caption", "ticks"] {
+            assert_eq!(explored["figure"][part], alone["figure"][part], "{part}");
+        }
+        assert_eq!(explored["table"], alone["table"]);
+        // The prose quotes the scenario's own strategies, and the reader's.
+        let quoted = |source: &str, ask: &str| {
+            let scenario = parse_scenario(source, None).unwrap();
+            let result = run_scenario(&scenario);
+            let (target, format) = crate::quote::parse(ask, &scenario).unwrap();
+            Value::String(crate::quote::value(&target, format, &scenario, &result).unwrap())
+        };
+        let values = explored["values"].as_array().unwrap();
+        assert_eq!(values[0], quoted(own, "crowd.fixed.calls"));
+        assert_eq!(values[1], quoted(chosen, "crowd.decorrelated-jitter.calls"));
+        assert_eq!(values[2], quoted(own, "crowd.full-jitter.done_at"));
+        // No strategy the engine knows chosen: the scenario's own.
+        let none: Value =
+            serde_json::from_str(&explore(own, "", "", "strategies=nothing", "")).unwrap();
+        let built: Value = serde_json::from_str(&page(own, "", "")).unwrap();
+        assert_eq!(none["table"], built["table"]);
     }
 
     #[test]

@@ -20,9 +20,19 @@
 //! - every combination of the ranges' ends is a scenario the reader accepts (a `base`
 //!   above the `cap`, a spread beyond the horizon or a scenario past the simulation's
 //!   limit is an error at the range that reaches it).
+//!
+//! `strategies: true` lets the reader choose which strategies the figure compares: a
+//! box per strategy, the scenario's own checked. The prose keeps quoting the scenario's
+//! own strategies, so the engine runs those and the reader's together and the figure
+//! and its tables show the reader's; a strategy's runs do not depend on which others
+//! run beside it (each run's seed is the scenario's seed plus the run's number), so the
+//! figure is the figure of the scenario with the reader's strategies written in. Every
+//! combination of the ranges' ends is then checked with all six strategies, the most
+//! work a reader can ask for.
 
+use crate::engine::Strategy;
 use crate::engine::read::parse_yaml;
-use crate::engine::read::vary::{Kind, Parameter, key, placed, scalar};
+use crate::engine::read::vary::{Kind, Parameter, key, placed, scalar, set_strategies};
 use crate::engine::units::{self, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::yaml::{Map, Naming, Node, Value};
@@ -30,6 +40,26 @@ use crate::yaml::{Map, Naming, Node, Value};
 /// The most steps a range may have: a slider finer than this is moved by the keyboard
 /// one step at a time to no purpose.
 pub const MAX_STEPS: u64 = 10_000;
+
+/// What a reader may vary under a figure: no knobs and no strategies for a printed
+/// figure.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Explore {
+    /// The sliders, in the order the directive names them.
+    pub knobs: Vec<Knob>,
+    /// Whether the reader chooses the strategies compared (`strategies: true`).
+    pub strategies: bool,
+}
+
+impl Explore {
+    /// Whether the figure is a printed one, with nothing to vary.
+    pub fn is_empty(&self) -> bool {
+        self.knobs.is_empty() && !self.strategies
+    }
+}
+
+/// The key of `figure.explore` that lets the reader choose the strategies.
+pub const STRATEGIES: &str = "strategies";
 
 /// One thing a reader may vary, in the parameter's unit: µs for durations, the number
 /// for whole numbers, thousandths for other numbers.
@@ -108,16 +138,31 @@ fn built(parameter: Parameter, s: &Scenario) -> Result<u64, &'static str> {
 }
 
 /// Reads `figure.explore` of a directive whose scenario, `scenario`, was read without a
-/// mistake: no key gives no knobs. Errors are positioned relative to the body.
-pub fn read_explore(root: &Node, scenario: &Scenario) -> Result<Vec<Knob>, Vec<ScenarioError>> {
+/// mistake: no key gives nothing to vary. Errors are positioned relative to the body.
+pub fn read_explore(root: &Node, scenario: &Scenario) -> Result<Explore, Vec<ScenarioError>> {
     let Some(node) = explore_node(root) else {
-        return Ok(Vec::new());
+        return Ok(Explore::default());
     };
     let mut errors = Vec::new();
-    let names: Vec<&str> = Parameter::ALL.iter().map(|p| p.name()).collect();
+    let names: Vec<&str> = Parameter::ALL
+        .iter()
+        .map(|p| p.name())
+        .chain([STRATEGIES])
+        .collect();
     let naming = Naming::Path("figure.explore.");
     let Some(map) = Map::read(node, &names, naming, "`figure.explore`", &mut errors) else {
         return Err(errors);
+    };
+    let strategies = match map.boolean(STRATEGIES) {
+        Ok(chosen) => chosen.unwrap_or(false),
+        Err(mut e) => {
+            e.help = Some(
+                "`strategies: true` lets the reader choose the strategies the figure compares"
+                    .to_string(),
+            );
+            errors.push(e);
+            false
+        }
     };
     let mut knobs = Vec::new();
     let mut ranges = Vec::new();
@@ -137,10 +182,11 @@ pub fn read_explore(root: &Node, scenario: &Scenario) -> Result<Vec<Knob>, Vec<S
         }
     }
     if errors.is_empty() {
-        errors.extend(corners(root, &knobs, &ranges));
+        let all = strategies.then(|| map.key(STRATEGIES)).flatten();
+        errors.extend(corners(root, &knobs, &ranges, all));
     }
     if errors.is_empty() {
-        Ok(knobs)
+        Ok(Explore { knobs, strategies })
     } else {
         errors.sort_by_key(|e| e.pos);
         Err(errors)
@@ -281,8 +327,16 @@ fn knob(parameter: Parameter, range: &Node, scenario: &Scenario) -> Result<Knob,
 }
 
 /// Every combination of the ends of the ranges, read as the scenario: each mistake is
-/// placed at the first range whose end the combination takes, with the combination.
-fn corners(root: &Node, knobs: &[Knob], ranges: &[&Node]) -> Option<ScenarioError> {
+/// placed at the first range whose end the combination takes (or at `strategies`, the
+/// key of `strategies: true`, when there is no range), with the combination. With
+/// `strategies`, every combination compares all six strategies.
+fn corners(
+    root: &Node,
+    knobs: &[Knob],
+    ranges: &[&Node],
+    strategies: Option<&Node>,
+) -> Option<ScenarioError> {
+    let all: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
     // 2^n combinations; a directive has at most one range per parameter.
     for corner in 0u32..1 << knobs.len() {
         let ends: Vec<u64> = knobs
@@ -291,6 +345,9 @@ fn corners(root: &Node, knobs: &[Knob], ranges: &[&Node]) -> Option<ScenarioErro
             .map(|(i, k)| if corner >> i & 1 == 1 { k.max } else { k.min })
             .collect();
         let mut tree = root.clone();
+        if let Some(at) = strategies {
+            set_strategies(&mut tree, &all.join(","), at);
+        }
         let mut problem = None;
         for ((knob, &end), range) in knobs.iter().zip(&ends).zip(ranges) {
             let node = scalar(knob.yaml(end), range);
@@ -308,19 +365,27 @@ fn corners(root: &Node, knobs: &[Knob], ranges: &[&Node]) -> Option<ScenarioErro
                 .and_then(|mut e| e.drain(..).next())
         });
         if let Some(problem) = problem {
-            let setting: Vec<String> = knobs
+            let mut setting: Vec<String> = knobs
                 .iter()
                 .zip(&ends)
                 .map(|(k, &v)| format!("{} {}", k.parameter.name(), k.yaml(v)))
                 .collect();
+            if strategies.is_some() {
+                setting.push("all six strategies".to_string());
+            }
+            let at = ranges.first().copied().or(strategies)?;
             return Some(ScenarioError::at(
-                ranges[0],
+                at,
                 format!(
                     "with {} the scenario is refused: {}",
                     setting.join(", "),
                     problem.message
                 ),
-                Some("narrow the range, so that every value a reader can choose is a scenario that runs".to_string()),
+                Some(if ranges.is_empty() {
+                    "compare fewer clients or runs, so that every choice of strategies is a scenario that runs".to_string()
+                } else {
+                    "narrow the range, so that every value a reader can choose is a scenario that runs".to_string()
+                }),
             ));
         }
     }

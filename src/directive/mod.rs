@@ -220,9 +220,9 @@ pub struct SimDirective {
     pub scenario: Scenario,
     /// How to draw it: the directive's `figure:` keys.
     pub figure: FigureOptions,
-    /// What a reader may vary under the figure (`figure.explore`); none for a printed
-    /// figure.
-    pub explore: Vec<explore::Knob>,
+    /// What a reader may vary under the figure (`figure.explore`); nothing for a
+    /// printed figure.
+    pub explore: explore::Explore,
 }
 
 /// Reads a directive's YAML: the scenario (which must have an `id`) and its figure keys.

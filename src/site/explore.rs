@@ -15,7 +15,8 @@ use std::path::Path;
 use super::output::Staging;
 use crate::chart::table::escape;
 use crate::diag::Failure;
-use crate::directive::explore::Knob;
+use crate::directive::explore::Explore;
+use crate::engine::Strategy;
 use crate::engine::read::vary::{Kind, Parameter};
 use crate::engine::units::format_duration;
 use crate::format::{duration, milli, thousands};
@@ -83,9 +84,11 @@ fn kind_name(kind: Kind) -> &'static str {
     }
 }
 
-/// The ids the controls of scenario `id` give, with a name per knob.
-pub fn ids(id: &str, knobs: &[Knob]) -> Vec<String> {
-    knobs
+/// The ids the controls of scenario `id` give, with a name per knob (the strategies'
+/// boxes are in their labels, and have none).
+pub fn ids(id: &str, explore: &Explore) -> Vec<String> {
+    explore
+        .knobs
         .iter()
         .map(|k| format!("{id}-explore-{}", k.parameter.name()))
         .collect()
@@ -99,20 +102,26 @@ pub fn ids(id: &str, knobs: &[Knob]) -> Vec<String> {
 /// that every position is a value the engine reads exactly; its label names the key it
 /// changes, and its output and `aria-valuetext` say the value with its unit. Then the
 /// note that the figure was changed, the Reset button and a polite live region.
+///
+/// With `strategies: true`, a box per strategy under the legend `strategies`: the
+/// scenario's own, `built`, first and checked, in the author's order, then the others
+/// in the articles' order. The figure compares the checked ones, in that order.
 pub fn controls(
     id: &str,
     source: &str,
-    knobs: &[Knob],
+    explore: &Explore,
+    built: &[Strategy],
     window: Option<u64>,
     caption: Option<&str>,
 ) -> String {
+    let knobs = &explore.knobs;
     let mut out = format!(
         "<div class=\"sim-explore\" data-yaml=\"{}\" data-window=\"{}\" data-caption=\"{}\">\n",
         escape(source),
         window.map(format_duration).unwrap_or_default(),
         escape(caption.unwrap_or_default())
     );
-    for (knob, control) in knobs.iter().zip(ids(id, knobs)) {
+    for (knob, control) in knobs.iter().zip(ids(id, explore)) {
         let name = knob.parameter.name();
         let value = shown(knob.parameter, knob.value);
         out.push_str(&format!(
@@ -127,6 +136,24 @@ pub fn controls(
             kind_name(knob.parameter.kind()),
             unit(knob.parameter),
         ));
+    }
+    if explore.strategies {
+        out.push_str(
+            "<fieldset class=\"sim-strategies\"><legend>strategies</legend><div class=\"sim-boxes\">\n",
+        );
+        let others = Strategy::ALL.into_iter().filter(|s| !built.contains(s));
+        for strategy in built.iter().copied().chain(others) {
+            let name = strategy.name();
+            let checked = if built.contains(&strategy) {
+                " checked"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "<label><input type=\"checkbox\" name=\"strategies\" value=\"{name}\"{checked}> {name}</label>\n"
+            ));
+        }
+        out.push_str("</div></fieldset>\n");
     }
     out.push_str(
         "<p class=\"sim-explore-status\"><span class=\"sim-explore-changed\">Changed from the article</span> \
@@ -148,6 +175,7 @@ pub fn script(base_path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::directive::explore::Knob;
 
     #[test]
     fn a_value_is_shown_with_its_unit() {
@@ -167,10 +195,15 @@ mod tests {
             step: 1,
             value: 100,
         }];
+        let explore = Explore {
+            knobs: knobs.to_vec(),
+            strategies: false,
+        };
         let html = controls(
             "crowd",
             "id: crowd\nclients: 100\n",
-            &knobs,
+            &explore,
+            &Strategy::CLASSIC,
             None,
             Some("A \"crowd\""),
         );
@@ -180,6 +213,36 @@ mod tests {
         assert!(html.contains(
             "<label for=\"crowd-explore-clients\">clients</label> <input type=\"range\" id=\"crowd-explore-clients\" name=\"clients\" min=\"10\" max=\"1000\" step=\"1\" value=\"100\" data-kind=\"whole\" data-unit=\"clients\" aria-valuetext=\"100 clients\"> <output for=\"crowd-explore-clients\">100 clients</output>"
         ), "{html}");
-        assert_eq!(ids("crowd", &knobs), ["crowd-explore-clients"]);
+        assert_eq!(ids("crowd", &explore), ["crowd-explore-clients"]);
+        assert!(!html.contains("checkbox"), "{html}");
+    }
+
+    #[test]
+    fn the_strategies_boxes_put_the_scenarios_own_first_and_checked() {
+        let explore = Explore {
+            knobs: Vec::new(),
+            strategies: true,
+        };
+        let built = [Strategy::FullJitter, Strategy::Fixed];
+        let html = controls("crowd", "id: crowd\n", &explore, &built, None, None);
+        let boxes: Vec<&str> = html
+            .lines()
+            .filter(|line| line.contains("checkbox"))
+            .collect();
+        assert_eq!(
+            boxes,
+            [
+                "<label><input type=\"checkbox\" name=\"strategies\" value=\"full-jitter\" checked> full-jitter</label>",
+                "<label><input type=\"checkbox\" name=\"strategies\" value=\"fixed\" checked> fixed</label>",
+                "<label><input type=\"checkbox\" name=\"strategies\" value=\"exponential\"> exponential</label>",
+                "<label><input type=\"checkbox\" name=\"strategies\" value=\"equal-jitter\"> equal-jitter</label>",
+                "<label><input type=\"checkbox\" name=\"strategies\" value=\"decorrelated-jitter\"> decorrelated-jitter</label>",
+                "<label><input type=\"checkbox\" name=\"strategies\" value=\"proportional-jitter\"> proportional-jitter</label>",
+            ]
+        );
+        assert!(html.contains(
+            "<fieldset class=\"sim-strategies\"><legend>strategies</legend><div class=\"sim-boxes\">"
+        ));
+        assert!(ids("crowd", &explore).is_empty());
     }
 }

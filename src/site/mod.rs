@@ -156,6 +156,7 @@ impl Block {
                         &sim.scenario.id,
                         source,
                         &sim.explore,
+                        &sim.scenario.strategies,
                         options.window,
                         options.caption.as_deref(),
                     );

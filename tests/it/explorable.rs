@@ -32,6 +32,7 @@ fn ranges_are_read_in_the_parameters_unit_with_the_built_value() {
     let sim = read_sim(&yaml).unwrap();
     let knobs: Vec<(&str, u64, u64, u64, u64)> = sim
         .explore
+        .knobs
         .iter()
         .map(|k| (k.parameter.name(), k.min, k.max, k.step, k.value))
         .collect();
@@ -104,6 +105,49 @@ fn every_mistake_in_a_range_is_placed_and_explained() {
         "with cap 1s, base 5s the scenario is refused: `retry.cap` (1s) is below `retry.base` \
          (5s) (narrow the range, so that every value a reader can choose is a scenario that \
          runs) at 6:18"
+    );
+}
+
+#[test]
+fn strategies_true_lets_the_reader_choose_the_strategies_checked_with_all_six() {
+    let yaml = format!("{CROWD}figure:\n  explore: {{clients: [10, 200], strategies: true}}\n");
+    let sim = read_sim(&yaml).unwrap();
+    assert!(sim.explore.strategies);
+    assert_eq!(sim.explore.knobs.len(), 1);
+    let alone = format!("{CROWD}figure:\n  explore: {{strategies: true}}\n");
+    let sim = read_sim(&alone).unwrap();
+    assert!(sim.explore.strategies && sim.explore.knobs.is_empty());
+    assert!(!sim.explore.is_empty());
+    let off = format!("{CROWD}figure:\n  explore: {{strategies: false}}\n");
+    assert!(read_sim(&off).unwrap().explore.is_empty());
+    assert_eq!(
+        mistake("{strategies: yes}"),
+        "`figure.explore.strategies` must be true or false, found `yes` (`strategies: true` \
+         lets the reader choose the strategies the figure compares) at 6:25"
+    );
+    assert_eq!(
+        mistake("{stratgies: true}"),
+        "unknown key `figure.explore.stratgies` (did you mean `strategies`?) at 6:13"
+    );
+    // Two strategies fit the simulation's limit; all six, which a reader can choose, do
+    // not: the mistake is at the key, with the combination.
+    let big =
+        "id: crowd\nclients: 100000\nstrategies: [fixed, full-jitter]\nruns: 20\nhorizon: 10s\n";
+    assert!(read_sim(big).is_ok());
+    let errors = read_sim(&format!("{big}figure:\n  explore: {{strategies: true}}\n")).unwrap_err();
+    let e = &errors[0];
+    assert!(
+        e.message
+            .starts_with("with all six strategies the scenario is refused:"),
+        "{}",
+        e.message
+    );
+    assert_eq!((e.pos.line, e.pos.column), (7, 13));
+    assert!(
+        e.help
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("compare fewer clients or runs")
     );
 }
 
@@ -245,6 +289,38 @@ fn sim_sets_a_parameter_as_a_sweep_does() {
         ),
         "{err}"
     );
+    // The strategies compared, as the boxes of an explorable figure choose them.
+    let (code, out, err) = run(&[
+        "sim",
+        "scenarios/crowd.yaml",
+        "--set",
+        "strategies=full-jitter,fixed",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = json["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["full-jitter", "fixed"]);
+    for (set, message) in [
+        ("strategies=fixed,jitter", "unknown strategy `jitter`"),
+        ("strategies=fixed,fixed", "strategy `fixed` is listed twice"),
+        ("strategies=", "`strategies` is empty"),
+    ] {
+        let (code, _, err) = run(&["sim", "scenarios/crowd.yaml", "--set", set]);
+        assert_eq!(code, 1, "{set}");
+        assert!(
+            err.contains(&format!("with --set {set}: {message}")),
+            "{err}"
+        );
+    }
+    let (code, _, err) = run(&["sim", "scenarios/crowd.yaml", "--set", "strategis=fixed"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("did you mean `strategies`?"), "{err}");
     let (code, _, err) = run(&["sim", "scenarios/crowd.yaml", "--set", "base=20s"]);
     assert_eq!(code, 1);
     assert!(
@@ -265,6 +341,10 @@ fn hostile_ranges_and_conditions_are_refused_without_a_panic() {
         "~",
         "{spread: [0s, 1h]}",
         "{clients: [1, 10000000]}",
+        "{strategies: [fixed, exponential]}",
+        "{strategies: \"\\u0000\"}",
+        "{strategies: true, strategies: false}",
+        "{strategies: {true: 1}}",
     ] {
         let yaml = format!("{CROWD}figure:\n  explore: {explore}\n");
         if explore == "~" {

@@ -13,6 +13,11 @@
 //    the same scenario; the address holds the setting, and opening that address gives
 //    the same page; the live region says one sentence. Reset restores the built figure,
 //    tables and references byte for byte, and the address.
+//    A figure whose directive says `strategies: true` has a box per strategy: one of
+//    the article's is unchecked, then one of the others checked; the figure and tables
+//    equal `retrylab sim --set strategies=…` with the chosen ones, and the references
+//    and marked sentences the same with the article's and the chosen together. The last
+//    box checked cannot be unchecked.
 // 5. The keyboard moves a slider one step.
 // 6. Speed (reported, not a gate): from a slider's change to the redrawn figure and prose
 //    for the crowd at 50 and 200 runs, and the longest main-thread task meanwhile.
@@ -192,7 +197,9 @@ function nativeHolds(condition, json, settings) {
 }
 
 let hiddenSeen = 0;
-function compareWithNative(label, state, json) {
+// `json` is what the references and marked sentences are compared with, `shown` what
+// the figure and its tables are (the same, unless the reader chose the strategies).
+function compareWithNative(label, state, json, shown = json) {
   const settings = state.settings;
   hiddenSeen += state.conditions.filter(([, shown]) => !shown).length;
   for (const [condition, shown] of state.conditions) {
@@ -202,7 +209,10 @@ function compareWithNative(label, state, json) {
     if (!agrees(path, text, json, settings)) fail(`${label}: {{ ${path} }} reads ${JSON.stringify(text)}, not what retrylab sim gives`);
   }
   const table = tableOf(state.results);
-  for (const s of json.strategies) {
+  if (Object.keys(table).join() !== shown.strategies.map((s) => s.strategy).join()) {
+    fail(`${label}: the results table has rows ${Object.keys(table).join(", ")}, retrylab sim ${shown.strategies.map((s) => s.strategy).join(", ")}`);
+  }
+  for (const s of shown.strategies) {
     const row = table[s.strategy];
     if (!row) { fail(`${label}: the results table has no row for ${s.strategy}`); continue; }
     if (row.calls !== s.calls.median) fail(`${label}: the table gives ${s.strategy} ${row.calls} calls, retrylab sim ${s.calls.median}`);
@@ -213,17 +223,94 @@ function compareWithNative(label, state, json) {
   }
   const ticks = ticksOf(state.data);
   if (ticks.lanes.length === 0 || ticks.rows.length === 0) fail(`${label}: the chart's data table has no rows`);
+  if (ticks.lanes.join() !== shown.strategies.map((s) => s.strategy).join()) fail(`${label}: the chart's data has lanes ${ticks.lanes.join(", ")}`);
   if (!/^<svg[^>]* class="sim-lanes sim-wide"/.test(state.charts[0] ?? "") || state.charts.length !== 2) fail(`${label}: the figure does not hold its two charts`);
   if (ticks.binned) return;
   for (const [time, cells] of ticks.rows) {
     ticks.lanes.forEach((lane, i) => {
-      const lanes = json.strategies.find((s) => s.strategy === lane)?.lanes;
+      const lanes = shown.strategies.find((s) => s.strategy === lane)?.lanes;
       const tick = Math.round(time / lanes.tick_s);
       if (cells[2 * i] !== lanes.served[tick] || cells[2 * i + 1] !== lanes.rejected[tick]) {
         fail(`${label}: the chart's data at ${time} s gives ${lane} ${cells[2 * i]}/${cells[2 * i + 1]}, retrylab sim ${lanes.served[tick]}/${lanes.rejected[tick]}`);
       }
     });
   }
+}
+
+// Checks or unchecks a strategy's box as a reader would and waits for the page to be
+// redrawn.
+const toggle = (page, id, value) => page.evaluate(({ id, value }) => new Promise((resolve) => {
+  const figure = document.querySelector(`figure[data-scenario="${id}"]`);
+  const box = figure.querySelector(`input[type=checkbox][value="${value}"]`);
+  figure.addEventListener("retrylab:explored", (e) => resolve(e.detail.ms), { once: true });
+  box.checked = !box.checked;
+  box.dispatchEvent(new Event("change", { bubbles: true }));
+}), { id, value });
+
+// The strategies' boxes of a figure: one of the article's taken out, then one of the
+// others added, each compared with retrylab sim; Reset; the last box stays checked.
+async function strategies(page, context, url, figure, built) {
+  const { id } = figure;
+  const own = figure.boxes.filter((b) => b.checked).map((b) => b.value);
+  const others = figure.boxes.filter((b) => !b.checked).map((b) => b.value);
+  const settings = Object.fromEntries(built.refs.filter(([ref]) => ref.split("|")[0].split(".").length === 2)
+    .map(([ref, text]) => [ref.split("|")[0].split(".")[1], text]));
+  const tries = [];
+  if (own.length > 1) tries.push({ value: own[0], chosen: own.slice(1) });
+  if (others.length > 0) tries.push({ value: others[0], chosen: [...own, others[0]] });
+  for (const { value, chosen } of tries) {
+    await toggle(page, id, value);
+    const state = await stateOf(page, id);
+    const label = `${id} with the strategies ${chosen.join(", ")}`;
+    if (state.hash !== `#${id}:strategies=${chosen.join("+")}`) fail(`${label}: the address is ${state.hash}`);
+    if (!state.changed || state.resetDisabled) fail(`${label}: the figure is not marked as changed, or Reset is disabled`);
+    if (!state.live.startsWith("Rerun with the strategies")) fail(`${label}: the live region says ${JSON.stringify(state.live)}`);
+    state.settings = settings;
+    const union = [...own, ...chosen.filter((s) => !own.includes(s))];
+    const quoted = await simulate(figure.yaml, [`strategies=${union.join(",")}`]);
+    const shown = await simulate(figure.yaml, [`strategies=${chosen.join(",")}`]);
+    compareWithNative(label, state, quoted, shown);
+    const other = await context.newPage();
+    await other.goto(`${origin}${url}${state.hash}`);
+    await other.waitForFunction((id) => document.querySelector(`figure[data-scenario="${id}"]`).classList.contains("sim-changed"), id);
+    const shared = await stateOf(other, id);
+    if (JSON.stringify(shared.charts) !== JSON.stringify(state.charts) || shared.results !== state.results) {
+      fail(`${label}: the address ${state.hash} opens a different page`);
+    }
+    await other.close();
+    await toggle(page, id, value);
+    const back = await stateOf(page, id);
+    if (JSON.stringify(back.charts) !== JSON.stringify(built.charts) || back.results !== built.results || back.hash !== "") {
+      fail(`${label}: the box set back does not give the built figure`);
+    }
+  }
+  // Reset after a change gives the built page.
+  await toggle(page, id, tries[0].value);
+  await page.evaluate((id) => new Promise((resolve) => {
+    const figure = document.querySelector(`figure[data-scenario="${id}"]`);
+    figure.addEventListener("retrylab:explored", resolve, { once: true });
+    figure.querySelector(".sim-explore-reset").click();
+  }), id);
+  const reset = await stateOf(page, id);
+  for (const part of ["charts", "caption", "results", "data", "refs"]) {
+    if (JSON.stringify(reset[part]) !== JSON.stringify(built[part])) fail(`${id}: after Reset (strategies), the ${part} differ from the built page's`);
+  }
+  // The last box checked stays checked.
+  const last = await page.evaluate((id) => {
+    const figure = document.querySelector(`figure[data-scenario="${id}"]`);
+    const boxes = [...figure.querySelectorAll("input[type=checkbox]")];
+    const was = boxes.map((b) => b.checked);
+    const checked = boxes.filter((b) => b.checked);
+    for (const b of checked.slice(0, -1)) b.checked = false;
+    const lastBox = checked.at(-1);
+    lastBox.checked = false;
+    lastBox.dispatchEvent(new Event("change", { bubbles: true }));
+    const result = { kept: lastBox.checked, live: figure.querySelector(".sim-explore-live").textContent };
+    boxes.forEach((b, i) => { b.checked = was[i]; });
+    return result;
+  }, id);
+  if (!last.kept || !/at least one strategy/.test(last.live)) fail(`${id}: the last strategy's box could be unchecked (${JSON.stringify(last)})`);
+  console.log(`${id}: strategies (${own.length} of ${figure.boxes.length} checked) ${tries.map((t) => (own.includes(t.value) ? `without ${t.value}` : `with ${t.value}`)).join(", then ")}, each as retrylab sim gives it; Reset restores the built page; the last box stays checked`);
 }
 
 const pages = await explorablePages(site);
@@ -281,7 +368,8 @@ try {
       yaml: f.querySelector(".sim-explore").dataset.yaml,
       window: f.querySelector(".sim-explore").dataset.window,
       caption: f.querySelector(".sim-explore").dataset.caption,
-      knobs: [...f.querySelectorAll(".sim-explore input")].map((i) => ({
+      boxes: [...f.querySelectorAll(".sim-explore input[type=checkbox]")].map((b) => ({ value: b.value, checked: b.checked })),
+      knobs: [...f.querySelectorAll(".sim-explore input[type=range]")].map((i) => ({
         name: i.name, min: Number(i.min), max: Number(i.max), step: Number(i.step), value: Number(i.value),
         kind: i.dataset.kind, label: document.querySelector(`label[for="${i.id}"]`)?.textContent,
         unit: i.getAttribute("aria-valuetext"),
@@ -362,8 +450,10 @@ try {
         if (reset.conditions.some(([, shown]) => !shown)) fail(`${id}: after Reset a marked sentence is hidden`);
         console.log(`${id}: ${knob.name} (${knob.unit}) moved to its lowest, a middle and its highest value, each as retrylab sim gives it; Reset restores the built page`);
       }
+      if (figure.boxes.length > 0) await strategies(page, context, url, figure, built);
       // 5. The keyboard moves the first slider one step.
       const first = figure.knobs[0];
+      if (!first) continue;
       const moved = page.evaluate((id) => new Promise((resolve) => {
         document.querySelector(`figure[data-scenario="${id}"]`).addEventListener("retrylab:explored", resolve, { once: true });
       }), id);
@@ -377,6 +467,7 @@ try {
     await context.close();
   }
 
+  if (!pages.some((p) => p.html.includes('type="checkbox" name="strategies"'))) fail("no explorable figure lets the reader choose the strategies");
   console.log(`marked sentences hidden, each as retrylab sim's numbers say: ${hiddenSeen} over all the settings tried`);
   if (hiddenSeen === 0) fail("no setting tried hid a marked sentence, so the check of conditions checked nothing");
 

@@ -261,6 +261,19 @@ pub fn set(tree: &mut Node, parameter: Parameter, node: &Node) {
     }
 }
 
+/// Sets the scenario's `strategies` in its YAML `tree` to the names in `names`,
+/// separated by commas (`fixed,full-jitter`), each a scalar standing where `at` does,
+/// so that the reader checks them as the same list written in the scenario (an unknown
+/// name, one listed twice, none at all).
+pub fn set_strategies(tree: &mut Node, names: &str, at: &Node) {
+    let items = names
+        .split(',')
+        .filter(|name| !name.is_empty())
+        .map(|name| scalar(name.to_string(), at))
+        .collect();
+    place(tree, &["strategies"], at).value = Value::Seq(items);
+}
+
 fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
     ScenarioError::at(node, message, help)
 }

@@ -9,6 +9,10 @@
 // to the article's value (or Reset) puts back the page as it was built. The settings
 // are in the address (`#crowd:clients=50,capacity=5`), so a link shares them.
 //
+// With `strategies: true`, a box per strategy chooses the strategies the figure and its
+// tables compare (`strategies=fixed+full-jitter` in the address); the engine runs the
+// scenario's own strategies beside them, so the prose that quotes those stays.
+//
 // Each finished update dispatches `retrylab:explored` on its figure, with the time from
 // the change to the redrawn page in `detail.ms`.
 
@@ -76,6 +80,7 @@ function stateOf(figure) {
     id, figure, box, results, data,
     yaml: box.dataset.yaml, window: box.dataset.window, caption: box.dataset.caption,
     inputs: [...box.querySelectorAll("input[type=range]")],
+    boxes: [...box.querySelectorAll("input[type=checkbox][name=strategies]")],
     note: box.querySelector(".sim-explore-changed"),
     reset: box.querySelector(".sim-explore-reset"),
     live: box.querySelector(".sim-explore-live"),
@@ -90,14 +95,27 @@ function stateOf(figure) {
     data: data?.innerHTML,
     refs: state.refs.map((e) => e.textContent),
     values: state.inputs.map((input) => input.value),
+    checked: state.boxes.map((b) => b.checked),
   };
   for (const input of state.inputs) {
     input.addEventListener("input", () => { label(input); changed(state); });
   }
+  for (const b of state.boxes) {
+    b.addEventListener("change", () => {
+      // A figure compares at least one strategy: the last box stays checked.
+      if (!state.boxes.some((other) => other.checked)) {
+        b.checked = true;
+        state.live.textContent = "The figure compares at least one strategy.";
+        return;
+      }
+      changed(state);
+    });
+  }
   state.reset.addEventListener("click", () => {
     state.inputs.forEach((input, i) => { input.value = state.built.values[i]; label(input); });
+    state.boxes.forEach((b, i) => { b.checked = state.built.checked[i]; });
     changed(state);
-    state.inputs[0]?.focus();
+    (state.inputs[0] ?? state.boxes[0])?.focus();
   });
   return state;
 }
@@ -146,7 +164,19 @@ function label(input) {
   if (output) output.textContent = text;
 }
 
-const isBuilt = (state) => state.inputs.every((input, i) => input.value === state.built.values[i]);
+const boxesBuilt = (state) => state.boxes.every((b, i) => b.checked === state.built.checked[i]);
+const isBuilt = (state) => boxesBuilt(state) && state.inputs.every((input, i) => input.value === state.built.values[i]);
+
+// The strategies the reader chose, in the boxes' order.
+const chosen = (state) => state.boxes.filter((b) => b.checked).map((b) => b.value);
+
+// The settings of a figure that differ from the article's, as `name=value`, with
+// `joiner` between the strategies chosen.
+const settingsOf = (state, joiner) => [
+  ...state.inputs.filter((input, i) => input.value !== state.built.values[i])
+    .map((input) => `${input.name}=${yamlOf(input.dataset.kind, Number(input.value))}`),
+  ...(boxesBuilt(state) ? [] : [`strategies=${chosen(state).join(joiner)}`]),
+];
 
 // A reader's change: back to the article at once, or a rerun.
 function changed(state) {
@@ -167,7 +197,7 @@ function send() {
   const [id, seq] = waiting.entries().next().value;
   waiting.delete(id);
   const state = states.get(id);
-  const knobs = state.inputs.map((input) => `${input.name}=${yamlOf(input.dataset.kind, Number(input.value))}`).join("\n");
+  const knobs = settingsOf(state, ",").join("\n");
   const asks = asksOf(state);
   busy = true;
   worker.postMessage({ id, seq, yaml: state.yaml, window: state.window, caption: state.caption, knobs, asks: asks.join("\n") });
@@ -203,12 +233,19 @@ function apply(state, out) {
   for (const e of state.refs) e.textContent = value.get(e.dataset.ref) ?? e.textContent;
   for (const e of state.conditions) e.hidden = !holds(e.dataset.if, value);
   marked(state, true);
-  const setting = state.inputs.filter((input, i) => input.value !== state.built.values[i])
-    .map((input) => `${input.name} at ${input.getAttribute("aria-valuetext")}`).join(", ");
+  const setting = [
+    ...state.inputs.filter((input, i) => input.value !== state.built.values[i])
+      .map((input) => `${input.name} at ${input.getAttribute("aria-valuetext")}`),
+    ...(boxesBuilt(state) ? [] : [`the strategies ${chosen(state).join(", ")}`]),
+  ].join(", ");
   const numbers = state.refs.length === 1 ? "1 number" : `${state.refs.length} numbers`;
+  // Only the strategies changed: the prose quotes the article's, as before.
+  const shows = state.inputs.every((input, i) => input.value === state.built.values[i])
+    ? "the chart and its tables show them; the numbers in the text are the article's"
+    : `the chart, its tables and ${numbers} in the text show it`;
   const hidden = state.conditions.filter((e) => e.hidden).length;
   const sentences = hidden === 0 ? "" : `; ${hidden === 1 ? "1 sentence that no longer holds is" : `${hidden} sentences that no longer hold are`} hidden`;
-  state.live.textContent = `Rerun with ${setting}: the chart, its tables and ${numbers} in the text show it${sentences}.`;
+  state.live.textContent = `Rerun with ${setting}: ${shows}${sentences}.`;
   done(state);
 }
 
@@ -246,7 +283,7 @@ function done(state) {
 }
 
 function unavailable(state) {
-  for (const input of state.inputs) input.disabled = true;
+  for (const input of [...state.inputs, ...state.boxes]) input.disabled = true;
   state.reset.disabled = true;
   state.live.textContent = "This browser cannot run the simulation, so the figure stays as the article shows it.";
 }
@@ -255,9 +292,7 @@ function unavailable(state) {
 function toAddress() {
   const parts = [];
   for (const state of states.values()) {
-    const set = state.inputs
-      .filter((input, i) => input.value !== state.built.values[i])
-      .map((input) => `${input.name}=${yamlOf(input.dataset.kind, Number(input.value))}`);
+    const set = settingsOf(state, "+");
     if (set.length > 0) parts.push(`${state.id}:${set.join(",")}`);
   }
   const hash = parts.length > 0 ? `#${parts.join("&")}` : "";
@@ -278,6 +313,13 @@ function fromAddress() {
     if (!state) continue;
     for (const setting of settings.split(",")) {
       const [name, text] = setting.split("=");
+      if (name === "strategies" && state.boxes.length > 0) {
+        const names = (text ?? "").split("+");
+        if (state.boxes.some((b) => names.includes(b.value))) {
+          for (const b of state.boxes) b.checked = names.includes(b.value);
+        }
+        continue;
+      }
       const input = state.inputs.find((i) => i.name === name);
       if (!input) continue;
       const value = [...Array(1 + (Number(input.max) - Number(input.min)) / Number(input.step)).keys()]
