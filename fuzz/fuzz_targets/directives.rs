@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
 use retrylab::diag::{Diagnostic, LineIndex};
-use retrylab::directive::{self, Kind, reference, sweep};
+use retrylab::directive::{self, Kind, reference, schedule, sweep};
 use retrylab::site::docs;
 
 fuzz_target!(|text: &str| {
@@ -24,7 +24,7 @@ fuzz_target!(|text: &str| {
                 })
                 .err(),
             Kind::Sweep => sweep::read_sweep(&found.body).err(),
-            Kind::Schedule => sweep::read_schedule(&found.body).err(),
+            Kind::Schedule => schedule::read_schedule(&found.body).err(),
             Kind::ReferenceTable => {
                 let _ = docs::table_named(found.body.trim());
                 None

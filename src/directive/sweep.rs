@@ -1,5 +1,4 @@
-//! Sweep and schedule directives: one parameter varied over values, and the waits of a
-//! policy attempt by attempt.
+//! The sweep directive: one parameter varied over values.
 //!
 //! A sweep is a scenario with a `sweep:` map:
 //!
@@ -22,7 +21,6 @@ use crate::format::duration as prose_duration;
 use crate::suggest;
 use crate::yaml::{Map, Naming, Node, Value};
 
-use super::schedule::ScheduleDirective;
 use super::{figure_spec, key_node};
 use crate::engine::read::vary::key;
 
@@ -106,16 +104,6 @@ pub const SWEEP_KEYS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The keys of a schedule directive, with their meaning.
-pub const SCHEDULE_KEYS: &[(&str, &str)] = &[
-    ("id", "the schedule's name (required)"),
-    ("strategies", "the strategies to show (default all five)"),
-    ("retry", "base, cap and multiplier, as in a scenario"),
-    ("waits", "how many waits to show (default 8, at most 50)"),
-    ("seed", "the seed of the sampled waits (default 1)"),
-    ("caption", "the caption (default: a generated one)"),
-];
-
 /// A sweep, read: one scenario per value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepDirective {
@@ -131,12 +119,15 @@ pub struct SweepDirective {
     pub caption: Option<String>,
 }
 
-fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
+pub(super) fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
     ScenarioError::at(node, message, help)
 }
 
 /// A value, or the problem with it added to `errors`.
-fn noted<T>(read: Result<T, ScenarioError>, errors: &mut Vec<ScenarioError>) -> Option<T> {
+pub(super) fn noted<T>(
+    read: Result<T, ScenarioError>,
+    errors: &mut Vec<ScenarioError>,
+) -> Option<T> {
     read.map_err(|e| errors.push(e)).ok()
 }
 
@@ -461,94 +452,9 @@ fn seconds(us: u64) -> (String, f64) {
     (prose_duration(us), us as f64 / SECOND as f64)
 }
 
-/// Reads a schedule directive. Errors are positioned relative to the body.
-pub fn read_schedule(body: &str) -> Result<ScheduleDirective, Vec<ScenarioError>> {
-    let root = parse_yaml(body)?;
-    let mut errors = Vec::new();
-    let known: Vec<&str> = SCHEDULE_KEYS.iter().map(|(k, _)| *k).collect();
-    let naming = Naming::Path("schedule.");
-    let Some(schedule) = Map::read(&root, &known, naming, "`schedule`", &mut errors) else {
-        return Err(errors);
-    };
-    // The engine reads the shared keys, so that retry and strategies mean the same.
-    let mut shared = root.clone();
-    if let Value::Map(pairs) = &mut shared.value {
-        // A key given twice is reported above, once.
-        let mut seen = Vec::new();
-        pairs.retain(|(k, _)| {
-            let name = k.as_scalar().map(str::to_string);
-            let shared = matches!(
-                name.as_deref(),
-                Some("id" | "strategies" | "retry" | "seed")
-            );
-            let first = !seen.contains(&name);
-            seen.push(name);
-            shared && first
-        });
-        pairs.push((
-            Node {
-                value: Value::Scalar {
-                    text: "clients".into(),
-                    plain: true,
-                    quoted: false,
-                },
-                pos: root.pos,
-                width: 1,
-            },
-            Node {
-                value: Value::Scalar {
-                    text: "1".into(),
-                    plain: true,
-                    quoted: false,
-                },
-                pos: root.pos,
-                width: 1,
-            },
-        ));
-    }
-    let scenario = scenario_from_node(&shared, None)
-        .map_err(|e| errors.extend(e))
-        .ok();
-    let waits = match schedule.get("waits") {
-        None => Some(8),
-        Some(node) => match node.as_scalar().and_then(|t| t.parse::<u32>().ok()) {
-            Some(n) if (1..=50).contains(&n) => Some(n),
-            _ => {
-                errors.push(error(
-                    node,
-                    format!(
-                        "`waits` must be a whole number from 1 to 50, found {}",
-                        node.describe()
-                    ),
-                    None,
-                ));
-                None
-            }
-        },
-    };
-    let caption = noted(schedule.text("caption"), &mut errors)
-        .flatten()
-        .map(str::to_string);
-    match (scenario, waits) {
-        (Some(s), Some(waits)) if errors.is_empty() => Ok(ScheduleDirective {
-            id: s.id,
-            strategies: s.strategies,
-            retry: s.retry,
-            waits,
-            seed: s.seed,
-            caption,
-        }),
-        _ => {
-            errors.sort_by_key(|e| e.pos);
-            Err(errors)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Strategy;
     use crate::engine::scenario::Outage;
 
     #[test]
@@ -666,18 +572,6 @@ mod tests {
                 "id: s\nclients: 10\nfigure: {caption: A, caption: B}\nsweep: {vary: clients, values: [1]}\n"
             ),
             "`figure.caption` is given twice"
-        );
-        let errors = read_schedule("id: w\nid: v\n").unwrap_err();
-        let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
-        assert_eq!(messages, ["`schedule.id` is given twice"]);
-        let errors = read_schedule("id: w\nwaits: 6\nwaits: 7\ncaption: {a: 1}\n").unwrap_err();
-        let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
-        assert_eq!(
-            messages,
-            [
-                "`schedule.waits` is given twice",
-                "`schedule.caption` must be a single value, found a map of keys"
-            ]
         );
     }
 
@@ -856,18 +750,5 @@ mod tests {
             errors[0].help.as_deref(),
             Some("did you mean `latency_p50`?")
         );
-    }
-
-    #[test]
-    fn a_schedule_reads_the_shared_retry_keys() {
-        let s = read_schedule(
-            "id: w\nstrategies: [full-jitter]\nretry: {base: 1s, cap: 1m}\nwaits: 6\n",
-        )
-        .unwrap();
-        assert_eq!(s.strategies, [Strategy::FullJitter]);
-        assert_eq!(s.retry.base, SECOND);
-        assert_eq!(s.waits, 6);
-        let errors = read_schedule("id: w\nwait: 6\n").unwrap_err();
-        assert_eq!(errors[0].message, "unknown key `schedule.wait`");
     }
 }

@@ -4,7 +4,8 @@
 
 use crate::chart::table::escape;
 use crate::directive::reference::{FIELDS, FORMATS, SETTINGS};
-use crate::directive::sweep::{PARAMETERS, SCHEDULE_KEYS, SWEEP_KEYS, TOTALS};
+use crate::directive::schedule::SCHEDULE_KEYS;
+use crate::directive::sweep::{PARAMETERS, SWEEP_KEYS, TOTALS};
 use crate::engine::schema::{KEYS, Section};
 
 use super::config;

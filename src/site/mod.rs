@@ -661,7 +661,9 @@ fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) 
                 Kind::Sim => directive::read_sim(&found.body)
                     .map(|sim| Block::Sim(Box::new(sim), found.body.clone())),
                 Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
-                Kind::Schedule => sweep::read_schedule(&found.body).map(Block::Schedule),
+                Kind::Schedule => {
+                    directive::schedule::read_schedule(&found.body).map(Block::Schedule)
+                }
                 Kind::Live => match directive::live::read_live(&found.body) {
                     Ok(read) => match live::load(root, page, origin, read) {
                         Ok(block) => Ok(Block::Live(Box::new(block))),

@@ -3,7 +3,8 @@
 //! of map, at their place.
 
 use retrylab::directive::read_sim;
-use retrylab::directive::sweep::{read_schedule, read_sweep};
+use retrylab::directive::schedule::read_schedule;
+use retrylab::directive::sweep::read_sweep;
 use retrylab::engine::ScenarioError;
 use retrylab::site::page::read_page;
 
