@@ -417,13 +417,14 @@ fn point(
     })?;
     let (label, x) = match parameter {
         Parameter::Clients => (crate::format::thousands(s.clients), s.clients as f64),
+        // Written as the prose's references write them: `1,000`, `2.5`.
         Parameter::Capacity => {
             let m = s.server.capacity_milli;
-            (format_milli(m), m as f64 / 1000.0)
+            (crate::format::milli(m), m as f64 / 1000.0)
         }
         Parameter::RejectionCost => {
             let m = s.server.rejection_cost_milli;
-            (format_milli(m), m as f64 / 1000.0)
+            (crate::format::milli(m), m as f64 / 1000.0)
         }
         Parameter::Outage => (prose_duration(outage), outage as f64 / SECOND as f64),
         Parameter::Base => seconds(s.retry.base),
@@ -456,6 +457,16 @@ fn seconds(us: u64) -> (String, f64) {
 mod tests {
     use super::*;
     use crate::engine::scenario::Outage;
+
+    #[test]
+    fn a_capacity_is_labelled_as_the_prose_writes_it() {
+        let s = read_sweep(
+            "id: s\nclients: 10\nsweep: {vary: capacity, values: [2.5, 1000, 12500.5]}\n",
+        )
+        .unwrap();
+        let labels: Vec<&str> = s.points.iter().map(|(label, _, _)| label.as_str()).collect();
+        assert_eq!(labels, ["2.5", "1,000", "12,500.5"]);
+    }
 
     #[test]
     fn a_sweep_makes_one_scenario_per_value() {
