@@ -139,9 +139,9 @@ fn figure_page(
 
 /// The scenario of `source` with each `name=value` line of `knobs` in place (values
 /// the build checked, see `directive::explore`, set without a sweep's checks of their
-/// kind), and the strategies the figure compares: those a line
-/// `strategies=fixed,full-jitter` names (as the page's boxes name them), which the
-/// scenario's own strategies then join, or the scenario's own. A line that names no
+/// kind), with the strategies a line `strategies=fixed,full-jitter` names (as the
+/// page's boxes name them) added after its own, and the strategies the figure compares:
+/// the ones named, or without such a line the scenario's own. A line that names no
 /// parameter is passed over.
 fn explored(source: &str, knobs: &str) -> Result<(Scenario, Vec<Strategy>), Vec<ScenarioError>> {
     use crate::engine::read::vary::{Parameter, scalar, set};

@@ -464,7 +464,11 @@ mod tests {
             "id: s\nclients: 10\nsweep: {vary: capacity, values: [2.5, 1000, 12500.5]}\n",
         )
         .unwrap();
-        let labels: Vec<&str> = s.points.iter().map(|(label, _, _)| label.as_str()).collect();
+        let labels: Vec<&str> = s
+            .points
+            .iter()
+            .map(|(label, _, _)| label.as_str())
+            .collect();
         assert_eq!(labels, ["2.5", "1,000", "12,500.5"]);
     }
 
