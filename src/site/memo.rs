@@ -1,12 +1,13 @@
 //! What `serve` keeps between one build and the next, so that a prose edit rebuilds in
 //! a few milliseconds: each scenario's results, each directive's figure, the compiled
-//! templates and the highlighted code blocks.
+//! templates, the highlighted code blocks and each page's rendered body.
 //!
 //! Everything here is found by the whole of what made it, never by a name or a time:
 //! results by the scenario's cache key (every field of the scenario and the engine's
 //! version), a figure by every field of its directive as read (which determine its
 //! scenarios, hence its results) and the playground's address, the templates by their
-//! texts, highlighted code by its text and language. So a build with a memo writes
+//! texts, highlighted code by its text and language, a page's rendered body by its
+//! body and everything else it was rendered from. So a build with a memo writes
 //! exactly the bytes a build without one writes; `build` starts from an empty memo each
 //! time. After each build the memo keeps only what that build used, so a long `serve`
 //! session holds one site's worth.
@@ -28,6 +29,12 @@ pub struct Memo {
     pub(super) templates: Option<(Vec<(String, String)>, Templates)>,
     /// Code blocks' HTML by their text and language.
     pub(super) highlights: super::highlight::Kept,
+    /// Each page's rendered body, by its file, with everything it was rendered from;
+    /// kept only by a server's memo, since keeping costs a one-off build a copy of
+    /// every page's inputs.
+    pub(super) pages: HashMap<String, super::render::Remembered>,
+    /// Whether builds keep each page's rendered body for the next (`serve`'s memo).
+    pub(super) keeps_pages: bool,
     /// Whether the site a build replaces is removed on a thread of its own, after the
     /// new one is in place, rather than before the build returns.
     pub(super) tidy_after: bool,
@@ -42,10 +49,11 @@ impl Memo {
     }
 
     /// An empty memo for a server: the site a build replaces is removed after the new
-    /// one is in place, on a thread of its own.
+    /// one is in place, on a thread of its own, and each page's rendered body is kept.
     pub fn tidying_after() -> Memo {
         let mut memo = Memo::default();
         memo.tidy_after = true;
+        memo.keeps_pages = true;
         memo
     }
 

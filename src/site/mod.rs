@@ -329,6 +329,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
         Some(templates),
         Some((&figures, &by_id)),
         &memo.highlights,
+        memo.keeps_pages.then_some(&mut memo.pages),
     );
     memo.highlights.rotate();
     let rendered = stop_on(rendered)?;
@@ -563,6 +564,7 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
         templates.as_ref(),
         None,
         &highlight::Kept::default(),
+        None,
     );
     problems.extend(more);
     problems.extend(links::problems(
@@ -872,8 +874,11 @@ fn render_pages(
     templates: Option<&templates::Templates>,
     results: Option<(&[Figures], &ResultsById)>,
     highlights: &highlight::Kept,
+    mut remembered: Option<&mut HashMap<String, render::Remembered>>,
 ) -> (Vec<Rendered>, Vec<Diagnostic>) {
     let pages = &content.pages;
+    // What this build rendered, for the next build: only what it used is kept.
+    let mut kept = HashMap::new();
     let content_paths = content.addresses();
     let mut problems = Vec::new();
     let mut out = Vec::new();
@@ -969,21 +974,34 @@ fn render_pages(
             .chain(part.blocks.iter().flat_map(|(_, b)| b.ids()))
             .collect();
         let content_path = page.file.strip_prefix("content/").unwrap_or(&page.file);
-        let rendered = render::render(
-            page.body(),
-            &render::Context {
-                url: &page.url,
-                content_path,
-                pages: &content_paths,
-                base_path: &config.base_path,
-                figures,
-                reserved: &reserved,
-                values: &values,
-                marks: &marks,
-                smart_punctuation: config.smart_punctuation,
-                highlights,
-            },
-        );
+        let cx = render::Context {
+            url: &page.url,
+            content_path,
+            pages: &content_paths,
+            base_path: &config.base_path,
+            figures,
+            reserved: &reserved,
+            values: &values,
+            marks: &marks,
+            smart_punctuation: config.smart_punctuation,
+            highlights,
+        };
+        let rendered = match remembered.as_mut() {
+            None => render::render(page.body(), &cx),
+            // The last build's rendering of the page, when it was of the very same inputs.
+            Some(memo) => {
+                let last = memo
+                    .remove(&page.file)
+                    .filter(|last| last.is_for(page.body(), &cx))
+                    .unwrap_or_else(|| {
+                        let rendered = render::render(page.body(), &cx);
+                        render::Remembered::new(page.body(), &cx, rendered)
+                    });
+                let rendered = last.rendered.clone();
+                kept.insert(page.file.clone(), last);
+                rendered
+            }
+        };
         for &open in &rendered.unbalanced {
             let c = part.conditions.iter().find(|c| c.open.start == open);
             let range = c.map_or(open..open + 1, |c| c.open.clone());
@@ -1020,6 +1038,9 @@ fn render_pages(
             ));
         }
         out.push(rendered);
+    }
+    if let Some(memo) = remembered {
+        *memo = kept;
     }
     (out, problems)
 }

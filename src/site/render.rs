@@ -112,6 +112,73 @@ pub struct Context<'a> {
     pub highlights: &'a super::highlight::Kept,
 }
 
+/// A body an earlier build rendered, with everything it was rendered from: `serve`
+/// keeps one per page ([`super::memo`]), and a build whose page has the same body and
+/// the same [`Context`] takes its rendering rather than rendering it again. [`render`]
+/// is a function of these alone (the highlighter's memo in the context only saves
+/// work: highlighting is a function of the code and its language), so the bytes are
+/// the same.
+pub struct Remembered {
+    body: String,
+    url: String,
+    content_path: String,
+    pages: BTreeMap<String, String>,
+    base_path: String,
+    figures: BTreeMap<usize, String>,
+    reserved: Vec<String>,
+    values: Vec<(Range<usize>, String)>,
+    marks: BTreeMap<usize, Mark>,
+    smart_punctuation: bool,
+    /// What it rendered to.
+    pub rendered: Rendered,
+}
+
+impl Remembered {
+    /// `rendered`, with the body and context it was rendered from.
+    pub fn new(body: &str, cx: &Context, rendered: Rendered) -> Remembered {
+        Remembered {
+            body: body.to_string(),
+            url: cx.url.to_string(),
+            content_path: cx.content_path.to_string(),
+            pages: cx.pages.clone(),
+            base_path: cx.base_path.to_string(),
+            figures: cx.figures.clone(),
+            reserved: cx.reserved.to_vec(),
+            values: cx.values.to_vec(),
+            marks: cx.marks.clone(),
+            smart_punctuation: cx.smart_punctuation,
+            rendered,
+        }
+    }
+
+    /// Whether it was rendered from this very body and context.
+    pub fn is_for(&self, body: &str, cx: &Context) -> bool {
+        // Every field of the context but the highlighter's memo; the cheap ones first.
+        let Context {
+            url,
+            content_path,
+            pages,
+            base_path,
+            figures,
+            reserved,
+            values,
+            marks,
+            smart_punctuation,
+            highlights: _,
+        } = cx;
+        self.smart_punctuation == *smart_punctuation
+            && self.url == *url
+            && self.content_path == *content_path
+            && self.base_path == *base_path
+            && self.body == body
+            && self.values == *values
+            && self.marks == **marks
+            && self.reserved == *reserved
+            && self.pages == **pages
+            && self.figures == **figures
+    }
+}
+
 /// Renders a page body.
 ///
 /// Each reference is resolved at its own place: before the Markdown is read, its source

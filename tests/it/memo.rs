@@ -37,7 +37,9 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
         page.push_str(text);
         std::fs::write(&storm, page).unwrap();
     };
-    let edits: [&dyn Fn(); 8] = [
+    let index = root.join("content/index.md");
+    let site_yaml = root.join("site.yaml");
+    let edits: [&dyn Fn(); 13] = [
         // Nothing.
         &|| {},
         // Prose.
@@ -62,6 +64,31 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
             std::fs::write(
                 root.join("templates/page.html"),
                 "{% extends \"base.html\" %}{% block main %}<main id=\"main\">{{ page.content | safe }}</main>{% endblock main %}",
+            )
+            .unwrap();
+        },
+        // Another page quotes the scenario, then the scenario changes: that page's body
+        // is the same, its numbers are not.
+        &|| {
+            let mut page = std::fs::read_to_string(&index).unwrap();
+            page.push_str(
+                "\nThe storm's fixed delay makes {{ storm.fixed.calls }} calls -- \"many\".\n",
+            );
+            std::fs::write(&index, page).unwrap();
+        },
+        &|| edit(&storm, "clients: 21", "clients: 22"),
+        // Settings of the whole site, which every page is rendered with.
+        &|| {
+            let mut config = std::fs::read_to_string(&site_yaml).unwrap();
+            config.push_str("smart_punctuation: false\n");
+            std::fs::write(&site_yaml, config).unwrap();
+        },
+        &|| edit(&site_yaml, "example.org/fixture/", "example.org/elsewhere/"),
+        // A page added: every page's links are resolved against the site's pages.
+        &|| {
+            std::fs::write(
+                root.join("content/extra.md"),
+                "---\ntitle: Extra\n---\n\nMore.\n",
             )
             .unwrap();
         },
