@@ -150,7 +150,7 @@ fn explored(source: &str, knobs: &str) -> Result<(Scenario, Vec<Strategy>), Vec<
     for (name, value) in knobs.lines().filter_map(|line| line.split_once('=')) {
         if name == "strategies" {
             for name in value.split(',') {
-                if let Some(s) = Strategy::ALL.into_iter().find(|s| s.name() == name)
+                if let Some(s) = Strategy::from_name(name)
                     && !shown.contains(&s)
                 {
                     shown.push(s);

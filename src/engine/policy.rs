@@ -72,6 +72,11 @@ impl Strategy {
         }
     }
 
+    /// The strategy of a name, if there is one.
+    pub fn from_name(name: &str) -> Option<Strategy> {
+        Strategy::ALL.into_iter().find(|s| s.name() == name)
+    }
+
     /// Whether its waits are random.
     pub fn is_jittered(self) -> bool {
         matches!(

@@ -503,7 +503,7 @@ impl Reader {
                 ok = false;
                 continue;
             };
-            match Strategy::ALL.into_iter().find(|s| s.name() == text) {
+            match Strategy::from_name(text) {
                 Some(s) if out.contains(&s) => {
                     self.error(item, format!("strategy `{text}` is listed twice"), None);
                     ok = false;

@@ -237,6 +237,32 @@ function compareWithNative(label, state, json, shown = json) {
   }
 }
 
+// The settings the prose quotes (`{{ crowd.clients }}`), as the built page writes them.
+const settingsOf = (built) => Object.fromEntries(built.refs.filter(([ref]) => ref.split("|")[0].split(".").length === 2)
+  .map(([ref, text]) => [ref.split("|")[0].split(".")[1], text]));
+
+// The address of a changed figure, opened afresh, gives the same figure, tables and
+// references.
+async function reopened(context, url, id, state, label) {
+  const other = await context.newPage();
+  watch(other);
+  await other.goto(`${origin}${url}${state.hash}`);
+  await other.waitForFunction((id) => document.querySelector(`figure[data-scenario="${id}"]`).classList.contains("sim-changed"), id);
+  const shared = await stateOf(other, id);
+  if (JSON.stringify(shared.refs) !== JSON.stringify(state.refs) || JSON.stringify(shared.charts) !== JSON.stringify(state.charts)
+    || shared.results !== state.results) {
+    fail(`${label}: the address ${state.hash} opens a different page`);
+  }
+  await other.close();
+}
+
+// Clicks a figure's Reset and waits for the page to be redrawn.
+const reset = (page, id) => page.evaluate((id) => new Promise((resolve) => {
+  const figure = document.querySelector(`figure[data-scenario="${id}"]`);
+  figure.addEventListener("retrylab:explored", resolve, { once: true });
+  figure.querySelector(".sim-explore-reset").click();
+}), id);
+
 // Checks or unchecks a strategy's box as a reader would and waits for the page to be
 // redrawn.
 const toggle = (page, id, value) => page.evaluate(({ id, value }) => new Promise((resolve) => {
@@ -253,8 +279,7 @@ async function strategies(page, context, url, figure, built) {
   const { id } = figure;
   const own = figure.boxes.filter((b) => b.checked).map((b) => b.value);
   const others = figure.boxes.filter((b) => !b.checked).map((b) => b.value);
-  const settings = Object.fromEntries(built.refs.filter(([ref]) => ref.split("|")[0].split(".").length === 2)
-    .map(([ref, text]) => [ref.split("|")[0].split(".")[1], text]));
+  const settings = settingsOf(built);
   const tries = [];
   if (own.length > 1) tries.push({ value: own[0], chosen: own.slice(1) });
   if (others.length > 0) tries.push({ value: others[0], chosen: [...own, others[0]] });
@@ -270,14 +295,7 @@ async function strategies(page, context, url, figure, built) {
     const quoted = await simulate(figure.yaml, [`strategies=${union.join(",")}`]);
     const shown = await simulate(figure.yaml, [`strategies=${chosen.join(",")}`]);
     compareWithNative(label, state, quoted, shown);
-    const other = await context.newPage();
-    await other.goto(`${origin}${url}${state.hash}`);
-    await other.waitForFunction((id) => document.querySelector(`figure[data-scenario="${id}"]`).classList.contains("sim-changed"), id);
-    const shared = await stateOf(other, id);
-    if (JSON.stringify(shared.charts) !== JSON.stringify(state.charts) || shared.results !== state.results) {
-      fail(`${label}: the address ${state.hash} opens a different page`);
-    }
-    await other.close();
+    await reopened(context, url, id, state, label);
     await toggle(page, id, value);
     const back = await stateOf(page, id);
     if (JSON.stringify(back.charts) !== JSON.stringify(built.charts) || back.results !== built.results || back.hash !== "") {
@@ -286,14 +304,10 @@ async function strategies(page, context, url, figure, built) {
   }
   // Reset after a change gives the built page.
   await toggle(page, id, tries[0].value);
-  await page.evaluate((id) => new Promise((resolve) => {
-    const figure = document.querySelector(`figure[data-scenario="${id}"]`);
-    figure.addEventListener("retrylab:explored", resolve, { once: true });
-    figure.querySelector(".sim-explore-reset").click();
-  }), id);
-  const reset = await stateOf(page, id);
+  await reset(page, id);
+  const after = await stateOf(page, id);
   for (const part of ["charts", "caption", "results", "data", "refs"]) {
-    if (JSON.stringify(reset[part]) !== JSON.stringify(built[part])) fail(`${id}: after Reset (strategies), the ${part} differ from the built page's`);
+    if (JSON.stringify(after[part]) !== JSON.stringify(built[part])) fail(`${id}: after Reset (strategies), the ${part} differ from the built page's`);
   }
   // The last box checked stays checked.
   const last = await page.evaluate((id) => {
@@ -416,38 +430,23 @@ try {
           if (!state.live.startsWith("Rerun with")) fail(`${label}: the live region says ${JSON.stringify(state.live)}`);
           // The settings the prose quotes: the one moved reads as its control does.
           const shown = knob.kind === "duration" ? set : set.replace(/ [^0-9].*$/, "");
-          state.settings = Object.fromEntries(built.refs.filter(([ref]) => ref.split("|")[0].split(".").length === 2)
-            .map(([ref, text]) => [ref.split("|")[0].split(".")[1], text]));
-          state.settings[knob.name] = shown;
+          state.settings = { ...settingsOf(built), [knob.name]: shown };
           const json = await simulate(figure.yaml, [`${knob.name}=${yamlValue}`]);
           compareWithNative(label, state, json);
-          // The same address, opened afresh, gives the same page.
-          const other = await context.newPage();
-          watch(other);
-          await other.goto(`${origin}${url}${state.hash}`);
-          await other.waitForFunction((id) => document.querySelector(`figure[data-scenario="${id}"]`).classList.contains("sim-changed"), id);
-          const shared = await stateOf(other, id);
-          if (JSON.stringify(shared.refs) !== JSON.stringify(state.refs) || shared.results !== state.results) {
-            fail(`${label}: the address ${state.hash} opens a different page`);
-          }
-          await other.close();
+          await reopened(context, url, id, state, label);
         }
         // Reset: the built page, byte for byte.
-        await page.evaluate((id) => new Promise((resolve) => {
-          const figure = document.querySelector(`figure[data-scenario="${id}"]`);
-          figure.addEventListener("retrylab:explored", resolve, { once: true });
-          figure.querySelector(".sim-explore-reset").click();
-        }), id);
-        const reset = await stateOf(page, id);
+        await reset(page, id);
+        const after = await stateOf(page, id);
         for (const part of ["charts", "caption", "results", "data", "refs"]) {
-          if (JSON.stringify(reset[part]) !== JSON.stringify(built[part])) {
-            const [a, b] = [JSON.stringify(reset[part]), JSON.stringify(built[part])];
+          if (JSON.stringify(after[part]) !== JSON.stringify(built[part])) {
+            const [a, b] = [JSON.stringify(after[part]), JSON.stringify(built[part])];
             const at = [...a].findIndex((c, i) => c !== b[i]);
             fail(`${id}: after Reset (${knob.name}), the ${part} differ from the built page's: ${a.slice(at - 60, at + 60)} | ${b.slice(at - 60, at + 60)}`);
           }
         }
-        if (reset.hash !== "" || reset.changed || !reset.resetDisabled) fail(`${id}: after Reset the address is ${JSON.stringify(reset.hash)} and the figure still marked changed`);
-        if (reset.conditions.some(([, shown]) => !shown)) fail(`${id}: after Reset a marked sentence is hidden`);
+        if (after.hash !== "" || after.changed || !after.resetDisabled) fail(`${id}: after Reset the address is ${JSON.stringify(after.hash)} and the figure still marked changed`);
+        if (after.conditions.some(([, shown]) => !shown)) fail(`${id}: after Reset a marked sentence is hidden`);
         console.log(`${id}: ${knob.name} (${knob.unit}) moved to its lowest, a middle and its highest value, each as retrylab sim gives it; Reset restores the built page`);
       }
       if (figure.boxes.length > 0) await strategies(page, context, url, figure, built);
