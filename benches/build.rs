@@ -9,6 +9,7 @@ use common::copy_tree;
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use retrylab::site::memo::Memo;
 use retrylab::site::{self, Options};
 
 fn options(root: &Path, output: &Path) -> Options {
@@ -63,6 +64,21 @@ fn builds(c: &mut Criterion) {
             site::build(&own).unwrap()
         })
     });
+
+    // What `serve` does after a prose edit: the same build, with the memo of the last.
+    let page = copy.path().join("content/why-waiting-longer.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let mut memo = Memo::tidying_after();
+    site::build_with(&own, &mut memo).unwrap();
+    let mut edits = 0u64;
+    group.bench_function("this site, a prose edit with serve's memo", |b| {
+        b.iter(|| {
+            edits += 1;
+            std::fs::write(&page, format!("{text}\nEdit {edits}.\n")).unwrap();
+            site::build_with(&own, &mut memo).unwrap()
+        })
+    });
+    drop(memo);
 
     let plain = plain_site(1000);
     let plain_options = options(plain.path(), &out.path().join("plain"));

@@ -1,0 +1,314 @@
+//! Reading every page's directives and references, and checking them against the
+//! site's scenarios: the step between loading the pages and running the engine.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::Path;
+
+use super::page::Page;
+use super::{at, docs, explore, live};
+use crate::diag::{Diagnostic, LineIndex};
+use crate::directive::condition;
+use crate::directive::reference::{self, Reference};
+use crate::directive::schedule::ScheduleDirective;
+use crate::directive::sweep::{self, SweepDirective};
+use crate::directive::{self, Kind, SimDirective};
+use crate::engine::Scenario;
+use crate::suggest::closest;
+
+/// One directive, read.
+#[derive(Debug)]
+pub(super) enum Block {
+    /// A scenario, with its YAML as the author wrote it (for the playground link).
+    Sim(Box<SimDirective>, String),
+    Sweep(SweepDirective),
+    Schedule(ScheduleDirective),
+    /// A generated table of the authors' reference, as HTML.
+    Table(String),
+    /// A stored live run beside a scenario's simulation.
+    Live(Box<live::LiveBlock>),
+}
+
+impl Block {
+    /// The scenarios the engine must run for it.
+    pub(super) fn scenarios(&self) -> Vec<&Scenario> {
+        match self {
+            Block::Sim(sim, _) => vec![&sim.scenario],
+            Block::Sweep(sweep) => sweep.points.iter().map(|p| &p.2).collect(),
+            Block::Schedule(_) | Block::Table(_) => Vec::new(),
+            // The page's scenario, once checked: its results are the page's own.
+            Block::Live(block) => block.scenario.iter().collect(),
+        }
+    }
+
+    /// The ids its figure holds, known without drawing it, so that `check` keeps a
+    /// heading off them as `build` does: the figure's own (`sim-{id}`, the anchor a link
+    /// names), and those of its charts and tables, each `{id}-` and a name.
+    pub(super) fn ids(&self) -> Vec<String> {
+        let (kind, id) = match self {
+            Block::Sim(sim, _) => ("sim", &sim.scenario.id),
+            Block::Sweep(sweep) => ("sweep", &sweep.id),
+            Block::Schedule(schedule) => ("schedule", &schedule.id),
+            Block::Table(_) => return Vec::new(),
+            Block::Live(block) => {
+                let id = &block.directive.scenario;
+                return vec![format!("live-{id}"), format!("{id}-live-caption")];
+            }
+        };
+        let mut ids = vec![format!("{kind}-{id}")];
+        for name in ["title", "desc", "hatch"] {
+            ids.push(format!("{id}-{name}"));
+            ids.push(format!("{id}-{name}-narrow"));
+        }
+        for name in ["results", "ticks", "sweep", "waits"] {
+            ids.push(format!("{id}-{name}-caption"));
+        }
+        if let Block::Sim(sim, _) = self {
+            ids.extend(explore::ids(id, &sim.explore));
+        }
+        ids
+    }
+}
+
+/// A page's directives and references, read and checked.
+pub(super) struct PageParts {
+    /// Each directive, with the byte offset in the body at which its fenced block
+    /// starts, which is where its figure goes.
+    pub(super) blocks: Vec<(usize, Block)>,
+    pub(super) references: Vec<Reference>,
+    /// The sentences marked with a condition (`{{ if … }}…{{ end }}`).
+    pub(super) conditions: Vec<condition::Condition>,
+}
+
+/// Reads every page's directives, then checks every reference and live run against all
+/// scenarios. What is wrong is left out of the parts and returned as problems. Live
+/// directives read their stored runs from the site's folder `root`.
+pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
+    let mut problems = Vec::new();
+    let mut scans = Vec::new();
+    let mut scenarios: BTreeMap<String, Scenario> = BTreeMap::new();
+    let mut defined_at: BTreeMap<String, String> = BTreeMap::new();
+    let mut blocks_of_pages = Vec::new();
+    // Ids of directives that failed: references to them are not reported again.
+    let mut broken: HashSet<String> = HashSet::new();
+    for page in pages {
+        let body = page.body();
+        let scan = directive::scan(body);
+        let index = LineIndex::new(&page.source);
+        for p in &scan.problems {
+            problems.push(at(
+                page,
+                &index,
+                &p.range,
+                p.message.clone(),
+                p.help.clone(),
+            ));
+        }
+        let mut blocks = Vec::new();
+        for found in &scan.directives {
+            let origin = index.pos(&page.source, page.body_start + found.body_start);
+            let read = match found.kind {
+                Kind::Sim => directive::read_sim(&found.body)
+                    .map(|sim| Block::Sim(Box::new(sim), found.body.clone())),
+                Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
+                Kind::Schedule => {
+                    directive::schedule::read_schedule(&found.body).map(Block::Schedule)
+                }
+                Kind::Live => match directive::live::read_live(&found.body) {
+                    Ok(read) => match live::load(root, page, origin, read) {
+                        Ok(block) => Ok(Block::Live(Box::new(block))),
+                        Err(more) => {
+                            problems.extend(more);
+                            continue;
+                        }
+                    },
+                    Err(errors) => Err(errors),
+                },
+                Kind::ReferenceTable => {
+                    let name = found.body.trim();
+                    match docs::table_named(name) {
+                        Some(html) => Ok(Block::Table(html)),
+                        None if name.is_empty() => {
+                            problems.push(at(
+                                page,
+                                &index,
+                                &found.block,
+                                "this `reference` block names no table".to_string(),
+                                Some(format!(
+                                    "write the name of a table inside it: {}",
+                                    docs::TABLES
+                                        .iter()
+                                        .map(|(n, _)| *n)
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
+                                )),
+                            ));
+                            continue;
+                        }
+                        None => {
+                            let names = docs::TABLES.iter().map(|(n, _)| *n);
+                            let help = crate::suggest::help(name, names, "tables");
+                            problems.push(at(
+                                page,
+                                &index,
+                                &name_range(body, found, name),
+                                format!("there is no reference table `{name}`"),
+                                Some(help),
+                            ));
+                            continue;
+                        }
+                    }
+                }
+            };
+            match read {
+                Ok(block) => {
+                    let id = match &block {
+                        Block::Sim(sim, _) => Some(sim.scenario.id.clone()),
+                        Block::Sweep(sweep) => Some(sweep.id.clone()),
+                        Block::Schedule(schedule) => Some(schedule.id.clone()),
+                        Block::Live(block) => Some(format!("live-{}", block.directive.scenario)),
+                        Block::Table(_) => None,
+                    };
+                    if let Some(id) = id {
+                        if let Some(first) = defined_at.get(&id) {
+                            problems.push(at(
+                                page,
+                                &index,
+                                &(found.body_start..found.body_start + 1),
+                                format!("the id `{id}` is used twice"),
+                                Some(format!(
+                                    "it is first used at {first}; directive ids are unique across the site"
+                                )),
+                            ));
+                            continue;
+                        }
+                        defined_at.insert(id.clone(), format!("{}:{}", page.file, origin.line));
+                        if let Block::Sim(sim, _) = &block {
+                            scenarios.insert(id, sim.scenario.clone());
+                        }
+                    }
+                    blocks.push((found.block.start, block));
+                }
+                Err(errors) => {
+                    if let Some(id) = directive::id_of(&found.body) {
+                        broken.insert(id);
+                    }
+                    problems.extend(
+                        errors.into_iter().map(|e| {
+                            Diagnostic::from_scenario(&page.file, &page.source, origin, e)
+                        }),
+                    );
+                }
+            }
+        }
+        blocks_of_pages.push(blocks);
+        scans.push(scan);
+    }
+    let mut parts = Vec::new();
+    for ((page, scan), mut blocks) in pages.iter().zip(&scans).zip(blocks_of_pages) {
+        let mut references = Vec::new();
+        let index = LineIndex::new(&page.source);
+        // A live run is shown only beside the very scenario it was played with.
+        blocks.retain_mut(|(at, block)| {
+            let Block::Live(live_block) = block else {
+                return true;
+            };
+            // A scenario that failed has said so; its live block is left out quietly.
+            if broken.contains(&live_block.directive.scenario) {
+                return false;
+            }
+            match live::check(live_block, &scenarios) {
+                Ok(scenario) => {
+                    live_block.scenario = Some(scenario);
+                    true
+                }
+                Err(e) => {
+                    let origin = scan
+                        .directives
+                        .iter()
+                        .find(|d| d.block.start == *at)
+                        .map_or(crate::yaml::Pos::START, |d| {
+                            index.pos(&page.source, page.body_start + d.body_start)
+                        });
+                    problems.push(Diagnostic::from_scenario(
+                        &page.file,
+                        &page.source,
+                        origin,
+                        e,
+                    ));
+                    false
+                }
+            }
+        });
+        for found in reference::find(page.body(), &scan.code) {
+            if let Ok(raw) = &found
+                && broken.contains(&raw.path[0])
+            {
+                continue;
+            }
+            match found.and_then(|raw| reference::check(&raw, &scenarios)) {
+                Ok(r) => references.push(r),
+                Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
+            }
+        }
+        let mut conditions = Vec::new();
+        for found in condition::find(page.body(), &scan.code, &scenarios) {
+            match found {
+                Ok(c) if broken.contains(&c.id) => {}
+                Ok(c) => conditions.push(c),
+                Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
+            }
+        }
+        parts.push(PageParts {
+            blocks,
+            references,
+            conditions,
+        });
+    }
+    for page in pages {
+        if let Some(id) = &page.front.card
+            && !scenarios.contains_key(id)
+        {
+            problems.push(card_problem(page, id, &scenarios));
+        }
+    }
+    problems.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
+    (parts, problems)
+}
+
+/// Where `name`, the trimmed body of the directive `found`, stands in the page's body
+/// `markdown`: after any blank lines and indentation that open the block. A body the
+/// Markdown split (a block indented in a list) falls back to the body's start.
+fn name_range(markdown: &str, found: &directive::Found, name: &str) -> Range<usize> {
+    let start = markdown
+        .get(found.body_start..found.block.end)
+        .and_then(|block| block.find(name))
+        .map_or(found.body_start, |at| found.body_start + at);
+    start..start + name.len()
+}
+
+/// A front matter `card:` that names no scenario, placed on its line.
+fn card_problem(page: &Page, id: &str, scenarios: &BTreeMap<String, Scenario>) -> Diagnostic {
+    let line = page.source[..page.body_start]
+        .lines()
+        .position(|l| l.trim_start().starts_with("card:"))
+        .map_or(1, |i| i + 1);
+    let column = page
+        .source
+        .lines()
+        .nth(line - 1)
+        .and_then(|l| l.find(id))
+        .map_or(1, |c| c + 1);
+    let help = match closest(id, scenarios.keys().map(String::as_str)) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => "`card` names the id of a sim directive on any page".to_string(),
+    };
+    Diagnostic::new(
+        &page.file,
+        &page.source,
+        crate::yaml::Pos { line, column },
+        id.chars().count(),
+        format!("no scenario has the id `{id}`"),
+    )
+    .with_help(Some(help))
+}
