@@ -34,7 +34,7 @@ use crate::yaml::{self, Map, Naming, Node, Value};
 pub const SIM: &str = "sim";
 
 /// The kinds of directive, by the info string of their fenced block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// ```` ```sim ````: one scenario, lanes and a results table.
     Sim,

@@ -1,16 +1,19 @@
 //! What `serve` keeps between one build and the next, so that a prose edit rebuilds in
-//! a few milliseconds: each scenario's results, each directive's figure, the compiled
-//! templates, the highlighted code blocks and each page's rendered body.
+//! a few milliseconds: each directive as read, each page's scan, each scenario's
+//! results, each directive's figure, the compiled templates, the highlighted code
+//! blocks and each page's rendered body.
 //!
-//! Everything here is found by the whole of what made it, never by a name or a time:
-//! results by the scenario's cache key (every field of the scenario and the engine's
-//! version), a figure by every field of its directive as read (which determine its
-//! scenarios, hence its results) and the playground's address, the templates by their
-//! texts, highlighted code by its text and language, a page's rendered body by its
-//! body and everything else it was rendered from. So a build with a memo writes
-//! exactly the bytes a build without one writes; `build` starts from an empty memo each
-//! time. After each build the memo keeps only what that build used, so a long `serve`
-//! session holds one site's worth.
+//! Everything here is found by the whole of what made it, never by a name or a time: a
+//! directive as read by its kind and text (but a live block, which reads a file of its
+//! own), a page's directives, code and references as found by its body, results by the
+//! scenario's cache key (every field of the scenario and the engine's version), a
+//! figure by every field of its directive as read (which determine its scenarios, hence
+//! its results) and the playground's address, the templates by their texts, highlighted
+//! code by its text and language, a page's rendered body by its body and everything
+//! else it was rendered from. So a build with a memo writes exactly the bytes a build
+//! without one writes; `build` starts from an empty memo each time. After each build
+//! the memo keeps only what that build used, so a long `serve` session holds one site's
+//! worth.
 
 use std::collections::HashMap;
 use std::thread::JoinHandle;
@@ -23,6 +26,8 @@ use crate::engine::ScenarioResult;
 pub struct Memo {
     /// Results by scenario cache key.
     pub(super) results: HashMap<String, ScenarioResult>,
+    /// Directives as read, by their kind and text, and each page's scan, by its body.
+    pub(super) reads: super::parts::Reads,
     /// A figure's HTML by its directive as read and the playground's address.
     pub(super) figures: HashMap<String, String>,
     /// The templates' texts and what they compiled to.

@@ -129,7 +129,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     output::recover_if_idle(&place)?;
     let content = stop_on(page::load_content(root, options.drafts)?)?;
     let pages = &content.pages;
-    let parts = stop_on(read_parts(root, pages))?;
+    let parts = stop_on(read_parts(root, pages, &mut memo.reads))?;
     let scenarios: Vec<&Scenario> = parts
         .iter()
         .flat_map(|p| p.blocks.iter().flat_map(|(_, b)| b.scenarios()))
@@ -319,7 +319,7 @@ pub fn check(options: &Options) -> Result<usize, Failure> {
         }
         Err(other) => return Err(other),
     };
-    let (parts, more) = read_parts(root, pages);
+    let (parts, more) = read_parts(root, pages, &mut parts::Reads::default());
     problems.extend(more);
     let (rendered, more) = render_pages(
         &content,

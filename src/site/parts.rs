@@ -1,7 +1,8 @@
 //! Reading every page's directives and references, and checking them against the
 //! site's scenarios: the step between loading the pages and running the engine.
 
-use std::collections::{BTreeMap, HashSet};
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
 
@@ -9,15 +10,15 @@ use super::page::Page;
 use super::{at, docs, explore, live};
 use crate::diag::{Diagnostic, LineIndex};
 use crate::directive::condition;
-use crate::directive::reference::{self, Reference};
+use crate::directive::reference::{self, RawReference, Reference, ReferenceError};
 use crate::directive::schedule::ScheduleDirective;
 use crate::directive::sweep::{self, SweepDirective};
-use crate::directive::{self, Kind, SimDirective};
+use crate::directive::{self, Kind, Scan, SimDirective};
 use crate::engine::Scenario;
 use crate::suggest::closest;
 
 /// One directive, read.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(super) enum Block {
     /// A scenario, with its YAML as the author wrote it (for the playground link).
     Sim(Box<SimDirective>, String),
@@ -80,85 +81,129 @@ pub(super) struct PageParts {
     pub(super) conditions: Vec<condition::Condition>,
 }
 
+/// What reading the pages gave, kept by `serve` for the next build (see
+/// [`super::memo`]): each directive read without a mistake, by its kind and text, of
+/// which its reading is a function (a live block's stored run is a file of its own,
+/// so a live block is read anew each time); and each page's scan and references as
+/// found, by its body, of which they are a function.
+#[derive(Default)]
+pub struct Reads {
+    directives: HashMap<(Kind, String), Block>,
+    bodies: HashMap<String, Scanned>,
+}
+
+/// A page body's directives and code, and its references as found (before they are
+/// checked against the site's scenarios).
+struct Scanned {
+    scan: Scan,
+    references: Vec<Result<RawReference, ReferenceError>>,
+}
+
+impl Scanned {
+    fn of(body: &str) -> Scanned {
+        let scan = directive::scan(body);
+        let references = reference::find(body, &scan.code);
+        Scanned { scan, references }
+    }
+}
+
 /// Reads every page's directives, then checks every reference and live run against all
 /// scenarios. What is wrong is left out of the parts and returned as problems. Live
-/// directives read their stored runs from the site's folder `root`.
-pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Diagnostic>) {
+/// directives read their stored runs from the site's folder `root`. What `reads` holds
+/// of an earlier build is taken rather than read again, and `reads` is left holding
+/// this build's.
+pub(super) fn read_parts(
+    root: &Path,
+    pages: &[Page],
+    reads: &mut Reads,
+) -> (Vec<PageParts>, Vec<Diagnostic>) {
+    let mut last = std::mem::take(reads);
     let mut problems = Vec::new();
     let mut scans = Vec::new();
     let mut scenarios: BTreeMap<String, Scenario> = BTreeMap::new();
-    let mut defined_at: BTreeMap<String, String> = BTreeMap::new();
+    // Where each id is first used: the page and the byte offset in its source.
+    let mut defined_at: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut blocks_of_pages = Vec::new();
     // Ids of directives that failed: references to them are not reported again.
     let mut broken: HashSet<String> = HashSet::new();
-    for page in pages {
+    // Each page's line index, made only when something on the page is placed.
+    let indexes: Vec<OnceCell<LineIndex>> = pages.iter().map(|_| OnceCell::new()).collect();
+    let index = |p: usize| indexes[p].get_or_init(|| LineIndex::new(&pages[p].source));
+    for (p, page) in pages.iter().enumerate() {
         let body = page.body();
-        let scan = directive::scan(body);
-        let index = LineIndex::new(&page.source);
-        for p in &scan.problems {
+        let (body_key, scanned) = last
+            .bodies
+            .remove_entry(body)
+            .unwrap_or_else(|| (body.to_string(), Scanned::of(body)));
+        for problem in &scanned.scan.problems {
             problems.push(at(
                 page,
-                &index,
-                &p.range,
-                p.message.clone(),
-                p.help.clone(),
+                index(p),
+                &problem.range,
+                problem.message.clone(),
+                problem.help.clone(),
             ));
         }
         let mut blocks = Vec::new();
-        for found in &scan.directives {
-            let origin = index.pos(&page.source, page.body_start + found.body_start);
-            let read = match found.kind {
-                Kind::Sim => directive::read_sim(&found.body)
-                    .map(|sim| Block::Sim(Box::new(sim), found.body.clone())),
-                Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
-                Kind::Schedule => {
-                    directive::schedule::read_schedule(&found.body).map(Block::Schedule)
-                }
-                Kind::Live => match directive::live::read_live(&found.body) {
-                    Ok(read) => match live::load(root, page, origin, read) {
-                        Ok(block) => Ok(Block::Live(Box::new(block))),
-                        Err(more) => {
-                            problems.extend(more);
-                            continue;
-                        }
+        for found in &scanned.scan.directives {
+            let offset = page.body_start + found.body_start;
+            let origin = || index(p).pos(&page.source, offset);
+            let key = (found.kind, found.body.clone());
+            let read = match last.directives.remove(&key) {
+                Some(block) => Ok(block),
+                None => match found.kind {
+                    Kind::Sim => directive::read_sim(&found.body)
+                        .map(|sim| Block::Sim(Box::new(sim), found.body.clone())),
+                    Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
+                    Kind::Schedule => {
+                        directive::schedule::read_schedule(&found.body).map(Block::Schedule)
+                    }
+                    Kind::Live => match directive::live::read_live(&found.body) {
+                        Ok(read) => match live::load(root, page, origin(), read) {
+                            Ok(block) => Ok(Block::Live(Box::new(block))),
+                            Err(more) => {
+                                problems.extend(more);
+                                continue;
+                            }
+                        },
+                        Err(errors) => Err(errors),
                     },
-                    Err(errors) => Err(errors),
-                },
-                Kind::ReferenceTable => {
-                    let name = found.body.trim();
-                    match docs::table_named(name) {
-                        Some(html) => Ok(Block::Table(html)),
-                        None if name.is_empty() => {
-                            problems.push(at(
-                                page,
-                                &index,
-                                &found.block,
-                                "this `reference` block names no table".to_string(),
-                                Some(format!(
-                                    "write the name of a table inside it: {}",
-                                    docs::TABLES
-                                        .iter()
-                                        .map(|(n, _)| *n)
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                )),
-                            ));
-                            continue;
-                        }
-                        None => {
-                            let names = docs::TABLES.iter().map(|(n, _)| *n);
-                            let help = crate::suggest::help(name, names, "tables");
-                            problems.push(at(
-                                page,
-                                &index,
-                                &name_range(body, found, name),
-                                format!("there is no reference table `{name}`"),
-                                Some(help),
-                            ));
-                            continue;
+                    Kind::ReferenceTable => {
+                        let name = found.body.trim();
+                        match docs::table_named(name) {
+                            Some(html) => Ok(Block::Table(html)),
+                            None if name.is_empty() => {
+                                problems.push(at(
+                                    page,
+                                    index(p),
+                                    &found.block,
+                                    "this `reference` block names no table".to_string(),
+                                    Some(format!(
+                                        "write the name of a table inside it: {}",
+                                        docs::TABLES
+                                            .iter()
+                                            .map(|(n, _)| *n)
+                                            .collect::<Vec<_>>()
+                                            .join(", ")
+                                    )),
+                                ));
+                                continue;
+                            }
+                            None => {
+                                let names = docs::TABLES.iter().map(|(n, _)| *n);
+                                let help = crate::suggest::help(name, names, "tables");
+                                problems.push(at(
+                                    page,
+                                    index(p),
+                                    &name_range(body, found, name),
+                                    format!("there is no reference table `{name}`"),
+                                    Some(help),
+                                ));
+                                continue;
+                            }
                         }
                     }
-                }
+                },
             };
             match read {
                 Ok(block) => {
@@ -170,22 +215,28 @@ pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Di
                         Block::Table(_) => None,
                     };
                     if let Some(id) = id {
-                        if let Some(first) = defined_at.get(&id) {
+                        if let Some(&(first_page, first_offset)) = defined_at.get(&id) {
+                            let first = &pages[first_page];
+                            let line = index(first_page).pos(&first.source, first_offset).line;
                             problems.push(at(
                                 page,
-                                &index,
+                                index(p),
                                 &(found.body_start..found.body_start + 1),
                                 format!("the id `{id}` is used twice"),
                                 Some(format!(
-                                    "it is first used at {first}; directive ids are unique across the site"
+                                    "it is first used at {}:{line}; directive ids are unique across the site",
+                                    first.file
                                 )),
                             ));
                             continue;
                         }
-                        defined_at.insert(id.clone(), format!("{}:{}", page.file, origin.line));
+                        defined_at.insert(id.clone(), (p, offset));
                         if let Block::Sim(sim, _) = &block {
                             scenarios.insert(id, sim.scenario.clone());
                         }
+                    }
+                    if !matches!(block, Block::Live(_)) {
+                        reads.directives.insert(key, block.clone());
                     }
                     blocks.push((found.block.start, block));
                 }
@@ -193,6 +244,7 @@ pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Di
                     if let Some(id) = directive::id_of(&found.body) {
                         broken.insert(id);
                     }
+                    let origin = origin();
                     problems.extend(
                         errors.into_iter().map(|e| {
                             Diagnostic::from_scenario(&page.file, &page.source, origin, e)
@@ -202,12 +254,14 @@ pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Di
             }
         }
         blocks_of_pages.push(blocks);
-        scans.push(scan);
+        scans.push((body_key, scanned));
     }
     let mut parts = Vec::new();
-    for ((page, scan), mut blocks) in pages.iter().zip(&scans).zip(blocks_of_pages) {
+    for (p, ((page, (body_key, scanned)), mut blocks)) in
+        pages.iter().zip(scans).zip(blocks_of_pages).enumerate()
+    {
+        let scan = &scanned.scan;
         let mut references = Vec::new();
-        let index = LineIndex::new(&page.source);
         // A live run is shown only beside the very scenario it was played with.
         blocks.retain_mut(|(at, block)| {
             let Block::Live(live_block) = block else {
@@ -228,7 +282,7 @@ pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Di
                         .iter()
                         .find(|d| d.block.start == *at)
                         .map_or(crate::yaml::Pos::START, |d| {
-                            index.pos(&page.source, page.body_start + d.body_start)
+                            index(p).pos(&page.source, page.body_start + d.body_start)
                         });
                     problems.push(Diagnostic::from_scenario(
                         &page.file,
@@ -240,15 +294,19 @@ pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Di
                 }
             }
         });
-        for found in reference::find(page.body(), &scan.code) {
-            if let Ok(raw) = &found
+        for found in &scanned.references {
+            if let Ok(raw) = found
                 && broken.contains(&raw.path[0])
             {
                 continue;
             }
-            match found.and_then(|raw| reference::check(&raw, &scenarios)) {
+            match found
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|raw| reference::check(raw, &scenarios))
+            {
                 Ok(r) => references.push(r),
-                Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
+                Err(e) => problems.push(at(page, index(p), &e.range, e.message, e.help)),
             }
         }
         let mut conditions = Vec::new();
@@ -256,7 +314,7 @@ pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Di
             match found {
                 Ok(c) if broken.contains(&c.id) => {}
                 Ok(c) => conditions.push(c),
-                Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
+                Err(e) => problems.push(at(page, index(p), &e.range, e.message, e.help)),
             }
         }
         parts.push(PageParts {
@@ -264,6 +322,7 @@ pub(super) fn read_parts(root: &Path, pages: &[Page]) -> (Vec<PageParts>, Vec<Di
             references,
             conditions,
         });
+        reads.bodies.insert(body_key, scanned);
     }
     for page in pages {
         if let Some(id) = &page.front.card

@@ -39,9 +39,17 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
     };
     let index = root.join("content/index.md");
     let site_yaml = root.join("site.yaml");
-    let edits: [&dyn Fn(); 13] = [
+    let edits: [&dyn Fn(); 14] = [
         // Nothing.
         &|| {},
+        // Prose before the block: the same directive, at another place.
+        &|| {
+            edit(
+                &storm,
+                "## The scenario\n",
+                "## The scenario\n\nA line before the block.\n",
+            )
+        },
         // Prose.
         &|| {
             edit(
@@ -112,4 +120,68 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
     let mut names = names;
     names.sort();
     assert_eq!(names, ["fresh", "kept"], "a replaced site was left behind");
+}
+
+#[test]
+fn a_build_that_fails_leaves_the_memo_sound_for_the_next() {
+    let site = fixture("good");
+    let root = site.path();
+    let out = tempfile::tempdir().unwrap();
+    let (kept, fresh) = (out.path().join("kept"), out.path().join("fresh"));
+    let mut memo = Memo::tidying_after();
+    let storm = root.join("content/storm.md");
+    let index = root.join("content/index.md");
+    site::build_with(&options(root, &kept), &mut memo).unwrap();
+    let steps: [(&dyn Fn(), bool); 6] = [
+        // A mistake in the directive, then another value than before it.
+        (&|| edit(&storm, "clients: 20", "clients: -1"), false),
+        (&|| edit(&storm, "clients: -1", "clients: 19"), true),
+        // The same directive on a second page: its id is used twice.
+        (
+            &|| {
+                let text = std::fs::read_to_string(&storm).unwrap();
+                let block = &text[text.find("```sim").unwrap()..];
+                let block = &block[..block[3..].find("```").unwrap() + 6];
+                let mut page = std::fs::read_to_string(&index).unwrap();
+                page.push_str(&format!("\n{block}\n"));
+                std::fs::write(&index, page).unwrap();
+            },
+            false,
+        ),
+        // Its id changed there: two figures of the same scenario.
+        (&|| edit(&index, "id: storm", "id: storm-again"), true),
+        // An unclosed fence, then closed.
+        (
+            &|| {
+                let mut page = std::fs::read_to_string(&index).unwrap();
+                page.push_str("\n```sim\nid: open\n");
+                std::fs::write(&index, page).unwrap();
+            },
+            false,
+        ),
+        (
+            &|| {
+                let mut page = std::fs::read_to_string(&index).unwrap();
+                page.push_str("clients: 3\nhorizon: 1s\nserver: {capacity: 2, tick: 100ms}\nretry: {base: 100ms}\nstrategies: [fixed]\n```\n");
+                std::fs::write(&index, page).unwrap();
+            },
+            true,
+        ),
+    ];
+    for (i, (change, builds)) in steps.iter().enumerate() {
+        change();
+        let outcome = site::build_with(&options(root, &kept), &mut memo);
+        assert_eq!(outcome.is_ok(), *builds, "step {i}: {:?}", outcome.err());
+        if *builds {
+            site::build(&options(root, &fresh)).unwrap();
+            assert!(
+                files(&kept) == files(&fresh),
+                "step {i}: the outputs differ"
+            );
+        } else {
+            // The memo's build fails exactly as a build from nothing does.
+            let again = site::build(&options(root, &fresh)).unwrap_err().to_string();
+            assert_eq!(outcome.unwrap_err().to_string(), again, "step {i}");
+        }
+    }
 }
