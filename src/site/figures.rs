@@ -2,10 +2,12 @@
 //! drew.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::parts::{Block, PageParts};
 use super::{Figures, explore, live, playground};
 use crate::chart::{self, Sweep, SweepPoint};
+use crate::directive::Kind;
 use crate::engine::ScenarioResult;
 use crate::engine::schedule::schedule;
 
@@ -86,26 +88,49 @@ impl Block {
     }
 }
 
-/// Each page's figures, by the place of their blocks: drawn, or found in `memo` by
-/// every field of the directive and the playground's address (which fix its
-/// scenarios, hence its results). `memo` is left holding this build's figures.
+/// A figure's HTML, shared by the pages and builds that show it.
+pub(super) type Figure = Arc<str>;
+
+/// The figures a build drew, kept by `serve` for the next (see [`super::memo`]).
+#[derive(Default)]
+pub struct Drawn {
+    /// The playground's address and the base path they were drawn with.
+    with: Option<(Option<String>, String)>,
+    /// Each figure, by its directive's kind and text, which fix its scenarios, hence
+    /// its results; a live block's by every field of it as read.
+    by_source: HashMap<(Kind, String), Figure>,
+}
+
+/// Each page's figures, by the place of their blocks: drawn, or found in `memo`.
+/// `memo` is left holding this build's figures.
 pub(super) fn draw_figures(
     parts: &[PageParts],
     results: &[ScenarioResult],
     playground: Option<&str>,
     base_path: &str,
-    memo: &mut HashMap<String, String>,
+    memo: &mut Drawn,
 ) -> Vec<Figures> {
+    let with = (playground.map(str::to_string), base_path.to_string());
+    let mut last = std::mem::take(memo);
+    if last.with.as_ref() != Some(&with) {
+        last.by_source.clear();
+    }
     let mut in_order = results.iter();
-    let mut drawn = HashMap::new();
     let figures = parts
         .iter()
         .map(|p| {
             p.blocks
                 .iter()
-                .map(|(at, block)| {
-                    let key = format!("{block:?}\n{playground:?}\n{base_path}");
-                    let figure = match memo.remove(&key).or_else(|| drawn.get(&key).cloned()) {
+                .map(|placed| {
+                    let block = &placed.block;
+                    let key = match block {
+                        Block::Live(_) => (Kind::Live, format!("{block:?}")),
+                        Block::Sim(..) | Block::Sweep(_) | Block::Schedule(_) | Block::Table(_) => {
+                            (block.kind(), placed.text.clone())
+                        }
+                    };
+                    let known = last.by_source.remove(&key);
+                    let figure = match known.or_else(|| memo.by_source.get(&key).cloned()) {
                         Some(figure) => {
                             // The figure's results are passed over, as drawing takes them.
                             in_order
@@ -114,14 +139,14 @@ pub(super) fn draw_figures(
                                 .for_each(drop);
                             figure
                         }
-                        None => block.figure(&mut in_order, playground, base_path),
+                        None => Figure::from(block.figure(&mut in_order, playground, base_path)),
                     };
-                    drawn.insert(key, figure.clone());
-                    (*at, figure)
+                    memo.by_source.insert(key, Figure::clone(&figure));
+                    (placed.at, figure)
                 })
                 .collect()
         })
         .collect();
-    *memo = drawn;
+    memo.with = Some(with);
     figures
 }

@@ -29,7 +29,7 @@ pub struct Memo {
     /// Directives as read, by their kind and text, and each page's scan, by its body.
     pub(super) reads: super::parts::Reads,
     /// A figure's HTML by its directive as read and the playground's address.
-    pub(super) figures: HashMap<String, String>,
+    pub(super) figures: super::figures::Drawn,
     /// The templates' texts and what they compiled to.
     pub(super) templates: Option<(Vec<(String, String)>, Templates)>,
     /// Code blocks' HTML by their text and language.

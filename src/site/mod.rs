@@ -108,7 +108,7 @@ impl std::fmt::Display for Summary {
 }
 
 /// A page's figures, by the byte offset in its body at which each one's block starts.
-type Figures = BTreeMap<usize, String>;
+type Figures = BTreeMap<usize, figures::Figure>;
 
 /// Builds the site into its output folder. On any problem nothing is written and the
 /// last good output stays as it was; an output folder that could hold files the build
@@ -132,7 +132,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     let parts = stop_on(read_parts(root, pages, &mut memo.reads))?;
     let scenarios: Vec<&Scenario> = parts
         .iter()
-        .flat_map(|p| p.blocks.iter().flat_map(|(_, b)| b.scenarios()))
+        .flat_map(|p| p.blocks.iter().flat_map(|placed| placed.block.scenarios()))
         .collect();
     let cache = Cache::new(root);
     let missing = cache.missing(&scenarios);
@@ -155,7 +155,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     // Every scenario figure as its try-it link gives it, for the playground's presets.
     let mut shown: Vec<playground::Figure> = Vec::new();
     let mut in_order = results.iter();
-    for (_, block) in parts.iter().flat_map(|p| &p.blocks) {
+    for block in parts.iter().flat_map(|p| &p.blocks).map(|p| &p.block) {
         for scenario in block.scenarios() {
             let result = in_order.next().expect("a result per scenario");
             if let Block::Sim(sim, source) = block {
@@ -202,7 +202,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
             let window = parts
                 .iter()
                 .flat_map(|p| &p.blocks)
-                .find_map(|(_, b)| match b {
+                .find_map(|placed| match &placed.block {
                     Block::Sim(sim, _) if sim.scenario.id == id => Some(sim.figure.window),
                     Block::Sim(..)
                     | Block::Sweep(_)
@@ -219,7 +219,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     let explorable = parts
         .iter()
         .flat_map(|p| &p.blocks)
-        .any(|(_, b)| matches!(b, Block::Sim(sim, _) if !sim.explore.is_empty()));
+        .any(|p| matches!(&p.block, Block::Sim(sim, _) if !sim.explore.is_empty()));
     let has_module = playground.is_some() || explorable;
     write_pages(
         &staging,
@@ -356,8 +356,8 @@ fn parts_ids<'p>(
         .zip(parts)
         .map(|((p, r), part)| {
             let mut ids = r.ids.clone();
-            for (_, block) in &part.blocks {
-                if let Block::Sim(sim, _) = block {
+            for placed in &part.blocks {
+                if let Block::Sim(sim, _) = &placed.block {
                     ids.insert(format!("sim-{}", sim.scenario.id));
                 }
             }

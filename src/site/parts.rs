@@ -31,6 +31,17 @@ pub(super) enum Block {
 }
 
 impl Block {
+    /// The kind of directive it was read from.
+    pub(super) fn kind(&self) -> Kind {
+        match self {
+            Block::Sim(..) => Kind::Sim,
+            Block::Sweep(_) => Kind::Sweep,
+            Block::Schedule(_) => Kind::Schedule,
+            Block::Table(_) => Kind::ReferenceTable,
+            Block::Live(_) => Kind::Live,
+        }
+    }
+
     /// The scenarios the engine must run for it.
     pub(super) fn scenarios(&self) -> Vec<&Scenario> {
         match self {
@@ -71,11 +82,21 @@ impl Block {
     }
 }
 
+/// A directive read, at its place in the page.
+pub(super) struct Placed {
+    /// The byte offset in the body at which its fenced block starts, which is where its
+    /// figure goes.
+    pub(super) at: usize,
+    /// Its text, of which the block is a function (but a live block's, which reads a
+    /// file of its own).
+    pub(super) text: String,
+    pub(super) block: Block,
+}
+
 /// A page's directives and references, read and checked.
 pub(super) struct PageParts {
-    /// Each directive, with the byte offset in the body at which its fenced block
-    /// starts, which is where its figure goes.
-    pub(super) blocks: Vec<(usize, Block)>,
+    /// Each directive, at its place.
+    pub(super) blocks: Vec<Placed>,
     pub(super) references: Vec<Reference>,
     /// The sentences marked with a condition (`{{ if … }}…{{ end }}`).
     pub(super) conditions: Vec<condition::Condition>,
@@ -238,7 +259,11 @@ pub(super) fn read_parts(
                     if !matches!(block, Block::Live(_)) {
                         reads.directives.insert(key, block.clone());
                     }
-                    blocks.push((found.block.start, block));
+                    blocks.push(Placed {
+                        at: found.block.start,
+                        text: found.body.clone(),
+                        block,
+                    });
                 }
                 Err(errors) => {
                     if let Some(id) = directive::id_of(&found.body) {
@@ -263,7 +288,7 @@ pub(super) fn read_parts(
         let scan = &scanned.scan;
         let mut references = Vec::new();
         // A live run is shown only beside the very scenario it was played with.
-        blocks.retain_mut(|(at, block)| {
+        blocks.retain_mut(|Placed { at, block, .. }| {
             let Block::Live(live_block) = block else {
                 return true;
             };

@@ -97,7 +97,7 @@ pub struct Context<'a> {
     pub base_path: &'a str,
     /// The HTML of each directive's figure, by the byte offset in the body at which its
     /// fenced block starts; empty for `check`, which draws none.
-    pub figures: &'a BTreeMap<usize, String>,
+    pub figures: &'a BTreeMap<usize, std::sync::Arc<str>>,
     /// Ids the page's figures hold, known without drawing them (`check` has no figures):
     /// no heading or footnote takes them, nor one written in `figures`.
     pub reserved: &'a [String],
@@ -124,7 +124,7 @@ pub struct Remembered {
     content_path: String,
     pages: BTreeMap<String, String>,
     base_path: String,
-    figures: BTreeMap<usize, String>,
+    figures: BTreeMap<usize, std::sync::Arc<str>>,
     reserved: Vec<String>,
     values: Vec<(Range<usize>, String)>,
     marks: BTreeMap<usize, Mark>,
@@ -532,7 +532,7 @@ mod tests {
             .directives
             .iter()
             .map(|found| found.block.start)
-            .zip(figures.iter().cloned())
+            .zip(figures.iter().map(|f| f.as_str().into()))
             .collect();
         let pages = BTreeMap::from([
             ("a.md".to_string(), "a/".to_string()),

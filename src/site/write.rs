@@ -101,7 +101,7 @@ pub(super) fn render_pages(
         let explorable: HashSet<&str> = part
             .blocks
             .iter()
-            .filter_map(|(_, b)| match b {
+            .filter_map(|placed| match &placed.block {
                 Block::Sim(sim, _) if !sim.explore.is_empty() => Some(sim.scenario.id.as_str()),
                 Block::Sim(..)
                 | Block::Sweep(_)
@@ -123,7 +123,7 @@ pub(super) fn render_pages(
         // The template's own ids (`main`, …) are the page's too.
         let written = templates.map(|t| t.ids_of(templates::of_page(page)));
         let reserved: Vec<String> = (written.iter().flatten().cloned())
-            .chain(part.blocks.iter().flat_map(|(_, b)| b.ids()))
+            .chain(part.blocks.iter().flat_map(|placed| placed.block.ids()))
             .collect();
         let content_path = page.file.strip_prefix("content/").unwrap_or(&page.file);
         let cx = render::Context {

@@ -201,11 +201,11 @@ fn gfm_extension_examples_give_the_specs_html() {
 fn with_figures(markdown: &str, figures: &[String]) -> Rendered {
     let pages = BTreeMap::new();
     // Each figure at the place of a directive block, in order.
-    let figures: BTreeMap<usize, String> = retrylab::directive::scan(markdown)
+    let figures: BTreeMap<usize, std::sync::Arc<str>> = retrylab::directive::scan(markdown)
         .directives
         .iter()
         .map(|found| found.block.start)
-        .zip(figures.iter().cloned())
+        .zip(figures.iter().map(|f| f.as_str().into()))
         .collect();
     render(
         markdown,

@@ -71,7 +71,7 @@ impl<'w> Writer<'w> {
                     // Found by the block's place, where the directive was read; `check`
                     // draws no figure.
                     let html = match self.cx.figures.get(&range.start) {
-                        Some(html) => html.clone(),
+                        Some(html) => html.to_string(),
                         None if self.cx.figures.is_empty() => String::new(),
                         None => panic!("no figure for the directive block at byte {}", range.start),
                     };
