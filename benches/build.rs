@@ -68,7 +68,7 @@ fn builds(c: &mut Criterion) {
     // What `serve` does after a prose edit: the same build, with the memo of the last.
     let page = copy.path().join("content/why-waiting-longer.md");
     let text = std::fs::read_to_string(&page).unwrap();
-    let mut memo = Memo::tidying_after();
+    let mut memo = Memo::for_server();
     site::build_with(&own, &mut memo).unwrap();
     let mut edits = 0u64;
     group.bench_function("this site, a prose edit with serve's memo", |b| {

@@ -121,12 +121,11 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
 /// [`memo`]): the same bytes, sooner. `serve` keeps one between its builds.
 pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure> {
     let started = Instant::now();
-    memo.tidied();
     let root = &options.root;
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
     // Refused before any work; checked again once the build holds the output's lock.
     let place = Place::check(root, &config)?;
-    output::recover_if_idle(&place)?;
+    memo.with_spare(|spare| output::recover_if_idle(&place, spare))?;
     let content = stop_on(page::load_content(root, options.drafts)?)?;
     let pages = &content.pages;
     let parts = stop_on(read_parts(root, pages, &mut memo.reads))?;
@@ -192,7 +191,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     let rendered = stop_on(rendered)?;
     let ids = parts_ids(pages, &rendered, &parts);
     stop_on(((), links::problems(&content, &ids, &rendered)))?;
-    let staging = Staging::new(&place)?;
+    let staging = Staging::new(&place, memo::take(&memo.spare))?;
     let cards: Vec<Option<String>> = pages
         .iter()
         .map(|page| {
@@ -241,10 +240,8 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     if explorable {
         explore::write_files(&staging, root)?;
     }
-    if memo.tidy_after {
-        if let Some(replaced) = staging.commit_leaving_replaced()? {
-            memo.tidying = Some(std::thread::spawn(move || replaced.remove()));
-        }
+    if memo.keeps_spare {
+        memo.keep_spare(staging.commit_keeping_replaced()?);
     } else {
         staging.commit()?;
     }

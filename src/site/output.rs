@@ -14,13 +14,23 @@
 //! file costs the file system far more than naming one, and a rebuild after an edit
 //! changes few files. The last site is never written to: a name written twice is
 //! removed and made anew, and where a link cannot be made the file is written.
+//!
+//! A server goes further: the site a build replaced stays, marked, where it was built
+//! (a [`Spare`]), and the next build is written into it rather than into a new folder.
+//! Its folders are there already, and a name that is already the last site's very file
+//! with the right bytes stays as it is, so an edit costs the file system only the files
+//! that changed; every other name is replaced (never written through) or removed, so
+//! the folder ends holding exactly what a build into a new one would. Its marker is
+//! never removed while it is in use, so a server killed at any moment leaves a folder
+//! the next build recognises and removes.
 
 mod lock;
 pub mod place;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use crate::diag::Failure;
 use lock::Lock;
@@ -35,23 +45,36 @@ pub struct Staging {
     /// The last site's regular files, by their path below its root (`/` between
     /// folders), with their size: the files a write may link rather than write.
     last: HashMap<String, u64>,
-    // Dropped last: the staging folder is removed while the lock is still held. Handed
-    // to [`Replaced`] by a commit that leaves the replaced site to remove.
-    lock: Option<Lock>,
+    /// The files the folder held before this build wrote any, when it is a [`Spare`]
+    /// (none in a new folder): those this build does not write are removed before the
+    /// site is swapped in.
+    held: HashSet<String>,
+    /// Whether the folder is a [`Spare`].
+    reused: bool,
+    /// The files this build wrote, by their path below the site's root.
+    written: Mutex<HashSet<String>>,
+    // Dropped last: the staging folder is removed while the lock is still held.
+    _lock: Lock,
 }
 
-/// A site that [`Staging::commit_leaving_replaced`] put out of place, still to remove.
-/// It holds the output's lock until it is removed, so that no other build meets it
-/// half removed.
-pub struct Replaced {
+/// The site a server's build replaced, kept marked where it was built for the next
+/// build to write into (see the module's documentation). Between builds it is a
+/// leftover like any other to a build of another process, which may remove it.
+pub struct Spare {
     dir: PathBuf,
-    _lock: Option<Lock>,
+    /// Where the output's lock is.
+    lock: PathBuf,
 }
 
-impl Replaced {
-    /// Removes it, then lets the next build in.
+impl Spare {
+    /// Removes it, unless a build holds the output's lock (it is then a leftover that
+    /// the next build removes).
     pub fn remove(self) {
-        let _ = remove_output(&self.dir);
+        if let Ok(Some(_held)) = Lock::try_take(&self.lock)
+            && place::is_marked(&self.dir)
+        {
+            let _ = remove_output(&self.dir);
+        }
     }
 }
 
@@ -101,22 +124,23 @@ impl Beside {
 }
 
 /// Puts back what a killed build left beside `place`, if no build is running there now:
-/// a failed build, which never reaches [`Staging::new`], still restores the last good site.
-pub fn recover_if_idle(place: &Place) -> Result<(), Failure> {
+/// a failed build, which never reaches [`Staging::new`], still restores the last good
+/// site. `spare` is kept.
+pub fn recover_if_idle(place: &Place, spare: Option<&Spare>) -> Result<(), Failure> {
     let beside = Beside::of(&place.path);
     if !beside.parent.is_dir() {
         return Ok(());
     }
     let lock = beside.lock();
     if let Some(_held) = Lock::try_take(&lock).map_err(|e| io("lock", &lock, e))? {
-        recover(&place.path, &beside)?;
+        recover(&place.path, &beside, spare)?;
     }
     Ok(())
 }
 
 /// With the lock held: a set-aside site goes back when the output is missing; every
-/// other marked or empty leftover is removed.
-fn recover(target: &Path, beside: &Beside) -> Result<(), Failure> {
+/// other marked or empty leftover but `spare` is removed.
+fn recover(target: &Path, beside: &Beside, spare: Option<&Spare>) -> Result<(), Failure> {
     let old = beside.old();
     if target.symlink_metadata().is_err() && place::is_marked(&old) {
         std::fs::rename(&old, target).map_err(|e| io("put back", &old, e))?;
@@ -126,8 +150,11 @@ fn recover(target: &Path, beside: &Beside) -> Result<(), Failure> {
         let entry = entry.map_err(|e| io("read", &beside.parent, e))?;
         let name = entry.file_name();
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir && beside.is_leftover(&name.to_string_lossy()) {
-            let path = entry.path();
+        let path = entry.path();
+        if is_dir
+            && beside.is_leftover(&name.to_string_lossy())
+            && spare.is_none_or(|s| s.dir != path)
+        {
             if place::is_marked(&path) {
                 remove_output(&path).map_err(|e| io("remove", &path, e))?;
             } else {
@@ -200,11 +227,55 @@ fn exchange(_: &Path, _: &Path) -> io::Result<()> {
     Err(io::ErrorKind::Unsupported.into())
 }
 
+/// The files below `dir`, a spare site, by their path (`/` between folders); `None`
+/// when it holds anything but folders and regular files with names of UTF-8, which no
+/// build writes.
+fn held_files(dir: &Path) -> Option<HashSet<String>> {
+    let mut files = HashSet::new();
+    for entry in walkdir::WalkDir::new(dir).min_depth(1) {
+        let entry = entry.ok()?;
+        let kind = entry.file_type();
+        let relative = entry.path().strip_prefix(dir).ok()?;
+        let parts: Vec<&str> = relative
+            .iter()
+            .map(|part| part.to_str())
+            .collect::<Option<_>>()?;
+        if kind.is_file() {
+            files.insert(parts.join("/"));
+        } else if !kind.is_dir() {
+            return None;
+        }
+    }
+    Some(files)
+}
+
+/// Whether `a` and `b` are regular files and the same file (two names of it, not a
+/// symbolic link to it), where the system can tell.
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (a.symlink_metadata(), b.symlink_metadata()) {
+            (Ok(a), Ok(b)) => {
+                a.is_file() && b.is_file() && a.dev() == b.dev() && a.ino() == b.ino()
+            }
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
+    }
+}
+
 impl Staging {
     /// Starts writing a site for `place`: waits for any other build writing there,
     /// clears what a killed build left, checks the output again (it may have changed
-    /// since the build began) and makes a marked staging folder beside it.
-    pub fn new(place: &Place) -> Result<Staging, Failure> {
+    /// since the build began) and makes a marked staging folder beside it, or takes
+    /// `spare` for one when it is still there, marked and holding only what a build
+    /// writes (otherwise it is removed, as any leftover).
+    pub fn new(place: &Place, spare: Option<Spare>) -> Result<Staging, Failure> {
         let target = &place.path;
         let beside = Beside::of(target);
         std::fs::create_dir_all(&beside.parent).map_err(|e| io("create", &beside.parent, e))?;
@@ -216,16 +287,35 @@ impl Staging {
             );
         })
         .map_err(|e| io("lock", &lock_path, e))?;
-        recover(target, &beside)?;
-        place.check_contents()?;
         let dir = beside.building(std::process::id());
-        std::fs::create_dir(&dir).map_err(|e| io("create", &dir, e))?;
+        let spare = match spare {
+            Some(spare) if spare.dir == dir && place::is_marked(&dir) => Some(spare),
+            // Beside another output, which the site's settings named before.
+            Some(spare) if spare.dir != dir => {
+                spare.remove();
+                None
+            }
+            Some(_) | None => None,
+        };
+        recover(target, &beside, spare.as_ref())?;
+        place.check_contents()?;
+        let held = spare.and_then(|s| held_files(&s.dir));
+        let reused = held.is_some();
+        if !reused {
+            if place::is_marked(&dir) {
+                remove_output(&dir).map_err(|e| io("remove", &dir, e))?;
+            }
+            std::fs::create_dir(&dir).map_err(|e| io("create", &dir, e))?;
+        }
         let staging = Staging {
             dir,
             target: target.clone(),
             committed: false,
             last: files_of(target),
-            lock: Some(lock),
+            held: held.unwrap_or_default(),
+            reused,
+            written: Mutex::new(HashSet::new()),
+            _lock: lock,
         };
         staging.write(MARKER, place::MARKER_TEXT.as_bytes())?;
         Ok(staging)
@@ -235,9 +325,19 @@ impl Staging {
     /// a link to the last site's file where that holds the same bytes.
     pub fn write(&self, relative: &str, bytes: &[u8]) -> Result<(), Failure> {
         let path = self.dir.join(relative);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
+        self.note_written(relative);
+        if relative == MARKER && self.reused {
+            // A spare's marker stays from its first moment to its last: replaced, if
+            // ever, in one step.
+            if std::fs::read(&path).is_ok_and(|held| held == bytes) {
+                return Ok(());
+            }
+            let new = self.dir.join(format!("{MARKER}.new"));
+            return std::fs::write(&new, bytes)
+                .and_then(|()| std::fs::rename(&new, &path))
+                .map_err(|e| io("write", &path, e));
         }
+        self.make_folder_for(&path)?;
         if self.link_unchanged(relative, bytes, &path) {
             return Ok(());
         }
@@ -248,9 +348,9 @@ impl Staging {
                 .open(&path)
         };
         let mut file = match create() {
-            // Written before, and perhaps a link: never written through.
+            // Written before, and perhaps a link, or a spare's: never written through.
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                std::fs::remove_file(&path).map_err(|e| io("replace", &path, e))?;
+                self.clear(&path)?;
                 create()
             }
             other => other,
@@ -259,21 +359,82 @@ impl Staging {
         file.write_all(bytes).map_err(|e| io("write", &path, e))
     }
 
-    /// Links `path` to the last site's file at `relative` when that holds `bytes`.
+    /// Records that this build writes `relative`.
+    fn note_written(&self, relative: &str) {
+        let mut written = self.written.lock().unwrap_or_else(PoisonError::into_inner);
+        written.insert(relative.to_string());
+    }
+
+    /// Makes the folders that hold `path`. In a spare, a file where one of them must
+    /// go is a file of the site it held, and is removed.
+    fn make_folder_for(&self, path: &Path) -> Result<(), Failure> {
+        let Some(parent) = path.parent() else {
+            return Ok(());
+        };
+        let made = std::fs::create_dir_all(parent);
+        if made.is_ok() || !self.reused {
+            return made.map_err(|e| io("create", parent, e));
+        }
+        let mut folder = self.dir.clone();
+        for part in parent.strip_prefix(&self.dir).unwrap_or(parent) {
+            folder.push(part);
+            if folder.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+                self.clear(&folder)?;
+            }
+        }
+        std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))
+    }
+
+    /// Removes the name `path`: a file, or in a spare a folder of the site it held
+    /// (never one holding a file this build wrote).
+    fn clear(&self, path: &Path) -> Result<(), Failure> {
+        let is_dir = path.symlink_metadata().is_ok_and(|m| m.is_dir());
+        let removed = if is_dir && self.reused && !self.wrote_below(path) {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_file(path)
+        };
+        match removed {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(io("replace", path, e)),
+            Ok(()) | Err(_) => Ok(()),
+        }
+    }
+
+    /// Whether this build wrote a file inside the folder `path`.
+    fn wrote_below(&self, path: &Path) -> bool {
+        let written = self.written.lock().unwrap_or_else(PoisonError::into_inner);
+        written.iter().any(|relative| {
+            let file = self.dir.join(relative);
+            file != path && file.starts_with(path)
+        })
+    }
+
+    /// Makes `path` the last site's file at `relative` when that holds `bytes`: a name
+    /// that is already that file stays, another is replaced by a link to it.
     fn link_unchanged(&self, relative: &str, bytes: &[u8], path: &Path) -> bool {
         if self.last.get(relative) != Some(&(bytes.len() as u64)) {
             return false;
         }
         let last = self.target.join(relative);
         match std::fs::read(&last) {
-            Ok(old) if old == bytes => std::fs::hard_link(&last, path).is_ok(),
-            _ => false,
+            Ok(old) if old == bytes => {}
+            _ => return false,
         }
+        if self.held.contains(relative) {
+            if same_file(&last, path) {
+                return true;
+            }
+            if self.clear(path).is_err() {
+                return false;
+            }
+        }
+        std::fs::hard_link(&last, path).is_ok()
     }
 
-    /// Whether a file was already written.
+    /// Whether this build already wrote a file.
     pub fn has(&self, relative: &str) -> bool {
-        self.dir.join(relative).exists()
+        let written = self.written.lock().unwrap_or_else(PoisonError::into_inner);
+        written.contains(relative)
     }
 
     /// Copies a folder's files (the site's `static/`) into the site, as they are.
@@ -290,41 +451,70 @@ impl Staging {
             }
             let relative = entry.path().strip_prefix(from).unwrap_or(entry.path());
             let to = self.dir.join(relative);
-            if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
+            if let Some(relative) = relative.to_str() {
+                self.note_written(&relative.replace(std::path::MAIN_SEPARATOR, "/"));
             }
+            self.make_folder_for(&to)?;
             // A copy writes through an existing name, which may be a link to the last
             // site's file: the name goes first.
-            match std::fs::remove_file(&to) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                    return Err(io("replace", &to, e));
-                }
-                Ok(()) | Err(_) => {}
-            }
+            self.clear(&to)?;
             std::fs::copy(entry.path(), &to).map_err(|e| io("copy", entry.path(), e))?;
             copied += 1;
         }
         Ok(copied)
     }
 
-    /// Swaps the finished site in place of the old one, which is then removed.
-    pub fn commit(self) -> Result<(), Failure> {
-        if let Some(replaced) = self.commit_leaving_replaced()? {
-            // What cannot be removed now, the next build does.
-            replaced.remove();
+    /// Removes the spare's files this build did not write, and the folders that leaves
+    /// empty (a build into a new folder makes none).
+    fn remove_unwritten(&self) -> Result<(), Failure> {
+        let written = self.written.lock().unwrap_or_else(PoisonError::into_inner);
+        for relative in self.held.iter().filter(|r| !written.contains(*r)) {
+            let path = self.dir.join(relative);
+            if !path.symlink_metadata().is_ok_and(|m| m.is_file()) {
+                // Replaced by a folder of this build's files, or gone with its folder.
+                continue;
+            }
+            std::fs::remove_file(&path).map_err(|e| io("remove", &path, e))?;
+            let mut folder = path.parent();
+            while let Some(f) = folder.filter(|f| *f != self.dir) {
+                if std::fs::remove_dir(f).is_err() {
+                    break;
+                }
+                folder = f.parent();
+            }
         }
         Ok(())
     }
 
-    /// [`Staging::commit`], but the site it replaced is left for the caller to remove,
-    /// with the output's lock, for a server that publishes first and tidies up after.
-    pub fn commit_leaving_replaced(mut self) -> Result<Option<Replaced>, Failure> {
+    /// Swaps the finished site in place of the old one, which is then removed.
+    pub fn commit(self) -> Result<(), Failure> {
+        if let Some(replaced) = self.commit_keeping_replaced()? {
+            // What cannot be removed now, the next build does.
+            let _ = remove_output(&replaced.dir);
+        }
+        Ok(())
+    }
+
+    /// [`Staging::commit`], but the site it replaced is kept as a [`Spare`] for the next
+    /// build, where it took the staging folder's place in one step (otherwise it is
+    /// removed).
+    pub fn commit_keeping_replaced(mut self) -> Result<Option<Spare>, Failure> {
+        if self.reused {
+            self.remove_unwritten()?;
+        }
         let replaced = swap(&self.dir, &self.target, exchange)?;
         self.committed = true;
-        Ok(replaced.map(|dir| Replaced {
-            dir,
-            _lock: self.lock.take(),
-        }))
+        match replaced {
+            Some(dir) if dir == self.dir => Ok(Some(Spare {
+                dir,
+                lock: Beside::of(&self.target).lock(),
+            })),
+            Some(dir) => {
+                let _ = remove_output(&dir);
+                Ok(None)
+            }
+            None => Ok(None),
+        }
     }
 }
 
@@ -445,7 +635,7 @@ mod tests {
             path: dir.join("public"),
             shown: "public".into(),
         };
-        Staging::new(&place).unwrap()
+        Staging::new(&place, None).unwrap()
     }
 
     #[cfg(unix)]
@@ -536,6 +726,141 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(outside.join("page.html")).unwrap(),
             "text"
+        );
+    }
+
+    /// Every file and folder below `dir`, by its path, with a file's text.
+    #[cfg(unix)]
+    fn tree(dir: &Path) -> Vec<(String, Option<String>)> {
+        let mut tree: Vec<_> = walkdir::WalkDir::new(dir)
+            .min_depth(1)
+            .into_iter()
+            .map(Result::unwrap)
+            .map(|e| {
+                let name = e
+                    .path()
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let text = e
+                    .file_type()
+                    .is_file()
+                    .then(|| std::fs::read_to_string(e.path()).unwrap());
+                (name, text)
+            })
+            .collect();
+        tree.sort();
+        tree
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_spare_is_written_into_and_ends_holding_what_a_new_folder_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let public = dir.path().join("public");
+        let place = Place {
+            path: public.clone(),
+            shown: "public".into(),
+        };
+        let first_site = |staging: &Staging| {
+            for (name, text) in [
+                ("a/index.html", "same"),
+                ("b.html", "one"),
+                ("gone/deeper/page.html", "gone"),
+                ("c", "a file"),
+                ("d/index.html", "a folder"),
+            ] {
+                staging.write(name, text.as_bytes()).unwrap();
+            }
+        };
+        let first = Staging::new(&place, None).unwrap();
+        first_site(&first);
+        assert!(
+            first.commit_keeping_replaced().unwrap().is_none(),
+            "nothing replaced"
+        );
+        let second = Staging::new(&place, None).unwrap();
+        first_site(&second);
+        let spare = second.commit_keeping_replaced().unwrap().expect("a spare");
+        let same = inode(&public.join("a/index.html"));
+        let last = tree(&public);
+
+        let third = Staging::new(&place, Some(spare)).unwrap();
+        for (name, text) in [
+            ("a/index.html", "same"),
+            ("b.html", "two"),
+            ("c/index.html", "now a folder"),
+            ("d", "now a file"),
+            ("new.html", "new"),
+        ] {
+            third.write(name, text.as_bytes()).unwrap();
+        }
+        assert!(third.has("d") && !third.has("b.html.old") && !third.has("gone/deeper/page.html"));
+        assert_eq!(tree(&public), last, "the last site is never written to");
+        let spare = third.commit_keeping_replaced().unwrap().expect("a spare");
+        assert_eq!(tree(&spare.dir), last, "the replaced site is kept whole");
+        let marker = Some(place::MARKER_TEXT.to_string());
+        assert_eq!(
+            tree(&public),
+            [
+                (MARKER.to_string(), marker),
+                ("a".to_string(), None),
+                ("a/index.html".to_string(), Some("same".to_string())),
+                ("b.html".to_string(), Some("two".to_string())),
+                ("c".to_string(), None),
+                ("c/index.html".to_string(), Some("now a folder".to_string())),
+                ("d".to_string(), Some("now a file".to_string())),
+                ("new.html".to_string(), Some("new".to_string())),
+            ]
+        );
+        assert_eq!(inode(&public.join("a/index.html")), same);
+        spare.remove();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["public"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_spare_holding_a_symbolic_link_is_not_written_into() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("page.html"), "theirs").unwrap();
+        let place = Place {
+            path: dir.path().join("public"),
+            shown: "public".into(),
+        };
+        for _ in 0..2 {
+            let staging = Staging::new(&place, None).unwrap();
+            staging.write("linked/page.html", b"ours").unwrap();
+            staging.commit_keeping_replaced().unwrap();
+        }
+        let staging = Staging::new(&place, None).unwrap();
+        staging.write("linked/page.html", b"ours").unwrap();
+        let spare = staging.commit_keeping_replaced().unwrap().expect("a spare");
+        std::fs::remove_dir_all(spare.dir.join("linked")).unwrap();
+        std::os::unix::fs::symlink(&outside, spare.dir.join("linked")).unwrap();
+
+        let staging = Staging::new(&place, Some(spare)).unwrap();
+        staging.write("linked/page.html", b"new!").unwrap();
+        staging.commit().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(outside.join("page.html")).unwrap(),
+            "theirs"
+        );
+        let public = dir.path().join("public");
+        assert!(
+            std::fs::symlink_metadata(public.join("linked"))
+                .unwrap()
+                .is_dir()
+        );
+        assert_eq!(
+            std::fs::read_to_string(public.join("linked/page.html")).unwrap(),
+            "new!"
         );
     }
 }

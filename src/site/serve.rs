@@ -125,7 +125,15 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
     }
 
     // What each build leaves for the next: a prose edit redraws no figure.
-    let mut memo = Memo::tidying_after();
+    let mut memo = Memo::for_server();
+    // Stopped by Ctrl+C, or by a terminal that closes, the server removes the site its
+    // last build replaced, kept beside the output for the next build (where no handler
+    // can be set, the next build removes it).
+    let remove_spare = memo.spare_remover();
+    let _ = ctrlc::set_handler(move || {
+        remove_spare();
+        std::process::exit(130);
+    });
     rebuild(&site, &shared, &mut memo);
     say(&format!(
         "serving {} at http://{address}/ (Ctrl+C stops)",

@@ -30,7 +30,7 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
     let root = site.path();
     let out = tempfile::tempdir().unwrap();
     let (kept, fresh) = (out.path().join("kept"), out.path().join("fresh"));
-    let mut memo = Memo::tidying_after();
+    let mut memo = Memo::for_server();
     let storm = root.join("content/storm.md");
     let append = |text: &str| {
         let mut page = std::fs::read_to_string(&storm).unwrap();
@@ -39,7 +39,7 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
     };
     let index = root.join("content/index.md");
     let site_yaml = root.join("site.yaml");
-    let edits: [&dyn Fn(); 14] = [
+    let edits: [&dyn Fn(); 16] = [
         // Nothing.
         &|| {},
         // Prose before the block: the same directive, at another place.
@@ -100,6 +100,15 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
             )
             .unwrap();
         },
+        // A static file, then the page removed: their files, and the page's folder, go.
+        &|| {
+            std::fs::create_dir_all(root.join("static/img")).unwrap();
+            std::fs::write(root.join("static/img/dot.svg"), "<svg/>").unwrap();
+        },
+        &|| {
+            std::fs::remove_file(root.join("content/extra.md")).unwrap();
+            std::fs::remove_dir_all(root.join("static/img")).unwrap();
+        },
     ];
     for (i, change) in edits.iter().enumerate() {
         change();
@@ -107,19 +116,56 @@ fn a_build_with_a_memo_writes_the_bytes_of_a_build_from_nothing() {
         // A build from nothing, results from the disk cache but nothing from a memo.
         site::build(&options(root, &fresh)).unwrap();
         assert!(
-            files(&kept) == files(&fresh),
+            files(&kept) == files(&fresh) && folders(&kept) == folders(&fresh),
             "edit {i}: the outputs differ"
         );
     }
+    // A server stopped removes the site its last build replaced; the next build makes
+    // a new folder.
+    let spare = format!(".kept.building-{}", std::process::id());
+    assert_eq!(beside(out.path()), [spare.as_str(), "fresh", "kept"]);
+    memo.spare_remover()();
+    assert_eq!(
+        beside(out.path()),
+        ["fresh", "kept"],
+        "the replaced site stays"
+    );
+    edit(&storm, "clients: 22", "clients: 23");
+    site::build_with(&options(root, &kept), &mut memo).unwrap();
+    site::build(&options(root, &fresh)).unwrap();
+    assert!(
+        files(&kept) == files(&fresh),
+        "after a stop, the outputs differ"
+    );
     drop(memo);
-    let names: Vec<String> = std::fs::read_dir(out.path())
+    assert_eq!(
+        beside(out.path()),
+        ["fresh", "kept"],
+        "a replaced site was left behind"
+    );
+}
+
+/// The names in `dir` but locks'.
+fn beside(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| !n.ends_with(".lock"))
         .collect();
-    let mut names = names;
     names.sort();
-    assert_eq!(names, ["fresh", "kept"], "a replaced site was left behind");
+    names
+}
+
+/// The folders below `dir`.
+fn folders(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut folders: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_dir())
+        .map(|e| e.path().strip_prefix(dir).unwrap().to_path_buf())
+        .collect();
+    folders.sort();
+    folders
 }
 
 #[test]
@@ -128,7 +174,7 @@ fn a_build_that_fails_leaves_the_memo_sound_for_the_next() {
     let root = site.path();
     let out = tempfile::tempdir().unwrap();
     let (kept, fresh) = (out.path().join("kept"), out.path().join("fresh"));
-    let mut memo = Memo::tidying_after();
+    let mut memo = Memo::for_server();
     let storm = root.join("content/storm.md");
     let index = root.join("content/index.md");
     site::build_with(&options(root, &kept), &mut memo).unwrap();

@@ -213,3 +213,38 @@ fn serve_rebuilds_reloads_shows_errors_and_stays_inside_the_site() {
         assert!(!body.contains("Fixture site"), "{path}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn serve_stopped_by_ctrl_c_removes_the_site_it_kept_for_its_next_build() {
+    let site = fixture("good");
+    let mut server = start(site.path());
+    let page_file = site.path().join("content/storm.md");
+    let good = std::fs::read_to_string(&page_file).unwrap();
+    std::fs::write(&page_file, good.replace("fixed delay", "fixed wait")).unwrap();
+    wait_for("the rebuilt page", || {
+        server.get("/storm/").1.contains("With a fixed wait")
+    });
+    let spare = site
+        .path()
+        .join(format!(".public.building-{}", server.child.id()));
+    wait_for("the replaced site, kept", || spare.is_dir());
+
+    let interrupted = Command::new("kill")
+        .args(["-INT", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let mut code = None;
+    wait_for("the server to stop", || {
+        code = server.child.try_wait().unwrap().map(|s| s.code());
+        code.is_some()
+    });
+    assert_eq!(code, Some(Some(130)));
+    assert!(!spare.exists(), "the kept site is left behind");
+    let on_disk = std::fs::read_to_string(site.path().join("public/storm/index.html")).unwrap();
+    assert!(
+        on_disk.contains("With a fixed wait"),
+        "the site stays in place"
+    );
+}
