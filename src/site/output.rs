@@ -628,14 +628,19 @@ mod tests {
         assert!(!site.exists());
     }
 
+    /// An output `public` in `dir`.
+    #[cfg(unix)]
+    fn public_in(dir: &Path) -> Place {
+        Place {
+            path: dir.join("public"),
+            shown: "public".into(),
+        }
+    }
+
     /// A staging folder for an output `public` in `dir`, as a build makes it.
     #[cfg(unix)]
     fn staging(dir: &Path) -> Staging {
-        let place = Place {
-            path: dir.join("public"),
-            shown: "public".into(),
-        };
-        Staging::new(&place, None).unwrap()
+        Staging::new(&public_in(dir), None).unwrap()
     }
 
     #[cfg(unix)]
@@ -759,10 +764,7 @@ mod tests {
     fn a_spare_is_written_into_and_ends_holding_what_a_new_folder_would() {
         let dir = tempfile::tempdir().unwrap();
         let public = dir.path().join("public");
-        let place = Place {
-            path: public.clone(),
-            shown: "public".into(),
-        };
+        let place = public_in(dir.path());
         let first_site = |staging: &Staging| {
             for (name, text) in [
                 ("a/index.html", "same"),
@@ -830,10 +832,7 @@ mod tests {
         let outside = dir.path().join("outside");
         std::fs::create_dir(&outside).unwrap();
         std::fs::write(outside.join("page.html"), "theirs").unwrap();
-        let place = Place {
-            path: dir.path().join("public"),
-            shown: "public".into(),
-        };
+        let place = public_in(dir.path());
         for _ in 0..2 {
             let staging = Staging::new(&place, None).unwrap();
             staging.write("linked/page.html", b"ours").unwrap();
