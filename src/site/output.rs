@@ -487,10 +487,10 @@ impl Staging {
     }
 
     /// Swaps the finished site in place of the old one, which is then removed.
-    pub fn commit(self) -> Result<(), Failure> {
-        if let Some(replaced) = self.commit_keeping_replaced()? {
-            // What cannot be removed now, the next build does.
-            let _ = remove_output(&replaced.dir);
+    pub fn commit(mut self) -> Result<(), Failure> {
+        if let Some(replaced) = self.swap_in()? {
+            // Removed with the lock still held; what cannot be, the next build removes.
+            let _ = remove_output(&replaced);
         }
         Ok(())
     }
@@ -499,12 +499,7 @@ impl Staging {
     /// build, where it took the staging folder's place in one step (otherwise it is
     /// removed).
     pub fn commit_keeping_replaced(mut self) -> Result<Option<Spare>, Failure> {
-        if self.reused {
-            self.remove_unwritten()?;
-        }
-        let replaced = swap(&self.dir, &self.target, exchange)?;
-        self.committed = true;
-        match replaced {
+        match self.swap_in()? {
             Some(dir) if dir == self.dir => Ok(Some(Spare {
                 dir,
                 lock: Beside::of(&self.target).lock(),
@@ -515,6 +510,16 @@ impl Staging {
             }
             None => Ok(None),
         }
+    }
+
+    /// Puts the finished site in place; where the replaced one now is.
+    fn swap_in(&mut self) -> Result<Option<PathBuf>, Failure> {
+        if self.reused {
+            self.remove_unwritten()?;
+        }
+        let replaced = swap(&self.dir, &self.target, exchange)?;
+        self.committed = true;
+        Ok(replaced)
     }
 }
 
