@@ -21,6 +21,7 @@
 //! interface are built: no other drawing, templates, Markdown or command line, so that
 //! the engine compiles to WebAssembly with little else (see `wasm/`).
 
+pub mod cell;
 pub mod chart;
 #[cfg(feature = "site")]
 pub mod cli;

@@ -7,43 +7,179 @@
 //! mean" for every mistake, in `directive::reference`); the module reads a reference
 //! the build has already checked ([`parse`]).
 
+use strum::VariantArray;
+
 use crate::engine::metric::{Metric, Stat};
-use crate::engine::units::Micros;
-use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult};
+use crate::engine::{Scenario, ScenarioResult, Strategy, StrategyResult, Value};
 use crate::format::{
     duration, latency, latency_number, milli, per_client, per_second_milli, percent, seconds,
     seconds_number, thousands,
 };
 
-/// The names of the settings a reference can quote, in the order the authors'
+/// A setting of a scenario that a reference can quote, in the order the authors'
 /// reference lists them.
-pub const SETTING_NAMES: [&str; 16] = [
-    "clients",
-    "runs",
-    "spread",
-    "capacity",
-    "tick",
-    "horizon",
-    "rejection_cost",
-    "outage",
-    "base",
-    "cap",
-    "multiplier",
-    "max_attempts",
-    "timeout",
-    "queue_limit",
-    "arrivals",
-    "offered",
-];
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, VariantArray)]
+pub enum Setting {
+    /// Clients in the crowd.
+    Clients,
+    /// Monte Carlo runs.
+    Runs,
+    /// The window of first calls.
+    Spread,
+    /// Calls served per tick.
+    Capacity,
+    /// The tick length.
+    Tick,
+    /// How long the simulation runs.
+    Horizon,
+    /// The cost of a rejection.
+    RejectionCost,
+    /// The length of the first outage.
+    Outage,
+    /// The first wait.
+    Base,
+    /// The longest wait.
+    Cap,
+    /// The growth of the ceiling.
+    Multiplier,
+    /// Calls per client at most.
+    MaxAttempts,
+    /// The per-attempt timeout.
+    Timeout,
+    /// The most calls the queue holds.
+    QueueLimit,
+    /// Open-loop requests per run.
+    Arrivals,
+    /// Open-loop requests per second after the trigger.
+    Offered,
+}
 
-/// The names of the formats a reference can ask for after `|`.
-pub const FORMAT_NAMES: [&str; 4] = ["number", "raw", "percent", "seconds"];
+impl Setting {
+    /// Every setting, in the order of the variants.
+    pub const ALL: &'static [Setting] = Setting::VARIANTS;
+
+    /// The name a reference uses.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Setting::Clients => "clients",
+            Setting::Runs => "runs",
+            Setting::Spread => "spread",
+            Setting::Capacity => "capacity",
+            Setting::Tick => "tick",
+            Setting::Horizon => "horizon",
+            Setting::RejectionCost => "rejection_cost",
+            Setting::Outage => "outage",
+            Setting::Base => "base",
+            Setting::Cap => "cap",
+            Setting::Multiplier => "multiplier",
+            Setting::MaxAttempts => "max_attempts",
+            Setting::Timeout => "timeout",
+            Setting::QueueLimit => "queue_limit",
+            Setting::Arrivals => "arrivals",
+            Setting::Offered => "offered",
+        }
+    }
+
+    /// What it means, for the authors' reference.
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Setting::Clients => "clients in the crowd",
+            Setting::Runs => "Monte Carlo runs",
+            Setting::Spread => "the window of first calls",
+            Setting::Capacity => "calls the server serves per tick",
+            Setting::Tick => "the tick length",
+            Setting::Horizon => "how long the simulation runs",
+            Setting::RejectionCost => "the cost of a rejection",
+            Setting::Outage => "the length of the first outage (\"no outage\" without one)",
+            Setting::Base => "the first wait",
+            Setting::Cap => "the longest wait",
+            Setting::Multiplier => "the growth of the ceiling",
+            Setting::MaxAttempts => "calls per client at most",
+            Setting::Timeout => "the per-attempt timeout (\"no timeout\" without one)",
+            Setting::QueueLimit => {
+                "the most calls the server's queue holds (\"no queue\" without one)"
+            }
+            Setting::Arrivals => "open-loop requests per run",
+            Setting::Offered => {
+                "open-loop requests per second from the end of the trigger to the horizon"
+            }
+        }
+    }
+
+    /// The setting of a name, if there is one.
+    pub fn from_name(name: &str) -> Option<Setting> {
+        Setting::ALL.iter().copied().find(|s| s.name() == name)
+    }
+}
+
+/// How a reference asks for its value to be written, after `|`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, VariantArray)]
+pub enum Format {
+    /// Thousands separators, or seconds without the unit.
+    Number,
+    /// Digits only.
+    Raw,
+    /// A share of the clients and arrivals, or of the runs.
+    Percent,
+    /// Seconds with the unit.
+    Seconds,
+}
+
+impl Format {
+    /// Every format, in the order of the variants.
+    pub const ALL: &'static [Format] = Format::VARIANTS;
+
+    /// The name a reference uses.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Number => "number",
+            Format::Raw => "raw",
+            Format::Percent => "percent",
+            Format::Seconds => "seconds",
+        }
+    }
+
+    /// What it gives, for the authors' reference.
+    pub const fn meaning(self) -> &'static str {
+        match self {
+            Format::Number => {
+                "thousands separators (counts), or seconds without the unit (done_at, \
+                 recovery, latency_p50, latency_p99)"
+            }
+            Format::Raw => "digits only",
+            Format::Percent => {
+                "a share of the clients and arrivals (or of the runs, for finished_runs and \
+                 recovered_runs)"
+            }
+            Format::Seconds => {
+                "seconds with the unit: one decimal for done_at and recovery (42.7 s), three \
+                 for latency_p50 and latency_p99 (0.250 s)"
+            }
+        }
+    }
+
+    /// The format of a name, if there is one.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// Whether it can write what `target` quotes: a share only of what counts clients or
+    /// runs, seconds only of a time, neither of a setting.
+    pub fn fits(self, target: &Target) -> bool {
+        match (self, target) {
+            (Format::Number | Format::Raw, _) => true,
+            (Format::Percent, Target::Total { field, .. }) => field.is_share(),
+            (Format::Seconds, Target::Total { field, .. }) => field.is_time(),
+            (Format::Percent | Format::Seconds, Target::Setting(_)) => false,
+        }
+    }
+}
 
 /// What a checked reference points at.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
     /// A setting of the scenario.
-    Setting(&'static str),
+    Setting(Setting),
     /// A total of one strategy.
     Total {
         /// The lane.
@@ -59,15 +195,15 @@ pub enum Target {
 /// `crowd.clients` or `crowd.fixed.served|percent` (the scenario's id first, then the
 /// path and the format as the reference names them). The target and the format, or
 /// `None` for text that is no such reference of `scenario`.
-pub fn parse(text: &str, scenario: &Scenario) -> Option<(Target, Option<&'static str>)> {
+pub fn parse(text: &str, scenario: &Scenario) -> Option<(Target, Option<Format>)> {
     let (path, format) = match text.split_once('|') {
-        Some((path, format)) => (path, Some(*FORMAT_NAMES.iter().find(|f| **f == format)?)),
+        Some((path, format)) => (path, Some(Format::from_name(format)?)),
         None => (text, None),
     };
     // The path after the scenario's id.
     let path: Vec<&str> = path.split_once('.')?.1.split('.').collect();
     let target = match path[..] {
-        [name] => Target::Setting(SETTING_NAMES.into_iter().find(|s| *s == name)?),
+        [name] => Target::Setting(Setting::from_name(name)?),
         [lane, field, ref stat @ ..] if stat.len() <= 1 => Target::Total {
             strategy: *scenario.strategies.iter().find(|s| s.name() == lane)?,
             field: Metric::from_name(field)?,
@@ -85,12 +221,12 @@ pub fn parse(text: &str, scenario: &Scenario) -> Option<(Target, Option<&'static
 /// its strategy.
 pub fn value(
     target: &Target,
-    format: Option<&str>,
+    format: Option<Format>,
     scenario: &Scenario,
     result: &ScenarioResult,
 ) -> Option<String> {
     match target {
-        Target::Setting(name) => Some(setting(scenario, name, format)),
+        Target::Setting(name) => Some(setting(scenario, *name, format)),
         Target::Total {
             strategy,
             field,
@@ -105,94 +241,77 @@ pub fn value(
     }
 }
 
-fn count(n: u64, format: Option<&str>) -> String {
+fn count(n: u64, format: Option<Format>) -> String {
     match format {
-        Some("raw") => n.to_string(),
+        Some(Format::Raw) => n.to_string(),
         _ => thousands(n),
     }
 }
 
-/// The text of a total of `lane`.
+/// The text of a total of `lane`: its [`Value`] as `format` writes it.
 pub(crate) fn total(
     lane: &StrategyResult,
     result: &ScenarioResult,
     field: Metric,
     stat: Stat,
-    format: Option<&str>,
+    format: Option<Format>,
 ) -> String {
-    let clients = result.requests();
-    let time = |spread: &Option<crate::engine::Spread>| match spread {
-        None => "never".to_string(),
-        Some(spread) => {
-            let us: Micros = stat.of(spread);
-            match (format, field.is_latency()) {
-                (Some("number" | "raw"), false) => seconds_number(us),
-                (Some("number" | "raw"), true) => latency_number(us),
+    match result.value(lane, field) {
+        Value::Count { spread, of } => match (format, of) {
+            (Some(Format::Percent), Some(whole)) => percent(stat.of(&spread), whole),
+            _ => count(stat.of(&spread), format),
+        },
+        Value::PerClient { calls, requests } => per_client(stat.of(&calls), requests),
+        Value::RateMilli(spread) => per_second_milli(stat.of(&spread)),
+        Value::Runs { count: n, runs } => match format {
+            Some(Format::Percent) => percent(u64::from(n), u64::from(runs)),
+            f => count(u64::from(n), f),
+        },
+        Value::Time { spread: None, .. } => "never".to_string(),
+        Value::Time {
+            spread: Some(spread),
+            latency: is_latency,
+            ..
+        } => {
+            let us = stat.of(&spread);
+            match (format, is_latency) {
+                (Some(Format::Number | Format::Raw), false) => seconds_number(us),
+                (Some(Format::Number | Format::Raw), true) => latency_number(us),
                 (_, false) => seconds(us),
                 (_, true) => latency(us),
             }
         }
-    };
-    let runs = |n: u32| match format {
-        Some("percent") => percent(u64::from(n), u64::from(result.runs)),
-        f => count(u64::from(n), f),
-    };
-    let clients_or_calls = |spread: &crate::engine::Spread| {
-        let n = stat.of(spread);
-        match format {
-            Some("percent") => percent(n, clients),
-            f => count(n, f),
-        }
-    };
-    match field {
-        Metric::Recovery => time(&lane.recovery),
-        Metric::Goodput => per_second_milli(stat.of(&lane.goodput_milli)),
-        Metric::RecoveredRuns => runs(lane.recovered_runs),
-        Metric::DoneAt => time(&lane.done_at),
-        Metric::CallsPerClient => per_client(stat.of(&lane.calls), clients),
-        Metric::FinishedRuns => runs(lane.finished_runs),
-        Metric::Calls => clients_or_calls(&lane.calls),
-        Metric::Served => clients_or_calls(&lane.served),
-        Metric::GaveUp => clients_or_calls(&lane.gave_up),
-        Metric::FailedFast => clients_or_calls(&lane.failed_fast),
-        Metric::Denied => clients_or_calls(&lane.denied),
-        Metric::StillRetrying => clients_or_calls(&lane.still_retrying),
-        Metric::Wasted => count(stat.of(&lane.wasted), format),
-        Metric::TimedOut => count(stat.of(&lane.timed_out), format),
-        Metric::Throttled => count(stat.of(&lane.throttled), format),
-        Metric::LatencyP50 => time(&lane.latency_p50),
-        Metric::LatencyP99 => time(&lane.latency_p99),
     }
 }
 
 /// The text of a setting of `s`.
-pub(crate) fn setting(s: &Scenario, name: &str, format: Option<&str>) -> String {
+pub(crate) fn setting(s: &Scenario, name: Setting, format: Option<Format>) -> String {
     match name {
-        "clients" => count(s.clients, format),
-        "runs" => count(u64::from(s.runs), format),
-        "capacity" => milli(s.server.capacity_milli),
-        "rejection_cost" => milli(s.server.rejection_cost_milli),
-        "tick" => duration(s.server.tick),
-        "horizon" => duration(s.horizon),
-        "spread" => duration(s.spread),
-        "outage" => match s.server.outages.first() {
+        Setting::Clients => count(s.clients, format),
+        Setting::Runs => count(u64::from(s.runs), format),
+        Setting::Capacity => milli(s.server.capacity_milli),
+        Setting::RejectionCost => milli(s.server.rejection_cost_milli),
+        Setting::Tick => duration(s.server.tick),
+        Setting::Horizon => duration(s.horizon),
+        Setting::Spread => duration(s.spread),
+        Setting::Outage => match s.server.outages.first() {
             Some(o) => duration(o.to.saturating_sub(o.from)),
             None => "no outage".to_string(),
         },
-        "base" => duration(s.retry.base),
-        "cap" => duration(s.retry.cap),
-        "multiplier" => format!("{}", s.retry.multiplier),
-        "arrivals" => count(s.arrivals_total(), format),
-        "offered" => per_second_milli(crate::engine::recovery::offered_milli(s)),
-        "timeout" => match s.retry.timeout {
+        Setting::Base => duration(s.retry.base),
+        Setting::Cap => duration(s.retry.cap),
+        Setting::Multiplier => format!("{}", s.retry.multiplier),
+        Setting::Arrivals => count(s.arrivals_total(), format),
+        Setting::Offered => per_second_milli(crate::engine::recovery::offered_milli(s)),
+        Setting::Timeout => match s.retry.timeout {
             Some(t) => duration(t),
             None => "no timeout".to_string(),
         },
-        "queue_limit" => match s.server.queue.filter(|q| q.limit > 0) {
+        Setting::QueueLimit => match s.server.queue.filter(|q| q.limit > 0) {
             Some(q) => count(q.limit, format),
             None => "no queue".to_string(),
         },
-        _ => match s.retry.max_attempts {
+        Setting::MaxAttempts => match s.retry.max_attempts {
             Some(m) => count(u64::from(m), format),
             None => "no limit".to_string(),
         },

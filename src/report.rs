@@ -3,100 +3,11 @@
 
 use serde::Serialize;
 
+use crate::cell::Cell;
 use crate::engine::metric::{Metric, Stat};
 use crate::engine::units::SECOND;
-use crate::engine::{ScenarioResult, Spread, StrategyResult};
-use crate::format::{
-    latency, latency_number, per_client, per_second_milli, seconds, seconds_number, thousands,
-};
-
-/// A total as the table shows it: the median, and the 5th–95th percentile range when
-/// runs disagree.
-fn cell(spread: &Spread) -> String {
-    if spread.is_exact() {
-        thousands(spread.median)
-    } else {
-        format!(
-            "{} ({}–{})",
-            thousands(spread.median),
-            thousands(spread.p5),
-            thousands(spread.p95)
-        )
-    }
-}
-
-/// "never" with the count of the runs that have a time, when some do.
-fn never(count: u32, runs: u32) -> String {
-    if count == 0 {
-        "never".to_string()
-    } else {
-        format!("never, in {count} of {runs} runs")
-    }
-}
-
-/// When the last client finished, over all runs: "never" when fewer than half did.
-fn done_cell(result: &StrategyResult, runs: u32) -> String {
-    let Some(done) = &result.done_at else {
-        return never(result.finished_runs, runs);
-    };
-    let mut text = if done.is_exact() {
-        seconds(done.median)
-    } else {
-        format!(
-            "{} ({}–{})",
-            seconds(done.median),
-            seconds_number(done.p5),
-            seconds(done.p95)
-        )
-    };
-    if result.finished_runs < runs {
-        text.push_str(&format!(", in {} of {runs} runs", result.finished_runs));
-    }
-    text
-}
-
-/// The recovery time over all runs, "never" when fewer than half recovered.
-fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
-    let Some(rec) = &result.recovery else {
-        return never(result.recovered_runs, runs);
-    };
-    let mut text = if rec.is_exact() {
-        seconds(rec.median)
-    } else {
-        format!(
-            "{} ({}–{})",
-            seconds(rec.median),
-            seconds_number(rec.p5),
-            seconds(rec.p95)
-        )
-    };
-    if result.recovered_runs < runs {
-        text.push_str(&format!(", in {} of {runs} runs", result.recovered_runs));
-    }
-    text
-}
-
-/// A latency over the runs that have one, to the millisecond: "never" when no run
-/// answered a call in time, and how many did when only some did.
-fn latency_cell(spread: Option<&Spread>, latency_runs: u32, runs: u32) -> String {
-    let Some(l) = spread else {
-        return "never".to_string();
-    };
-    let mut text = if l.is_exact() {
-        latency(l.median)
-    } else {
-        format!(
-            "{} ({}–{})",
-            latency(l.median),
-            latency_number(l.p5),
-            latency(l.p95)
-        )
-    };
-    if latency_runs < runs {
-        text.push_str(&format!(", in {latency_runs} of {runs} runs"));
-    }
-    text
-}
+use crate::engine::{Features, ScenarioResult, Spread, StrategyResult, Value};
+use crate::format::{per_second_milli, thousands};
 
 /// A column's heading in the terminal table: short, for 80 columns.
 fn column_heading(metric: Metric) -> &'static str {
@@ -124,24 +35,11 @@ fn column_heading(metric: Metric) -> &'static str {
 /// A strategy's cell in the column of `metric`. Calls per client and goodput are the
 /// medians alone, to keep the table narrow.
 fn column_cell(metric: Metric, s: &StrategyResult, result: &ScenarioResult) -> String {
-    match metric {
-        Metric::Calls => cell(&s.calls),
-        Metric::CallsPerClient => per_client(Stat::Median.of(&s.calls), result.requests()),
-        Metric::Served => cell(&s.served),
-        Metric::GaveUp => cell(&s.gave_up),
-        Metric::StillRetrying => cell(&s.still_retrying),
-        Metric::DoneAt => done_cell(s, result.runs),
-        Metric::FinishedRuns => thousands(s.finished_runs),
-        Metric::Denied => cell(&s.denied),
-        Metric::FailedFast => cell(&s.failed_fast),
-        Metric::Goodput => per_second_milli(Stat::Median.of(&s.goodput_milli)),
-        Metric::Recovery => recovery_cell(s, result.runs),
-        Metric::RecoveredRuns => thousands(s.recovered_runs),
-        Metric::Wasted => cell(&s.wasted),
-        Metric::TimedOut => cell(&s.timed_out),
-        Metric::Throttled => cell(&s.throttled),
-        Metric::LatencyP50 => latency_cell(s.latency_p50.as_ref(), s.latency_runs, result.runs),
-        Metric::LatencyP99 => latency_cell(s.latency_p99.as_ref(), s.latency_runs, result.runs),
+    let value = result.value(s, metric);
+    let cell = Cell::of(&value);
+    match value {
+        Value::PerClient { .. } | Value::RateMilli(_) => cell.median_only().text(),
+        Value::Count { .. } | Value::Time { .. } | Value::Runs { .. } => cell.text(),
     }
 }
 
@@ -213,7 +111,95 @@ struct JsonResult<'a> {
     arrivals: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     offered_per_s: Option<f64>,
-    strategies: Vec<JsonStrategy>,
+    strategies: Vec<JsonStrategy<'a>>,
+}
+
+/// A field of a strategy's object in the JSON, in the order the engine spec gives them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    /// The strategy's name.
+    Strategy,
+    /// A total, under [`key`], where the scenario has it ([`in_json`]).
+    Total(Metric),
+    /// The seed of the typical run.
+    TypicalSeed,
+    /// The runs with a call answered in time, which the latencies are over.
+    LatencyRuns,
+    /// The typical run's per-tick lanes, when asked for.
+    Lanes,
+}
+
+/// The fields of a strategy's object, in order: every total once (a test holds them to
+/// [`Metric::ALL`]).
+const FIELDS: [Field; 21] = [
+    Field::Strategy,
+    Field::Total(Metric::Calls),
+    Field::Total(Metric::Served),
+    Field::Total(Metric::GaveUp),
+    Field::Total(Metric::StillRetrying),
+    Field::Total(Metric::FinishedRuns),
+    Field::Total(Metric::DoneAt),
+    Field::Total(Metric::CallsPerClient),
+    Field::TypicalSeed,
+    Field::Total(Metric::Denied),
+    Field::Total(Metric::FailedFast),
+    Field::Total(Metric::Goodput),
+    Field::Total(Metric::RecoveredRuns),
+    Field::Total(Metric::Recovery),
+    Field::Total(Metric::Wasted),
+    Field::Total(Metric::TimedOut),
+    Field::Total(Metric::Throttled),
+    Field::LatencyRuns,
+    Field::Total(Metric::LatencyP50),
+    Field::Total(Metric::LatencyP99),
+    Field::Lanes,
+];
+
+/// A total's key in the JSON: its name, with `_s` or `_per_s` where it has a unit.
+fn key(metric: Metric) -> &'static str {
+    match metric {
+        Metric::DoneAt => "done_at_s",
+        Metric::Goodput => "goodput_per_s",
+        Metric::Recovery => "recovery_s",
+        Metric::LatencyP50 => "latency_p50_s",
+        Metric::LatencyP99 => "latency_p99_s",
+        Metric::Calls
+        | Metric::Served
+        | Metric::GaveUp
+        | Metric::StillRetrying
+        | Metric::CallsPerClient
+        | Metric::FinishedRuns
+        | Metric::FailedFast
+        | Metric::Denied
+        | Metric::RecoveredRuns
+        | Metric::Wasted
+        | Metric::TimedOut
+        | Metric::Throttled => metric.name(),
+    }
+}
+
+/// Whether the JSON of a scenario with `features` has the total: the totals of a
+/// guard only with the guard, the overload totals always (0 where nothing can time
+/// out or be throttled), and a latency no run has as `null`, never left out.
+fn in_json(metric: Metric, features: Features) -> bool {
+    match metric {
+        Metric::Denied => features.budget,
+        Metric::FailedFast => features.breaker,
+        Metric::Goodput => features.open,
+        Metric::Recovery | Metric::RecoveredRuns => features.recovery,
+        Metric::Calls
+        | Metric::Served
+        | Metric::GaveUp
+        | Metric::StillRetrying
+        | Metric::DoneAt
+        | Metric::CallsPerClient
+        | Metric::FinishedRuns
+        | Metric::Wasted
+        | Metric::TimedOut
+        | Metric::Throttled
+        | Metric::LatencyP50
+        | Metric::LatencyP99 => true,
+    }
 }
 
 /// A total over runs: one field per [`Stat`], named as prose names it (a test holds
@@ -225,54 +211,92 @@ struct JsonSpread<T> {
     p95: T,
 }
 
+/// A total's value as the JSON writes it: counts as whole numbers, rates and times as
+/// numbers of their unit, a time too few runs have as `null`.
 #[derive(Serialize)]
-struct JsonStrategy {
-    strategy: &'static str,
-    calls: JsonSpread<u64>,
-    served: JsonSpread<u64>,
-    gave_up: JsonSpread<u64>,
-    still_retrying: JsonSpread<u64>,
-    finished_runs: u32,
-    done_at_s: Option<JsonSpread<f64>>,
-    calls_per_client: JsonSpread<f64>,
-    typical_seed: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    denied: Option<JsonSpread<u64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    failed_fast: Option<JsonSpread<u64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    goodput_per_s: Option<JsonSpread<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recovered_runs: Option<u32>,
-    /// Present (possibly null) only with a trigger and open-loop load.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    recovery_s: Option<Option<JsonSpread<f64>>>,
-    /// Present in every scenario: 0 where nothing can time out or be throttled.
-    wasted: JsonSpread<u64>,
-    timed_out: JsonSpread<u64>,
-    throttled: JsonSpread<u64>,
-    /// Runs with a call answered in time; the latencies are over those runs.
-    latency_runs: u32,
-    /// Null when no run answered a call in time.
-    latency_p50_s: Option<JsonSpread<f64>>,
-    latency_p99_s: Option<JsonSpread<f64>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lanes: Option<JsonLanes>,
+#[serde(untagged)]
+enum JsonTotal {
+    Count(JsonSpread<u64>),
+    Scaled(JsonSpread<f64>),
+    Time(Option<JsonSpread<f64>>),
+    Runs(u32),
+}
+
+impl JsonTotal {
+    fn of(value: &Value) -> JsonTotal {
+        match value {
+            Value::Count { spread, .. } => JsonTotal::Count(json_spread(spread)),
+            Value::PerClient { calls, requests } => {
+                JsonTotal::Scaled(scaled(calls, *requests as f64))
+            }
+            Value::RateMilli(spread) => JsonTotal::Scaled(scaled(spread, 1000.0)),
+            Value::Time { spread, .. } => {
+                JsonTotal::Time(spread.as_ref().map(|t| scaled(t, SECOND as f64)))
+            }
+            Value::Runs { count, .. } => JsonTotal::Runs(*count),
+        }
+    }
+}
+
+/// A strategy's object: [`FIELDS`] in order.
+struct JsonStrategy<'a> {
+    s: &'a StrategyResult,
+    result: &'a ScenarioResult,
+    with_lanes: bool,
+}
+
+impl Serialize for JsonStrategy<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let (s, result) = (self.s, self.result);
+        let mut map = serializer.serialize_map(None)?;
+        for field in FIELDS {
+            match field {
+                Field::Strategy => map.serialize_entry("strategy", s.strategy.name())?,
+                Field::Total(metric) => {
+                    if in_json(metric, result.features) {
+                        map.serialize_entry(key(metric), &JsonTotal::of(&result.value(s, metric)))?;
+                    }
+                }
+                Field::TypicalSeed => map.serialize_entry("typical_seed", &s.typical.seed)?,
+                Field::LatencyRuns => map.serialize_entry("latency_runs", &s.latency_runs)?,
+                Field::Lanes => {
+                    let lanes = self
+                        .with_lanes
+                        .then_some(s.typical.lanes.as_ref())
+                        .flatten();
+                    if let Some(l) = lanes {
+                        let lanes = JsonLanes {
+                            tick_s: result.tick as f64 / SECOND as f64,
+                            served: &l.served,
+                            rejected: &l.rejected,
+                            failed_fast: &l.failed_fast,
+                            wasted: &l.wasted,
+                            queued: &l.queued,
+                            throttled: &l.throttled,
+                        };
+                        map.serialize_entry("lanes", &lanes)?;
+                    }
+                }
+            }
+        }
+        map.end()
+    }
 }
 
 #[derive(Serialize)]
-struct JsonLanes {
+struct JsonLanes<'a> {
     tick_s: f64,
-    served: Vec<u32>,
-    rejected: Vec<u32>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    failed_fast: Vec<u32>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    wasted: Vec<u32>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    queued: Vec<u32>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    throttled: Vec<u32>,
+    served: &'a [u32],
+    rejected: &'a [u32],
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    failed_fast: &'a [u32],
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    wasted: &'a [u32],
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    queued: &'a [u32],
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    throttled: &'a [u32],
 }
 
 impl<T> JsonSpread<T> {
@@ -324,40 +348,9 @@ fn json_result(result: &ScenarioResult, with_lanes: bool) -> JsonResult<'_> {
             .strategies
             .iter()
             .map(|s| JsonStrategy {
-                strategy: s.strategy.name(),
-                calls: json_spread(&s.calls),
-                served: json_spread(&s.served),
-                gave_up: json_spread(&s.gave_up),
-                still_retrying: json_spread(&s.still_retrying),
-                finished_runs: s.finished_runs,
-                done_at_s: s.done_at.as_ref().map(|d| scaled(d, SECOND as f64)),
-                calls_per_client: scaled(&s.calls, result.requests() as f64),
-                typical_seed: s.typical.seed,
-                denied: f.budget.then(|| json_spread(&s.denied)),
-                failed_fast: f.breaker.then(|| json_spread(&s.failed_fast)),
-                goodput_per_s: f.open.then(|| scaled(&s.goodput_milli, 1000.0)),
-                recovered_runs: f.recovery.then_some(s.recovered_runs),
-                recovery_s: f
-                    .recovery
-                    .then(|| s.recovery.as_ref().map(|r| scaled(r, SECOND as f64))),
-                wasted: json_spread(&s.wasted),
-                timed_out: json_spread(&s.timed_out),
-                throttled: json_spread(&s.throttled),
-                latency_runs: s.latency_runs,
-                latency_p50_s: s.latency_p50.as_ref().map(|l| scaled(l, SECOND as f64)),
-                latency_p99_s: s.latency_p99.as_ref().map(|l| scaled(l, SECOND as f64)),
-                lanes: with_lanes
-                    .then_some(s.typical.lanes.as_ref())
-                    .flatten()
-                    .map(|l| JsonLanes {
-                        tick_s: result.tick as f64 / SECOND as f64,
-                        served: l.served.clone(),
-                        rejected: l.rejected.clone(),
-                        failed_fast: l.failed_fast.clone(),
-                        wasted: l.wasted.clone(),
-                        queued: l.queued.clone(),
-                        throttled: l.throttled.clone(),
-                    }),
+                s,
+                result,
+                with_lanes,
             })
             .collect(),
     }
@@ -501,6 +494,30 @@ mod tests {
         result.strategies[1].latency_p99 = None;
         let never = table(&result);
         assert!(line(&never, 4).ends_with("2 (1–3) never never"), "{never}");
+    }
+
+    #[test]
+    fn the_json_has_every_total_once() {
+        let totals: Vec<Metric> = FIELDS
+            .iter()
+            .filter_map(|f| match f {
+                Field::Total(m) => Some(*m),
+                _ => None,
+            })
+            .collect();
+        let mut sorted = totals.clone();
+        sorted.sort_by_key(|m| m.name());
+        let mut all = Metric::ALL.to_vec();
+        all.sort_by_key(|m| m.name());
+        assert_eq!(sorted, all);
+        // Keys are unique, and a total's key starts with its name.
+        let mut keys: Vec<&str> = totals.iter().map(|&m| key(m)).collect();
+        for (&m, k) in totals.iter().zip(&keys) {
+            assert!(k.starts_with(m.name()), "{k}");
+        }
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), totals.len());
     }
 
     #[test]

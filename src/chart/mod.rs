@@ -47,7 +47,7 @@ use self::table::escape;
 #[cfg(feature = "site")]
 pub use self::schedule::schedule_figure;
 #[cfg(feature = "site")]
-pub use self::sweep::{SWEEP_TOTALS, Sweep, SweepPoint, Total, sweep_figure};
+pub use self::sweep::{SWEEP_TOTALS, Sweep, SweepPoint, sweep_figure};
 #[cfg(feature = "site")]
 pub use self::thumb::thumbnail;
 

@@ -5,6 +5,7 @@
 use super::draw::Form;
 use super::lanes::lane_chart;
 use super::*;
+use crate::engine::metric::Metric;
 use crate::engine::schedule::schedule as waits;
 use crate::engine::units::SECOND;
 use crate::engine::{Strategy, parse_scenario, run_scenario};
@@ -201,7 +202,7 @@ fn figures() -> Vec<String> {
         id: "crowd-size",
         parameter: "clients",
         axis: "clients",
-        total: Total::DoneAt,
+        total: Metric::DoneAt,
         points: &points,
         caption: None,
     }));
@@ -370,7 +371,7 @@ fn a_sweep_draws_never_in_a_row_of_its_own() {
         id: "never",
         parameter: "clients",
         axis: "clients",
-        total: Total::DoneAt,
+        total: Metric::DoneAt,
         points: &points,
         caption: None,
     });
@@ -396,7 +397,7 @@ fn a_sweep_draws_never_in_a_row_of_its_own() {
         id: "never",
         parameter: "clients",
         axis: "clients",
-        total: Total::DoneAt,
+        total: Metric::DoneAt,
         points: &all,
         caption: None,
     });
@@ -422,7 +423,7 @@ fn a_crowd_from_25_to_2000_is_swept_on_a_log_axis() {
         id: "c",
         parameter: "clients",
         axis: "clients",
-        total: Total::Calls,
+        total: Metric::Calls,
         points: &points,
         caption: None,
     });

@@ -4,13 +4,11 @@
 // Without the `site` feature the per-tick table, and what only it uses, is left out.
 #![cfg_attr(not(feature = "site"), allow(unused_imports))]
 
+use crate::cell::Cell;
 use crate::engine::metric::Metric;
 use crate::engine::units::Micros;
-use crate::engine::{Scenario, ScenarioResult, Spread, StrategyResult};
-use crate::format::{
-    decimals_for, duration, latency_number, per_client, per_second_milli, seconds_fixed,
-    seconds_number, thousands,
-};
+use crate::engine::{Scenario, ScenarioResult};
+use crate::format::{decimals_for, duration, seconds_fixed, thousands};
 
 /// Text made safe for HTML content and for double- or single-quoted attribute values.
 pub fn escape(text: &str) -> String {
@@ -26,106 +24,6 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-/// A total over runs as cell HTML: the median, with the 5th–95th percentile when runs
-/// disagree (as the terminal table of `retrylab sim` shows it). A narrow table may wrap
-/// the range onto a line of its own, never break inside it.
-fn spread_cell(spread: &Spread, show: impl Fn(u64) -> String) -> String {
-    if spread.is_exact() {
-        show(spread.median)
-    } else {
-        format!(
-            "{} <span class=\"range\">({}–{})</span>",
-            show(spread.median),
-            show(spread.p5),
-            show(spread.p95)
-        )
-    }
-}
-
-/// Seconds with one decimal and the unit, joined by a no-break space.
-fn secs(us: u64) -> String {
-    format!("{}&nbsp;s", seconds_number(us))
-}
-
-/// When the last client was done, as cell HTML: "42.7 s", "2.2 s (1.8–2.9 s)", "never",
-/// and how many runs finished when only some did.
-fn done_cell(result: &StrategyResult, runs: u32) -> String {
-    let Some(done) = &result.done_at else {
-        return never(result.finished_runs, runs);
-    };
-    let mut html = if done.is_exact() {
-        secs(done.median)
-    } else {
-        format!(
-            "{} <span class=\"range\">({}–{})</span>",
-            secs(done.median),
-            seconds_number(done.p5),
-            secs(done.p95)
-        )
-    };
-    if result.finished_runs < runs {
-        html.push_str(&format!(
-            ", in {} of {} runs",
-            thousands(result.finished_runs),
-            thousands(runs)
-        ));
-    }
-    html
-}
-
-/// "never" (fewer than half the runs have a time), with how many runs have one.
-fn never(count: u32, runs: u32) -> String {
-    if count == 0 {
-        "never".to_string()
-    } else {
-        format!("never, in {} of {} runs", thousands(count), thousands(runs))
-    }
-}
-
-/// The recovery time as cell HTML, like [`done_cell`]; "never" when fewer than half
-/// the runs recovered.
-fn recovery_cell(result: &StrategyResult, runs: u32) -> String {
-    let Some(rec) = &result.recovery else {
-        return never(result.recovered_runs, runs);
-    };
-    let mut html = spread_cell(rec, secs);
-    if result.recovered_runs < runs {
-        html.push_str(&format!(
-            ", in {} of {} runs",
-            thousands(result.recovered_runs),
-            thousands(runs)
-        ));
-    }
-    html
-}
-
-/// A latency as cell HTML, to the millisecond: "0.250 s", "0.250 s (0.100–0.900 s)",
-/// "never" when no run answered a call in time, and how many runs did when only some
-/// did (the latencies are over those runs).
-fn latency_cell(spread: Option<&Spread>, latency_runs: u32, runs: u32) -> String {
-    let Some(l) = spread else {
-        return "never".to_string();
-    };
-    let mut html = if l.is_exact() {
-        format!("{}&nbsp;s", latency_number(l.median))
-    } else {
-        format!(
-            "{}&nbsp;s <span class=\"range\">({}–{}&nbsp;s)</span>",
-            latency_number(l.median),
-            latency_number(l.p5),
-            latency_number(l.p95)
-        )
-    };
-    if latency_runs < runs {
-        html.push_str(&format!(
-            ", in {} of {} runs",
-            thousands(latency_runs),
-            thousands(runs)
-        ));
-    }
-    html
 }
 
 /// A column's heading in the results table.
@@ -151,30 +49,6 @@ fn heading(metric: Metric) -> &'static str {
     }
 }
 
-/// A strategy's cell in the column of `metric`, as HTML.
-fn results_cell(metric: Metric, s: &StrategyResult, result: &ScenarioResult) -> String {
-    let count = |spread: &Spread| spread_cell(spread, thousands);
-    match metric {
-        Metric::Calls => count(&s.calls),
-        Metric::CallsPerClient => spread_cell(&s.calls, |n| per_client(n, result.requests())),
-        Metric::Served => count(&s.served),
-        Metric::GaveUp => count(&s.gave_up),
-        Metric::StillRetrying => count(&s.still_retrying),
-        Metric::DoneAt => done_cell(s, result.runs),
-        Metric::FinishedRuns => thousands(s.finished_runs),
-        Metric::Denied => count(&s.denied),
-        Metric::FailedFast => count(&s.failed_fast),
-        Metric::Goodput => spread_cell(&s.goodput_milli, per_second_milli),
-        Metric::Recovery => recovery_cell(s, result.runs),
-        Metric::RecoveredRuns => thousands(s.recovered_runs),
-        Metric::Wasted => count(&s.wasted),
-        Metric::TimedOut => count(&s.timed_out),
-        Metric::Throttled => count(&s.throttled),
-        Metric::LatencyP50 => latency_cell(s.latency_p50.as_ref(), s.latency_runs, result.runs),
-        Metric::LatencyP99 => latency_cell(s.latency_p99.as_ref(), s.latency_runs, result.runs),
-    }
-}
-
 /// The results of every strategy as an HTML `<table>` with a caption, whose id is
 /// `{id}-results-caption`.
 pub fn results_table(result: &ScenarioResult) -> String {
@@ -195,7 +69,9 @@ pub fn results_table(result: &ScenarioResult) -> String {
         .strategies
         .iter()
         .map(|s| {
-            let cells = columns.iter().map(|&m| results_cell(m, s, result));
+            let cells = columns
+                .iter()
+                .map(|&m| Cell::of(&result.value(s, m)).html());
             (escape(s.strategy.name()), cells.collect())
         })
         .collect();
@@ -374,7 +250,7 @@ pub fn tick_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Strategy, run_scenario};
+    use crate::engine::{Spread, Strategy, run_scenario};
 
     fn fit(html: &str) -> &str {
         let start = html.find("sim-fit-").expect("a fit class") + "sim-fit-".len();

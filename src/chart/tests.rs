@@ -5,6 +5,7 @@ use super::draw::Form;
 use super::lanes::lane_chart;
 use super::table::escape;
 use super::*;
+use crate::engine::metric::Metric;
 use crate::engine::units::SECOND;
 use crate::engine::{Strategy, run_scenario};
 
@@ -221,7 +222,9 @@ fn sweep_of<'a>(points: &'a [SweepPoint], total: &'a str) -> Sweep<'a> {
         id: "crowd-size",
         parameter: "clients",
         axis: "clients",
-        total: Total::from_name(total).expect("a total a sweep charts"),
+        total: Metric::from_name(total)
+            .filter(|m| m.is_chartable())
+            .expect("a total a sweep charts"),
         points,
         caption: None,
     }

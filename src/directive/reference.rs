@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use crate::engine::metric::{Metric, Stat};
 use crate::engine::{Scenario, ScenarioResult};
-pub use crate::quote::Target;
+pub use crate::quote::{Format, Setting, Target};
 use crate::suggest::{self, closest};
 
 mod links;
@@ -30,57 +30,33 @@ const FIELD_TABLE: [(&str, &str); Metric::ALL.len()] = {
     table
 };
 
-/// The settings of a scenario that prose can quote.
-pub const SETTINGS: &[(&str, &str)] = &[
-    ("clients", "clients in the crowd"),
-    ("runs", "Monte Carlo runs"),
-    ("spread", "the window of first calls"),
-    ("capacity", "calls the server serves per tick"),
-    ("tick", "the tick length"),
-    ("horizon", "how long the simulation runs"),
-    ("rejection_cost", "the cost of a rejection"),
-    (
-        "outage",
-        "the length of the first outage (\"no outage\" without one)",
-    ),
-    ("base", "the first wait"),
-    ("cap", "the longest wait"),
-    ("multiplier", "the growth of the ceiling"),
-    ("max_attempts", "calls per client at most"),
-    (
-        "timeout",
-        "the per-attempt timeout (\"no timeout\" without one)",
-    ),
-    (
-        "queue_limit",
-        "the most calls the server's queue holds (\"no queue\" without one)",
-    ),
-    ("arrivals", "open-loop requests per run"),
-    (
-        "offered",
-        "open-loop requests per second from the end of the trigger to the horizon",
-    ),
-];
+/// The settings of a scenario that prose can quote, with what they mean:
+/// [`Setting::ALL`] by name.
+pub const SETTINGS: &[(&str, &str)] = &SETTING_TABLE;
 
-/// The formats a reference can ask for after `|`.
-pub const FORMATS: &[(&str, &str)] = &[
-    (
-        "number",
-        "thousands separators (counts), or seconds without the unit (done_at, recovery, \
-         latency_p50, latency_p99)",
-    ),
-    ("raw", "digits only"),
-    (
-        "percent",
-        "a share of the clients and arrivals (or of the runs, for finished_runs and \
-         recovered_runs)",
-    ),
-    (
-        "seconds",
-        "seconds with the unit: one decimal for done_at and recovery (42.7 s), three for \
-         latency_p50 and latency_p99 (0.250 s)",
-    ),
-];
+const SETTING_TABLE: [(&str, &str); Setting::ALL.len()] = {
+    let mut table = [("", ""); Setting::ALL.len()];
+    let mut i = 0;
+    while i < table.len() {
+        table[i] = (Setting::ALL[i].name(), Setting::ALL[i].meaning());
+        i += 1;
+    }
+    table
+};
+
+/// The formats a reference can ask for after `|`, with what they give:
+/// [`Format::ALL`] by name.
+pub const FORMATS: &[(&str, &str)] = &FORMAT_TABLE;
+
+const FORMAT_TABLE: [(&str, &str); Format::ALL.len()] = {
+    let mut table = [("", ""); Format::ALL.len()];
+    let mut i = 0;
+    while i < table.len() {
+        table[i] = (Format::ALL[i].name(), Format::ALL[i].meaning());
+        i += 1;
+    }
+    table
+};
 
 /// A reference in the text, parsed but not yet checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -114,7 +90,7 @@ pub struct Reference {
     /// What it quotes.
     pub target: Target,
     /// How to write it.
-    pub format: Option<&'static str>,
+    pub format: Option<Format>,
 }
 
 /// Finds every `{{ … }}` outside the `code` ranges (sorted). Malformed ones are errors.
@@ -281,7 +257,7 @@ pub fn check(
     };
     let target = if raw.path.len() == 2 {
         let name = &raw.path[1];
-        let Some((setting, _)) = SETTINGS.iter().find(|(s, _)| s == name) else {
+        let Some(setting) = Setting::from_name(name) else {
             let strategy_names = scenario.strategies.iter().map(|s| s.name());
             let help = if scenario.strategies.iter().any(|s| s.name() == name) {
                 format!("name a total too: `{{{{ {id}.{name}.calls }}}}`")
@@ -347,21 +323,19 @@ pub fn check(
     let format = match &raw.format {
         None => None,
         Some(f) => {
-            let Some((name, _)) = FORMATS.iter().find(|(n, _)| n == f) else {
+            let Some(format) = Format::from_name(f) else {
                 return Err(fail(
                     format!("unknown format `{f}`"),
                     Some(suggest::help(f, FORMATS.iter().map(|(n, _)| *n), "formats")),
                 ));
             };
-            let fits = match (&target, *name) {
-                (Target::Total { field, .. }, "percent") => field.is_share(),
-                (Target::Total { field, .. }, "seconds") => field.is_time(),
-                (Target::Setting(_), "percent" | "seconds") => false,
-                _ => true,
-            };
-            if !fits {
+            if !format.fits(&target) {
                 return Err(fail(
-                    format!("the format `{name}` does not fit `{}`", raw.path.join(".")),
+                    format!(
+                        "the format `{}` does not fit `{}`",
+                        format.name(),
+                        raw.path.join(".")
+                    ),
                     Some(
                         "`percent` fits served, gave_up, still_retrying and finished_runs \
                          (and denied, recovered_runs); `seconds` fits done_at (and recovery, \
@@ -370,7 +344,7 @@ pub fn check(
                     ),
                 ));
             }
-            Some(*name)
+            Some(format)
         }
     };
     Ok(Reference {
@@ -414,7 +388,7 @@ pub fn render(
 /// `crowd.fixed.calls.p95`, `crowd.clients`, `crowd.fixed.served|percent`.
 pub fn marked(reference: &Reference) -> String {
     let path = match &reference.target {
-        Target::Setting(name) => format!("{}.{name}", reference.id),
+        Target::Setting(name) => format!("{}.{}", reference.id, name.name()),
         Target::Total {
             strategy,
             field,
@@ -431,7 +405,7 @@ pub fn marked(reference: &Reference) -> String {
         },
     };
     match reference.format {
-        Some(format) => format!("{path}|{format}"),
+        Some(format) => format!("{path}|{}", format.name()),
         None => path,
     }
 }
@@ -481,9 +455,20 @@ mod tests {
     }
 
     #[test]
-    fn the_settings_documented_are_the_settings_quoted() {
-        let documented: Vec<&str> = SETTINGS.iter().map(|(name, _)| *name).collect();
-        assert_eq!(documented, crate::quote::SETTING_NAMES);
+    fn every_setting_and_format_reads_back_by_its_name() {
+        for &setting in Setting::ALL {
+            assert_eq!(Setting::from_name(setting.name()), Some(setting));
+        }
+        for &format in Format::ALL {
+            assert_eq!(Format::from_name(format.name()), Some(format));
+        }
+        assert_eq!(Setting::from_name("max_attempt"), None);
+        assert_eq!(Format::from_name("Percent"), None);
+        let error = quote("{{ crowd.tick_length }}").unwrap_err();
+        assert!(
+            error.starts_with("scenario `crowd` has no setting `tick_length`"),
+            "{error}"
+        );
     }
 
     #[test]

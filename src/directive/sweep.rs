@@ -85,7 +85,7 @@ const PARAMETER_TABLE: [(&str, &str); Parameter::ALL.len()] = {
 
 /// The totals a sweep can chart: the ones its chart can draw.
 pub use crate::chart::SWEEP_TOTALS as TOTALS;
-use crate::chart::Total;
+use crate::engine::metric::Metric;
 
 /// The keys of the `sweep:` map, with their meaning.
 pub const SWEEP_KEYS: &[(&str, &str)] = &[
@@ -112,7 +112,7 @@ pub struct SweepDirective {
     /// The parameter varied.
     pub parameter: Parameter,
     /// The total charted.
-    pub total: Total,
+    pub total: Metric,
     /// For each value: its label, its position on the axis, and the scenario.
     pub points: Vec<(String, f64, Scenario)>,
     /// The author's caption.
@@ -186,8 +186,8 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     };
     let total = match noted(sweep.text("total"), &mut errors) {
         None => None,
-        Some(None) => Some(Total::Calls),
-        Some(Some(name)) => match Total::from_name(name) {
+        Some(None) => Some(Metric::Calls),
+        Some(Some(name)) => match Metric::from_name(name).filter(|m| m.is_chartable()) {
             Some(t) => Some(t),
             None => {
                 let node = sweep.get("total").unwrap_or(sweep_node);
@@ -480,7 +480,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.parameter, Parameter::Outage);
-        assert_eq!(s.total, Total::DoneAt);
+        assert_eq!(s.total, Metric::DoneAt);
         let labels: Vec<&str> = s.points.iter().map(|p| p.0.as_str()).collect();
         assert_eq!(labels, ["0 s", "500 ms", "3 s"]);
         assert!(s.points[0].2.server.outages.is_empty());
@@ -743,12 +743,12 @@ mod tests {
     #[test]
     fn a_sweep_charts_the_overload_totals() {
         for (name, total) in [
-            ("latency_p99", Total::LatencyP99),
-            ("latency_p50", Total::LatencyP50),
-            ("goodput", Total::Goodput),
-            ("wasted", Total::Wasted),
-            ("timed_out", Total::TimedOut),
-            ("throttled", Total::Throttled),
+            ("latency_p99", Metric::LatencyP99),
+            ("latency_p50", Metric::LatencyP50),
+            ("goodput", Metric::Goodput),
+            ("wasted", Metric::Wasted),
+            ("timed_out", Metric::TimedOut),
+            ("throttled", Metric::Throttled),
         ] {
             let s = read_sweep(&format!(
                 "id: s\nclients: 10\nsweep: {{vary: clients, values: [5, 10], total: {name}}}\n"

@@ -2,10 +2,12 @@
 //! over the runs ([`Stat`]), by the names the prose uses. Every use matches on them in
 //! full, so a new total is one variant here and a compile error wherever it is missing.
 
+use strum::VariantArray;
+
 use super::stats::{Features, Spread};
 
 /// A total of one strategy over its runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, VariantArray)]
 pub enum Metric {
     /// Calls the server saw.
     Calls,
@@ -44,26 +46,9 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// Every total, in the order the documentation lists them.
-    pub const ALL: [Metric; 17] = [
-        Metric::Calls,
-        Metric::Served,
-        Metric::GaveUp,
-        Metric::StillRetrying,
-        Metric::DoneAt,
-        Metric::CallsPerClient,
-        Metric::FinishedRuns,
-        Metric::FailedFast,
-        Metric::Denied,
-        Metric::Goodput,
-        Metric::Recovery,
-        Metric::RecoveredRuns,
-        Metric::Wasted,
-        Metric::TimedOut,
-        Metric::Throttled,
-        Metric::LatencyP50,
-        Metric::LatencyP99,
-    ];
+    /// Every total, in the order the documentation lists them: the order of the
+    /// variants, which the compiler keeps complete.
+    pub const ALL: &'static [Metric] = Metric::VARIANTS;
 
     /// The name prose and directives use.
     pub const fn name(self) -> &'static str {
@@ -194,7 +179,30 @@ impl Metric {
 
     /// The total of a name, if there is one.
     pub fn from_name(name: &str) -> Option<Metric> {
-        Metric::ALL.into_iter().find(|m| m.name() == name)
+        Metric::ALL.iter().copied().find(|m| m.name() == name)
+    }
+
+    /// Whether a sweep can chart it as a line. The runs that finished or recovered are
+    /// told beside their time, not drawn; the guards' counts are not charted.
+    pub const fn is_chartable(self) -> bool {
+        match self {
+            Metric::Calls
+            | Metric::Served
+            | Metric::GaveUp
+            | Metric::StillRetrying
+            | Metric::DoneAt
+            | Metric::CallsPerClient
+            | Metric::Goodput
+            | Metric::Recovery
+            | Metric::Wasted
+            | Metric::TimedOut
+            | Metric::Throttled
+            | Metric::LatencyP50
+            | Metric::LatencyP99 => true,
+            Metric::FinishedRuns | Metric::FailedFast | Metric::Denied | Metric::RecoveredRuns => {
+                false
+            }
+        }
     }
 
     /// Whether it counts clients (or runs), so that a share of them means something.
@@ -320,7 +328,7 @@ mod tests {
                 "latency_p99"
             ]
         );
-        for metric in Metric::ALL {
+        for &metric in Metric::ALL {
             assert!(!metric.meaning().is_empty(), "{metric:?}");
             // A latency is a time; only a latency is written to the millisecond.
             assert!(!metric.is_latency() || metric.is_time(), "{metric:?}");
@@ -334,7 +342,7 @@ mod tests {
 
     #[test]
     fn every_name_reads_back() {
-        for metric in Metric::ALL {
+        for &metric in Metric::ALL {
             assert_eq!(Metric::from_name(metric.name()), Some(metric));
         }
         for stat in Stat::ALL {

@@ -31,6 +31,7 @@ pub mod schema;
 pub mod server;
 pub mod stats;
 pub mod units;
+pub mod value;
 
 pub use outcome::{Lanes, Run, Totals};
 pub use policy::{RetryPolicy, Strategy};
@@ -40,6 +41,7 @@ pub use scenario::{Scenario, ServerModel};
 pub use stats::{
     Features, ScenarioResult, Spread, StrategyResult, run_scenario, run_scenario_with,
 };
+pub use value::Value;
 
 /// The engine's version: part of every cache key, so that a change to the model reruns
 /// every scenario. Bump it whenever a result could change.

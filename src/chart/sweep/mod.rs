@@ -7,7 +7,7 @@ use super::svg::Element;
 
 use crate::engine::metric::Metric;
 use crate::engine::units::{Micros, SECOND};
-use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
+use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult, Value};
 use crate::format::{fixed, latency_number, per_second_milli, seconds_number, thousands};
 
 mod layout;
@@ -23,12 +23,29 @@ use super::marks::{Mark, legend, mark, marker};
 use super::scale::Scale;
 use super::table::escape;
 
-/// The totals a sweep may show, by the names a directive uses: [`Total::ALL`] by name.
-pub const SWEEP_TOTALS: [&str; Total::ALL.len()] = {
-    let mut names = [""; Total::ALL.len()];
+/// How many totals a sweep can chart.
+const CHARTABLE: usize = {
+    let mut n = 0;
     let mut i = 0;
-    while i < names.len() {
-        names[i] = Total::ALL[i].metric().name();
+    while i < Metric::ALL.len() {
+        if Metric::ALL[i].is_chartable() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
+
+/// The totals a sweep may show, by the names a directive uses: the
+/// [`Metric::is_chartable`] ones of [`Metric::ALL`], in its order.
+pub const SWEEP_TOTALS: [&str; CHARTABLE] = {
+    let mut names = [""; CHARTABLE];
+    let (mut i, mut n) = (0, 0);
+    while i < Metric::ALL.len() {
+        if Metric::ALL[i].is_chartable() {
+            names[n] = Metric::ALL[i].name();
+            n += 1;
+        }
         i += 1;
     }
     names
@@ -54,214 +71,147 @@ pub struct Sweep<'a> {
     pub parameter: &'a str,
     /// The x axis's title: "clients", "outage length (s)".
     pub axis: &'a str,
-    /// The total shown.
-    pub total: Total,
+    /// The total shown: one that [`Metric::is_chartable`].
+    pub total: Metric,
     /// The points, in order of x.
     pub points: &'a [SweepPoint],
     /// Caption text (plain text, HTML-escaped here); `None` = a generated one.
     pub caption: Option<&'a str>,
 }
 
-/// The totals a sweep can chart: the [`Metric`]s its chart can draw as a line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Total {
-    /// Calls the server saw.
-    Calls,
-    /// Clients served.
-    Served,
-    /// Clients that gave up.
-    GaveUp,
-    /// Clients still retrying at the horizon.
-    StillRetrying,
-    /// When the last client finished.
-    DoneAt,
-    /// Calls per client.
-    CallsPerClient,
-    /// Served calls per second after the trigger.
-    Goodput,
-    /// The recovery time.
-    Recovery,
-    /// Calls served after their client had timed out.
-    Wasted,
-    /// Attempts that ended by the client's timeout.
-    TimedOut,
-    /// Attempts refused by adaptive throttling.
-    Throttled,
-    /// The median latency of the calls answered in time.
-    LatencyP50,
-    /// Their 99th percentile latency.
-    LatencyP99,
+/// What a sweep writes of the total it charts: its words, its axis, its values in the
+/// axis's unit, and why a point has none. For every [`Metric`], so that the compiler
+/// keeps it complete; a directive asks only for a [`Metric::is_chartable`] one.
+trait Charted: Copy {
+    /// What it is, in words, for the caption and the y axis.
+    fn words(self) -> &'static str;
+    /// The y axis's title.
+    fn axis(self) -> &'static str;
+    /// Why a point has no value, after "where".
+    fn missing(self) -> &'static str;
+    /// The unit after a value in prose: ` s` for times, none for counts.
+    fn unit(self) -> &'static str;
+    /// A value of the axis's unit as a sentence writes it.
+    fn cell(self, value: f64) -> String;
 }
 
-impl Total {
-    /// Every total a sweep can chart, in the order the documentation lists them.
-    pub const ALL: [Total; 13] = [
-        Total::Calls,
-        Total::Served,
-        Total::GaveUp,
-        Total::StillRetrying,
-        Total::DoneAt,
-        Total::CallsPerClient,
-        Total::Goodput,
-        Total::Recovery,
-        Total::Wasted,
-        Total::TimedOut,
-        Total::Throttled,
-        Total::LatencyP50,
-        Total::LatencyP99,
-    ];
-
-    /// The total of the results it charts, whose name the directive uses.
-    pub const fn metric(self) -> Metric {
-        match self {
-            Total::Calls => Metric::Calls,
-            Total::Served => Metric::Served,
-            Total::GaveUp => Metric::GaveUp,
-            Total::StillRetrying => Metric::StillRetrying,
-            Total::DoneAt => Metric::DoneAt,
-            Total::CallsPerClient => Metric::CallsPerClient,
-            Total::Goodput => Metric::Goodput,
-            Total::Recovery => Metric::Recovery,
-            Total::Wasted => Metric::Wasted,
-            Total::TimedOut => Metric::TimedOut,
-            Total::Throttled => Metric::Throttled,
-            Total::LatencyP50 => Metric::LatencyP50,
-            Total::LatencyP99 => Metric::LatencyP99,
-        }
-    }
-
-    /// The chartable total of a name, if there is one.
-    pub fn from_name(name: &str) -> Option<Total> {
-        Total::ALL.into_iter().find(|t| t.metric().name() == name)
-    }
-
-    /// What it is, in words, for the caption and the y axis.
+impl Charted for Metric {
     fn words(self) -> &'static str {
         match self {
-            Total::Calls => "calls",
-            Total::Served => "clients served",
-            Total::GaveUp => "clients who gave up",
-            Total::StillRetrying => "clients still retrying",
-            Total::DoneAt => "time until the last client is done",
-            Total::CallsPerClient => "calls per client",
-            Total::Goodput => "goodput (calls served per second)",
-            Total::Recovery => "time to recover after the outage",
-            Total::Wasted => "calls served after their client timed out",
-            Total::TimedOut => "attempts that timed out",
-            Total::Throttled => "attempts refused by throttling",
-            Total::LatencyP50 => "median latency of the calls answered in time",
-            Total::LatencyP99 => "p99 latency of the calls answered in time",
+            Metric::Calls => "calls",
+            Metric::Served => "clients served",
+            Metric::GaveUp => "clients who gave up",
+            Metric::StillRetrying => "clients still retrying",
+            Metric::DoneAt => "time until the last client is done",
+            Metric::CallsPerClient => "calls per client",
+            Metric::FinishedRuns => "runs in which every client finished",
+            Metric::FailedFast => "calls that failed fast",
+            Metric::Denied => "clients denied a retry by the budget",
+            Metric::Goodput => "goodput (calls served per second)",
+            Metric::Recovery => "time to recover after the outage",
+            Metric::RecoveredRuns => "runs that recovered",
+            Metric::Wasted => "calls served after their client timed out",
+            Metric::TimedOut => "attempts that timed out",
+            Metric::Throttled => "attempts refused by throttling",
+            Metric::LatencyP50 => "median latency of the calls answered in time",
+            Metric::LatencyP99 => "p99 latency of the calls answered in time",
         }
     }
 
-    /// The y axis's title.
     fn axis(self) -> &'static str {
         match self {
-            Total::DoneAt => "last client done (s)",
-            Total::Goodput => "served per second",
-            Total::Recovery => "recovery (s)",
-            Total::Wasted => "calls wasted",
-            Total::TimedOut => "attempts timed out",
-            Total::Throttled => "attempts throttled",
-            Total::LatencyP50 => "median latency (s)",
-            Total::LatencyP99 => "p99 latency (s)",
-            Total::Calls
-            | Total::Served
-            | Total::GaveUp
-            | Total::StillRetrying
-            | Total::CallsPerClient => self.words(),
+            Metric::DoneAt => "last client done (s)",
+            Metric::Goodput => "served per second",
+            Metric::Recovery => "recovery (s)",
+            Metric::Wasted => "calls wasted",
+            Metric::TimedOut => "attempts timed out",
+            Metric::Throttled => "attempts throttled",
+            Metric::LatencyP50 => "median latency (s)",
+            Metric::LatencyP99 => "p99 latency (s)",
+            Metric::Calls
+            | Metric::Served
+            | Metric::GaveUp
+            | Metric::StillRetrying
+            | Metric::CallsPerClient
+            | Metric::FinishedRuns
+            | Metric::FailedFast
+            | Metric::Denied
+            | Metric::RecoveredRuns => self.words(),
         }
     }
 
-    /// The spread of the total for one strategy, in the axis's unit; `None` when fewer
-    /// than half the runs finished (for `done_at`) or recovered (for `recovery`), or
-    /// when no run answered a call in time (for the latencies).
-    fn values(self, s: &StrategyResult, clients: u64) -> Option<Values> {
-        let of = |spread: &Spread, scale: f64| Values {
-            median: spread.median as f64 / scale,
-            p5: spread.p5 as f64 / scale,
-            p95: spread.p95 as f64 / scale,
-        };
-        match self {
-            Total::Calls => Some(of(&s.calls, 1.0)),
-            Total::Served => Some(of(&s.served, 1.0)),
-            Total::GaveUp => Some(of(&s.gave_up, 1.0)),
-            Total::StillRetrying => Some(of(&s.still_retrying, 1.0)),
-            Total::DoneAt => s.done_at.as_ref().map(|d| of(d, SECOND as f64)),
-            Total::CallsPerClient => Some(of(&s.calls, clients.max(1) as f64)),
-            Total::Goodput => Some(of(&s.goodput_milli, 1000.0)),
-            Total::Recovery => s.recovery.as_ref().map(|d| of(d, SECOND as f64)),
-            Total::Wasted => Some(of(&s.wasted, 1.0)),
-            Total::TimedOut => Some(of(&s.timed_out, 1.0)),
-            Total::Throttled => Some(of(&s.throttled, 1.0)),
-            Total::LatencyP50 => s.latency_p50.as_ref().map(|l| of(l, SECOND as f64)),
-            Total::LatencyP99 => s.latency_p99.as_ref().map(|l| of(l, SECOND as f64)),
-        }
-    }
-
-    /// Why a point has no value, after "where": fewer than half the runs finished or
-    /// recovered, or no run answered a call in time.
     fn missing(self) -> &'static str {
         match self {
-            Total::Recovery => "fewer than half the runs recovered",
-            Total::LatencyP50 | Total::LatencyP99 => "no run answered a call in time",
-            Total::DoneAt
-            | Total::Calls
-            | Total::Served
-            | Total::GaveUp
-            | Total::StillRetrying
-            | Total::CallsPerClient
-            | Total::Goodput
-            | Total::Wasted
-            | Total::TimedOut
-            | Total::Throttled => "fewer than half the runs finished",
+            Metric::Recovery => "fewer than half the runs recovered",
+            Metric::LatencyP50 | Metric::LatencyP99 => "no run answered a call in time",
+            Metric::DoneAt
+            | Metric::Calls
+            | Metric::Served
+            | Metric::GaveUp
+            | Metric::StillRetrying
+            | Metric::CallsPerClient
+            | Metric::FinishedRuns
+            | Metric::FailedFast
+            | Metric::Denied
+            | Metric::Goodput
+            | Metric::RecoveredRuns
+            | Metric::Wasted
+            | Metric::TimedOut
+            | Metric::Throttled => "fewer than half the runs finished",
         }
     }
 
-    /// The runs that have a value of the total, when only some runs may (shown beside
-    /// it when some lack one); `None` for a total every run has.
-    fn runs_with(self, s: &StrategyResult) -> Option<u32> {
-        match self {
-            Total::DoneAt => Some(s.finished_runs),
-            Total::Recovery => Some(s.recovered_runs),
-            Total::LatencyP50 | Total::LatencyP99 => Some(s.latency_runs),
-            Total::Calls
-            | Total::Served
-            | Total::GaveUp
-            | Total::StillRetrying
-            | Total::CallsPerClient
-            | Total::Goodput
-            | Total::Wasted
-            | Total::TimedOut
-            | Total::Throttled => None,
-        }
-    }
-
-    /// The unit after a value in prose: ` s` for times, none for counts.
     fn unit(self) -> &'static str {
-        if self.metric().is_time() { " s" } else { "" }
+        if self.is_time() { " s" } else { "" }
     }
 
-    /// A value as a table cell writes it.
     /// Times and rates go back to the whole microseconds and thousandths the engine
     /// counts in, and are written by the same functions as the prose's references, so
-    /// that a value reads the same in a sweep's table and in a sentence (a float
+    /// that a value reads the same in a sweep's description and in a sentence (a float
     /// rounded to three places could make 1.8375 s read 1.837 here and 1.838 there).
     fn cell(self, value: f64) -> String {
         let us = || (value * 1e6).round() as Micros;
         match self {
-            Total::DoneAt | Total::Recovery => seconds_number(us()),
-            Total::Goodput => per_second_milli((value * 1e3).round() as u64),
-            Total::CallsPerClient => fixed(value, 2),
+            Metric::DoneAt | Metric::Recovery => seconds_number(us()),
+            Metric::Goodput => per_second_milli((value * 1e3).round() as u64),
+            Metric::CallsPerClient => fixed(value, 2),
             // To the millisecond, as latencies are written everywhere.
-            Total::LatencyP50 | Total::LatencyP99 => latency_number(us()),
-            Total::Calls
-            | Total::Served
-            | Total::GaveUp
-            | Total::StillRetrying
-            | Total::Wasted
-            | Total::TimedOut
-            | Total::Throttled => thousands(value.round() as u64),
+            Metric::LatencyP50 | Metric::LatencyP99 => latency_number(us()),
+            Metric::Calls
+            | Metric::Served
+            | Metric::GaveUp
+            | Metric::StillRetrying
+            | Metric::FinishedRuns
+            | Metric::FailedFast
+            | Metric::Denied
+            | Metric::RecoveredRuns
+            | Metric::Wasted
+            | Metric::TimedOut
+            | Metric::Throttled => thousands(value.round() as u64),
+        }
+    }
+}
+
+/// The spread of `metric` for the strategy `s` of `result`, in the axis's unit; `None`
+/// where its [`Value`] has no time ("never").
+fn values(result: &ScenarioResult, s: &StrategyResult, metric: Metric) -> Option<Values> {
+    let of = |spread: &Spread, scale: f64| Values {
+        median: spread.median as f64 / scale,
+        p5: spread.p5 as f64 / scale,
+        p95: spread.p95 as f64 / scale,
+    };
+    match result.value(s, metric) {
+        Value::Count { spread, .. } => Some(of(&spread, 1.0)),
+        Value::PerClient { calls, requests } => Some(of(&calls, requests.max(1) as f64)),
+        Value::RateMilli(spread) => Some(of(&spread, 1000.0)),
+        Value::Time { spread, .. } => spread.map(|t| of(&t, SECOND as f64)),
+        Value::Runs { count, .. } => {
+            let n = f64::from(count);
+            Some(Values {
+                median: n,
+                p5: n,
+                p95: n,
+            })
         }
     }
 }
@@ -288,13 +238,13 @@ fn strategies(points: &[SweepPoint]) -> Vec<Strategy> {
 }
 
 /// The values of one strategy at every point; `None` where it has none.
-fn series(points: &[SweepPoint], strategy: Strategy, total: Total) -> Vec<Option<Values>> {
+fn series(points: &[SweepPoint], strategy: Strategy, total: Metric) -> Vec<Option<Values>> {
     points
         .iter()
         .map(|p| {
             p.result
                 .strategy(strategy)
-                .and_then(|s| total.values(s, p.result.clients))
+                .and_then(|s| values(&p.result, s, total))
         })
         .collect()
 }
@@ -323,7 +273,7 @@ pub fn sweep_figure(sweep: &Sweep) -> String {
 
 /// The line chart in one layout, as an `<svg>` element whose ids start with the
 /// sweep's id.
-fn sweep_chart(sweep: &Sweep, total: Total, form: Form) -> String {
+fn sweep_chart(sweep: &Sweep, total: Metric, form: Form) -> String {
     let id = sweep.id;
     let strategies = strategies(sweep.points);
     let all: Vec<Vec<Option<Values>>> = strategies
@@ -587,7 +537,7 @@ fn strategy_line(layout: &Layout, xs: &[f64], values: &[Option<Values>], m: &Mar
 /// median at the first and the last value.
 fn description(
     sweep: &Sweep,
-    total: Total,
+    total: Metric,
     strategies: &[Strategy],
     all: &[Vec<Option<Values>>],
 ) -> String {
@@ -637,7 +587,7 @@ fn description(
 }
 
 /// The caption written when the author gives none.
-fn generated_caption(sweep: &Sweep, total: Total) -> String {
+fn generated_caption(sweep: &Sweep, total: Metric) -> String {
     let runs = sweep
         .points
         .iter()

@@ -1,15 +1,17 @@
 //! A sweep's numbers as an HTML table: a row per value of the parameter, a column per
 //! strategy.
 
+use crate::cell::Cell;
+use crate::engine::metric::Metric;
 use crate::format::thousands;
 
 use super::super::table::escape;
-use super::{Sweep, Total, strategies};
+use super::{Charted, Sweep, strategies};
 
 /// The numbers as an HTML table: a row per value of the parameter, a column per
 /// strategy, each cell the median with the 5th–95th percentile. Its caption's id is
 /// `{id}-sweep-caption`.
-pub(super) fn sweep_table(sweep: &Sweep, total: Total) -> String {
+pub(super) fn sweep_table(sweep: &Sweep, total: Metric) -> String {
     let id = escape(sweep.id);
     let strategies = strategies(sweep.points);
     let runs = sweep
@@ -30,39 +32,10 @@ pub(super) fn sweep_table(sweep: &Sweep, total: Total) -> String {
     for p in sweep.points {
         let mut cells = Vec::new();
         for &s in &strategies {
+            // The axis's title carries the unit, so a cell has none.
             let cell = match p.result.strategy(s) {
                 None => "–".to_string(),
-                Some(r) => match total.values(r, p.result.clients) {
-                    None => {
-                        // "never", with how many runs did have a value, when some did.
-                        match total.runs_with(r).unwrap_or(0) {
-                            0 => "never".to_string(),
-                            count => format!(
-                                "never, in {} of {} runs",
-                                thousands(count),
-                                thousands(p.result.runs)
-                            ),
-                        }
-                    }
-                    Some(v) => {
-                        let mut cell = total.cell(v.median);
-                        if v.p5 != v.p95 {
-                            cell.push_str(&format!(
-                                " <span class=\"range\">({}–{})</span>",
-                                total.cell(v.p5),
-                                total.cell(v.p95)
-                            ));
-                        }
-                        if let Some(count) = total.runs_with(r).filter(|&n| n < p.result.runs) {
-                            cell.push_str(&format!(
-                                ", in {} of {} runs",
-                                thousands(count),
-                                thousands(p.result.runs)
-                            ));
-                        }
-                        cell
-                    }
-                },
+                Some(r) => Cell::of(&p.result.value(r, total)).without_unit().html(),
             };
             cells.push(cell);
         }

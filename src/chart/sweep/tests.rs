@@ -38,7 +38,7 @@ fn points() -> Vec<SweepPoint> {
         .collect()
 }
 
-fn sweep(points: &[SweepPoint], total: Total) -> String {
+fn sweep(points: &[SweepPoint], total: Metric) -> String {
     sweep_figure(&Sweep {
         id: "timeouts",
         parameter: "timeout",
@@ -51,7 +51,7 @@ fn sweep(points: &[SweepPoint], total: Total) -> String {
 
 #[test]
 fn a_sweep_of_latency_is_to_the_millisecond_and_never_where_nothing_was_answered() {
-    let html = sweep(&points(), Total::LatencyP99);
+    let html = sweep(&points(), Metric::LatencyP99);
     // Three runs of four answered a call in time at the first value: the count is told.
     assert!(
         html.contains(">0.250 <span class=\"range\">(0.100–0.400)</span>, in 3 of 4 runs</td>"),
@@ -71,7 +71,7 @@ fn a_sweep_of_latency_is_to_the_millisecond_and_never_where_nothing_was_answered
 
 #[test]
 fn a_sweep_of_wasted_calls_counts_them() {
-    let html = sweep(&points(), Total::Wasted);
+    let html = sweep(&points(), Metric::Wasted);
     for n in ["10", "20", "30"] {
         assert!(html.contains(&format!(">{n}</td>")), "{n}");
     }
@@ -85,10 +85,10 @@ fn a_sweep_of_wasted_calls_counts_them() {
 fn a_cell_is_written_as_the_reference_writes_the_value() {
     let latency = 1_837_500;
     assert_eq!(
-        Total::LatencyP99.cell(latency as f64 / 1e6),
+        Metric::LatencyP99.cell(latency as f64 / 1e6),
         crate::format::latency_number(latency)
     );
-    assert_eq!(Total::LatencyP99.cell(1.8375), "1.838");
-    assert_eq!(Total::DoneAt.cell(2.25), "2.3");
-    assert_eq!(Total::Goodput.cell(80.05), "80.1");
+    assert_eq!(Metric::LatencyP99.cell(1.8375), "1.838");
+    assert_eq!(Metric::DoneAt.cell(2.25), "2.3");
+    assert_eq!(Metric::Goodput.cell(80.05), "80.1");
 }
