@@ -5,25 +5,26 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::parts::{Block, PageParts};
-use super::{Figures, explore, live, playground};
+use super::{BlockResults, Figures, explore, live, playground};
 use crate::chart::{self, Sweep, SweepPoint};
 use crate::directive::Kind;
 use crate::engine::ScenarioResult;
 use crate::engine::schedule::schedule;
 
 impl Block {
-    /// Its HTML, taking its results from `results` in the order of [`Block::scenarios`].
+    /// Its HTML, from `results`: its own, one per scenario in the order of
+    /// [`Block::scenarios`] (see [`BlockResults`]).
     /// A scenario's figure links to the playground at `playground`, when the site has one
     /// and the playground can show the scenario.
-    fn figure<'r>(
+    fn figure(
         &self,
-        results: &mut impl Iterator<Item = &'r ScenarioResult>,
+        results: &[ScenarioResult],
         playground: Option<&str>,
         base_path: &str,
     ) -> String {
         match self {
             Block::Sim(sim, source) => {
-                let result = results.next().expect("a result per scenario");
+                let result = &results[0];
                 let options = &sim.figure;
                 let figure = if sim.explore.is_empty() {
                     chart::figure(&sim.scenario, result, options)
@@ -56,10 +57,11 @@ impl Block {
                 let points: Vec<SweepPoint> = sweep
                     .points
                     .iter()
-                    .map(|(label, x, _)| SweepPoint {
+                    .zip(results)
+                    .map(|((label, x, _), result)| SweepPoint {
                         label: label.clone(),
                         x: *x,
-                        result: results.next().expect("a result per point").clone(),
+                        result: result.clone(),
                     })
                     .collect();
                 chart::sweep_figure(&Sweep {
@@ -80,10 +82,7 @@ impl Block {
                 chart::schedule_figure(&s.id, &rows, s.caption.as_deref())
             }
             Block::Table(html) => html.clone(),
-            Block::Live(block) => {
-                let result = results.next().expect("a result per scenario");
-                live::figure(block, result)
-            }
+            Block::Live(block) => live::figure(block, &results[0]),
         }
     }
 }
@@ -105,7 +104,7 @@ pub struct Drawn {
 /// `memo` is left holding this build's figures.
 pub(super) fn draw_figures(
     parts: &[PageParts],
-    results: &[ScenarioResult],
+    results: &BlockResults,
     playground: Option<&str>,
     base_path: &str,
     memo: &mut Drawn,
@@ -115,13 +114,14 @@ pub(super) fn draw_figures(
     if last.with.as_ref() != Some(&with) {
         last.by_source.clear();
     }
-    let mut in_order = results.iter();
     let figures = parts
         .iter()
-        .map(|p| {
+        .zip(results)
+        .map(|(p, results)| {
             p.blocks
                 .iter()
-                .map(|placed| {
+                .zip(results)
+                .map(|(placed, results)| {
                     let block = &placed.block;
                     let key = match block {
                         Block::Live(_) => (Kind::Live, format!("{block:?}")),
@@ -131,15 +131,8 @@ pub(super) fn draw_figures(
                     };
                     let known = last.by_source.remove(&key);
                     let figure = match known.or_else(|| memo.by_source.get(&key).cloned()) {
-                        Some(figure) => {
-                            // The figure's results are passed over, as drawing takes them.
-                            in_order
-                                .by_ref()
-                                .take(block.scenarios().len())
-                                .for_each(drop);
-                            figure
-                        }
-                        None => Figure::from(block.figure(&mut in_order, playground, base_path)),
+                        Some(figure) => figure,
+                        None => Figure::from(block.figure(results, playground, base_path)),
                     };
                     memo.by_source.insert(key, Figure::clone(&figure));
                     (placed.at, figure)

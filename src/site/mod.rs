@@ -1,6 +1,7 @@
-//! The site: the only layer that touches the disk. `build` is a list of steps, each
-//! handing its data to the next: load → read directives → check references → run the
-//! engine → Markdown → templates → write.
+//! The site: the only layer that touches the disk. `build` and `check` are one
+//! pipeline of steps, each handing its data to the next: read (the config, the pages,
+//! the directives, the templates) → simulate and draw → render and check the links →
+//! write, which only `build` does (see [`pipeline`]).
 
 pub mod address;
 pub mod cache;
@@ -120,15 +121,204 @@ pub fn build(options: &Options) -> Result<Summary, Failure> {
 /// [`build`], with what earlier builds of this process left in `memo` (see
 /// [`memo`]): the same bytes, sooner. `serve` keeps one between its builds.
 pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure> {
+    pipeline(options, memo, End::Write)
+}
+
+/// Validates everything `build` does, by the same steps, without writing the site:
+/// the same problems, in the same order. Returns the number of pages checked.
+pub fn check(options: &Options) -> Result<usize, Failure> {
+    pipeline(options, &mut Memo::new(), End::Check).map(|summary| summary.pages)
+}
+
+/// Where the pipeline ends: with the site written into its output folder, or checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// `build`: the site is written and swapped in.
+    Write,
+    /// `check`: nothing is written but the simulation cache.
+    Check,
+}
+
+/// The build, step by step; `check` is the same steps without the last.
+///
+/// 1. **Read**: the config, the pages, the templates and every directive. A problem
+///    here does not stop the reading, so that every one is listed.
+/// 2. **Simulate and draw** (only when everything read): each block's scenarios, from
+///    the cache or the engine, and its figure.
+/// 3. **Render** every page, checking each reference and condition against the
+///    results, then every link and anchor. Without results (a problem in step 1),
+///    the pages are still rendered, for the problems rendering finds.
+/// 4. **Write** (`build` only, and only without a problem): the site into a staging
+///    folder, swapped in for the last one at once.
+fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Failure> {
     let started = Instant::now();
     let root = &options.root;
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
-    // Refused before any work; checked again once the build holds the output's lock.
-    let place = Place::check(root, &config)?;
-    memo.with_spare(|spare| output::recover_if_idle(&place, spare))?;
-    let content = stop_on(page::load_content(root, options.drafts)?)?;
+    let place = match end {
+        End::Write => {
+            // Refused before any work; checked again once the build holds the lock.
+            let place = Place::check(root, &config)?;
+            memo.with_spare(|spare| output::recover_if_idle(&place, spare))?;
+            Some(place)
+        }
+        End::Check => None,
+    };
+
+    // 1. Read.
+    let (content, mut problems) = page::load_content(root, options.drafts)?;
     let pages = &content.pages;
-    let parts = stop_on(read_parts(root, pages, &mut memo.reads))?;
+    let (parts, more) = read_parts(root, pages, &mut memo.reads);
+    problems.extend(more);
+    let templates = read_templates(root, memo.templates.take(), pages, &mut problems)?;
+
+    // 2. Simulate and draw.
+    let simulated = problems
+        .is_empty()
+        .then(|| simulate(root, &parts, options.progress, &mut memo.results));
+    let playground = playground::address(pages, &config);
+    let drawn = simulated.as_ref().map(|(results, _)| {
+        let figures = draw_figures(
+            &parts,
+            results,
+            playground.as_deref(),
+            &config.base_path,
+            &mut memo.figures,
+        );
+        (figures, results_by_id(&parts, results))
+    });
+
+    // 3. Render and check the links.
+    let (rendered, more) = render_pages(
+        &content,
+        &parts,
+        &config,
+        templates.as_ref().map(|(_, t)| t),
+        drawn
+            .as_ref()
+            .map(|(figures, by_id)| (figures.as_slice(), by_id)),
+        &memo.highlights,
+        memo.keeps_pages.then_some(&mut memo.pages),
+    );
+    memo.highlights.rotate();
+    problems.extend(more);
+    let ids = parts_ids(pages, &rendered, &parts);
+    problems.extend(links::problems(&content, &ids, &rendered));
+    let templates = memo.templates.insert(match templates {
+        Some(templates) => templates,
+        // Only a problem leaves the templates unread, and it stops here.
+        None => return Err(Failure::Input(problems)),
+    });
+    if !problems.is_empty() {
+        return Err(Failure::Input(problems));
+    }
+    let (Some(place), Some((results, stats)), Some((_, by_id))) = (place, &simulated, &drawn)
+    else {
+        return Ok(Summary {
+            pages: pages.len(),
+            scenarios: simulated.as_ref().map_or(0, |(_, s)| s.scenarios),
+            runs: simulated.as_ref().map_or(0, |(_, s)| s.runs),
+            cached: simulated.as_ref().map_or(0, |(_, s)| s.cached),
+            elapsed: started.elapsed(),
+            output: config.output.clone(),
+        });
+    };
+
+    // 4. Write.
+    let staging = Staging::new(&place, memo::take(&memo.spare))?;
+    let cards = cards(pages, &parts, by_id);
+    let explorable = parts
+        .iter()
+        .flat_map(|p| &p.blocks)
+        .any(|p| matches!(&p.block, Block::Sim(sim, _) if !sim.explore.is_empty()));
+    // The binary carries the playground's engine and writes it whenever a site has one,
+    // or a page whose figure a reader may rerun.
+    let has_module = playground.is_some() || explorable;
+    write_pages(
+        &staging,
+        &templates.1.tera,
+        &config,
+        pages,
+        &rendered,
+        &cards,
+        has_module,
+    )?;
+    write_site_files(&staging, &config, pages)?;
+    staging.copy_tree(&root.join("static"))?;
+    write_copied(&staging, &content.files)?;
+    write_aliases(&staging, &config, pages)?;
+    write_defaults(&staging)?;
+    if playground.is_some() {
+        playground::write_files(&staging, root, &shown(&parts, results))?;
+    }
+    if explorable {
+        explore::write_files(&staging, root)?;
+    }
+    if memo.keeps_spare {
+        memo.keep_spare(staging.commit_keeping_replaced()?);
+    } else {
+        staging.commit()?;
+    }
+    Ok(Summary {
+        pages: pages.len(),
+        scenarios: stats.scenarios,
+        runs: stats.runs,
+        cached: stats.cached,
+        elapsed: started.elapsed(),
+        output: config.output.clone(),
+    })
+}
+
+/// The templates' texts by name, and what they compiled to.
+type KnownTemplates = (Vec<(String, String)>, templates::Templates);
+
+/// The templates, compiled, or the ones `known` holds when their texts are the same;
+/// `None` with the problems added to `problems` when they do not compile. Also checks
+/// that every page's template exists.
+fn read_templates(
+    root: &Path,
+    known: Option<KnownTemplates>,
+    pages: &[Page],
+    problems: &mut Vec<Diagnostic>,
+) -> Result<Option<KnownTemplates>, Failure> {
+    let compiled = templates::sources(root).and_then(|sources| match known {
+        Some((texts, templates)) if texts == sources => Ok((texts, templates)),
+        Some(_) | None => templates::compile(sources.clone()).map(|t| (sources, t)),
+    });
+    match compiled {
+        Ok(templates) => {
+            problems.extend(template_problems(pages, &templates.1.tera));
+            Ok(Some(templates))
+        }
+        Err(Failure::Input(more)) => {
+            problems.extend(more);
+            Ok(None)
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// What the simulation step did, for the summary line.
+struct Simulated {
+    /// Scenarios run or taken from the cache.
+    scenarios: usize,
+    /// Runs simulated now.
+    runs: u64,
+    /// Scenarios taken from the cache.
+    cached: usize,
+}
+
+/// Each block's results, page by page and block by block: one per scenario of the
+/// block, in the order of [`Block::scenarios`].
+pub(super) type BlockResults = Vec<Vec<Vec<ScenarioResult>>>;
+
+/// Runs every block's scenarios, from the cache or the engine (with a progress line
+/// when `progress` and some must run), and hands each block its results.
+fn simulate(
+    root: &Path,
+    parts: &[PageParts],
+    progress: bool,
+    memo: &mut std::collections::HashMap<String, ScenarioResult>,
+) -> (BlockResults, Simulated) {
     let scenarios: Vec<&Scenario> = parts
         .iter()
         .flat_map(|p| p.blocks.iter().flat_map(|placed| placed.block.scenarios()))
@@ -136,68 +326,76 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
     let cache = Cache::new(root);
     let missing = cache.missing(&scenarios);
     let s = if missing == 1 { "" } else { "s" };
-    let progress = Progress::start(
-        options.progress && missing > 0,
+    let line = Progress::start(
+        progress && missing > 0,
         format!("simulating {missing} scenario{s}…"),
     );
-    let (results, stats) = cache.run_all(&scenarios, &mut memo.results);
-    drop(progress);
-    let playground = playground::address(pages, &config);
-    let figures = draw_figures(
-        &parts,
-        &results,
-        playground.as_deref(),
-        &config.base_path,
-        &mut memo.figures,
-    );
-    let mut by_id: ResultsById = BTreeMap::new();
-    // Every scenario figure as its try-it link gives it, for the playground's presets.
-    let mut shown: Vec<playground::Figure> = Vec::new();
-    let mut in_order = results.iter();
-    for block in parts.iter().flat_map(|p| &p.blocks).map(|p| &p.block) {
-        for scenario in block.scenarios() {
-            let result = in_order.next().expect("a result per scenario");
-            if let Block::Sim(sim, source) = block {
-                by_id.insert(scenario.id.as_str(), (scenario, result));
+    let (results, stats) = cache.run_all(&scenarios, memo);
+    drop(line);
+    // The results come in the order of `scenarios`: each block takes as many as it has.
+    let mut results = results.into_iter();
+    let by_block = parts
+        .iter()
+        .map(|p| {
+            p.blocks
+                .iter()
+                .map(|placed| {
+                    let n = placed.block.scenarios().len();
+                    results.by_ref().take(n).collect()
+                })
+                .collect()
+        })
+        .collect();
+    let simulated = Simulated {
+        scenarios: scenarios.len(),
+        runs: stats.runs,
+        cached: stats.cached,
+    };
+    (by_block, simulated)
+}
+
+/// Each `sim` block's scenario and results, by id: what references quote.
+fn results_by_id<'a>(parts: &'a [PageParts], results: &'a BlockResults) -> ResultsById<'a> {
+    let mut by_id = ResultsById::new();
+    for (p, results) in parts.iter().zip(results) {
+        for (placed, results) in p.blocks.iter().zip(results) {
+            if let (Block::Sim(sim, _), [result]) = (&placed.block, results.as_slice()) {
+                by_id.insert(sim.scenario.id.as_str(), (&sim.scenario, result));
+            }
+        }
+    }
+    by_id
+}
+
+/// Every scenario figure as its try-it link gives it, for the playground's presets.
+fn shown<'a>(parts: &'a [PageParts], results: &'a BlockResults) -> Vec<playground::Figure<'a>> {
+    let mut shown = Vec::new();
+    for (p, results) in parts.iter().zip(results) {
+        for (placed, results) in p.blocks.iter().zip(results) {
+            if let (Block::Sim(sim, source), [result]) = (&placed.block, results.as_slice()) {
                 let window = sim
                     .figure
                     .window
-                    .unwrap_or_else(|| chart::auto_window(scenario, result));
+                    .unwrap_or_else(|| chart::auto_window(&sim.scenario, result));
                 shown.push(playground::Figure {
-                    id: &scenario.id,
+                    id: &sim.scenario.id,
                     source,
                     window,
                 });
             }
         }
     }
-    let sources = templates::sources(root)?;
-    let templates = match memo.templates.take() {
-        Some((known, templates)) if known == sources => templates,
-        Some(_) | None => templates::compile(sources.clone())?,
-    };
-    let templates = &memo.templates.insert((sources, templates)).1;
-    stop_on(((), template_problems(pages, &templates.tera)))?;
-    let rendered = render_pages(
-        &content,
-        &parts,
-        &config,
-        Some(templates),
-        Some((&figures, &by_id)),
-        &memo.highlights,
-        memo.keeps_pages.then_some(&mut memo.pages),
-    );
-    memo.highlights.rotate();
-    let rendered = stop_on(rendered)?;
-    let ids = parts_ids(pages, &rendered, &parts);
-    stop_on(((), links::problems(&content, &ids, &rendered)))?;
-    let staging = Staging::new(&place, memo::take(&memo.spare))?;
-    let cards: Vec<Option<String>> = pages
+    shown
+}
+
+/// Each page's card: the thumbnail of the figure its front matter names, in the
+/// figure's window as the author set it.
+fn cards(pages: &[Page], parts: &[PageParts], by_id: &ResultsById) -> Vec<Option<String>> {
+    pages
         .iter()
         .map(|page| {
             let id = page.front.card.as_deref()?;
             let (scenario, result) = by_id.get(id)?;
-            // The card shows its figure's window, as the author set it.
             let window = parts
                 .iter()
                 .flat_map(|p| &p.blocks)
@@ -212,47 +410,7 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
                 .flatten();
             Some(chart::thumbnail(scenario, result, window))
         })
-        .collect();
-    // The binary carries the playground's engine and writes it whenever a site has one,
-    // or a page whose figure a reader may rerun.
-    let explorable = parts
-        .iter()
-        .flat_map(|p| &p.blocks)
-        .any(|p| matches!(&p.block, Block::Sim(sim, _) if !sim.explore.is_empty()));
-    let has_module = playground.is_some() || explorable;
-    write_pages(
-        &staging,
-        &templates.tera,
-        &config,
-        pages,
-        &rendered,
-        &cards,
-        has_module,
-    )?;
-    write_site_files(&staging, &config, pages)?;
-    staging.copy_tree(&root.join("static"))?;
-    write_copied(&staging, &content.files)?;
-    write_aliases(&staging, &config, pages)?;
-    write_defaults(&staging)?;
-    if playground.is_some() {
-        playground::write_files(&staging, root, &shown)?;
-    }
-    if explorable {
-        explore::write_files(&staging, root)?;
-    }
-    if memo.keeps_spare {
-        memo.keep_spare(staging.commit_keeping_replaced()?);
-    } else {
-        staging.commit()?;
-    }
-    Ok(Summary {
-        pages: pages.len(),
-        scenarios: scenarios.len(),
-        runs: stats.runs,
-        cached: stats.cached,
-        elapsed: started.elapsed(),
-        output: config.output.clone(),
-    })
+        .collect()
 }
 
 /// The pages whose front matter names a template the site does not have, each placed at
@@ -298,48 +456,6 @@ fn template_problems(pages: &[Page], tera: &tera::Tera) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Validates everything `build` does, plus internal links and anchors, without running
-/// the engine or writing anything. Returns the number of pages checked.
-pub fn check(options: &Options) -> Result<usize, Failure> {
-    let root = &options.root;
-    let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
-    let (content, mut problems) = page::load_content(root, options.drafts)?;
-    let pages = &content.pages;
-    let templates = match templates::load(root) {
-        Ok(templates) => {
-            problems.extend(template_problems(pages, &templates.tera));
-            Some(templates)
-        }
-        Err(Failure::Input(more)) => {
-            problems.extend(more);
-            None
-        }
-        Err(other) => return Err(other),
-    };
-    let (parts, more) = read_parts(root, pages, &mut parts::Reads::default());
-    problems.extend(more);
-    let (rendered, more) = render_pages(
-        &content,
-        &parts,
-        &config,
-        templates.as_ref(),
-        None,
-        &highlight::Kept::default(),
-        None,
-    );
-    problems.extend(more);
-    problems.extend(links::problems(
-        &content,
-        &parts_ids(&content.pages, &rendered, &parts),
-        &rendered,
-    ));
-    if problems.is_empty() {
-        Ok(pages.len())
-    } else {
-        Err(Failure::Input(problems))
-    }
-}
-
 /// Each page's anchors, by its address: its headings, and its scenario figures
 /// (`sim-{id}`), which the playground's presets link to.
 fn parts_ids<'p>(
@@ -361,15 +477,6 @@ fn parts_ids<'p>(
             (p.url.as_str(), ids)
         })
         .collect()
-}
-
-/// A step's value, or its problems as the build's failure.
-fn stop_on<T>((value, problems): (T, Vec<Diagnostic>)) -> Result<T, Failure> {
-    if problems.is_empty() {
-        Ok(value)
-    } else {
-        Err(Failure::Input(problems))
-    }
 }
 
 /// A diagnostic at a byte range of a page's body. A range that does not fall on

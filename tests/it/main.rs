@@ -5,6 +5,7 @@ mod articles;
 mod beyond;
 mod bundles;
 mod cards;
+mod check_is_build;
 mod content;
 mod engine_facts;
 mod errors;

@@ -1,0 +1,68 @@
+//! `check` is `build` without the writing: for every kind of mistake, the two refuse
+//! with the same exit status and the same problems, in the same order, and a refused
+//! build writes nothing.
+
+use crate::util::run_in;
+
+const FIGURE: &str =
+    "```sim\nid: crowd\nclients: 100\nstrategies: [fixed, full-jitter]\nruns: 5\n```\n\n";
+
+/// A site of one page, `content/a.md` with `body`, and what `check` and `build` say.
+fn both(body: &str) -> ((i32, String), (i32, String), bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("site.yaml"), "title: Check\n").unwrap();
+    std::fs::create_dir(root.join("content")).unwrap();
+    std::fs::write(
+        root.join("content/a.md"),
+        format!("---\ntitle: A\n---\n\n{body}"),
+    )
+    .unwrap();
+    let (check, _, check_err) = run_in(root, &["check"]);
+    let (build, _, build_err) = run_in(root, &["build"]);
+    let written = root.join("public").exists();
+    ((check, check_err), (build, build_err), written)
+}
+
+#[test]
+fn check_refuses_what_build_refuses_with_the_same_problems() {
+    for (body, expected) in [
+        // A condition is a number of the runs: `check` runs them too.
+        (
+            format!("{FIGURE}{{{{ if crowd.fixed.calls < 100 }}}}Few calls.{{{{ end }}}}\n"),
+            "this condition does not hold for the numbers of `crowd` as built",
+        ),
+        (
+            format!("{FIGURE}{{{{ crowd.fixed.callz }}}}\n"),
+            "there is no total `callz`",
+        ),
+        (
+            "```sim\nid: crowd\nclients: ten\n```\n".to_string(),
+            "clients",
+        ),
+        (format!("{FIGURE}[gone](#nowhere)\n"), "#nowhere"),
+        // Problems of two steps at once: both are listed, by both commands.
+        (
+            format!("{FIGURE}{{{{ crowd.fixed.callz }}}} and [gone](missing.md)\n"),
+            "missing.md",
+        ),
+    ] {
+        let ((check, check_err), (build, build_err), written) = both(&body);
+        assert_eq!(check, 1, "{body}\n{check_err}");
+        assert_eq!(build, 1, "{body}\n{build_err}");
+        assert!(check_err.contains(expected), "{body}\n{check_err}");
+        assert_eq!(check_err, build_err, "{body}");
+        assert!(!written, "a refused build wrote its output: {body}");
+    }
+}
+
+#[test]
+fn check_passes_what_build_builds() {
+    let body = format!(
+        "{FIGURE}{{{{ if crowd.fixed.calls > crowd.full-jitter.calls }}}}Fixed calls more.{{{{ end }}}}\n"
+    );
+    let ((check, check_err), (build, build_err), written) = both(&body);
+    assert_eq!(check, 0, "{check_err}");
+    assert_eq!(build, 0, "{build_err}");
+    assert!(written);
+}
