@@ -1,5 +1,6 @@
 //! This repository's own site: the presets it shows are the preset files, its code
-//! example prints what the page says, and it builds and checks clean.
+//! examples print what the page says and do what the page says, and it builds and
+//! checks clean.
 
 use retrylab::directive::{self, Kind};
 use retrylab::engine::parse_scenario;
@@ -95,6 +96,26 @@ fn the_python_example_prints_what_the_page_shows() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8(out.stdout).unwrap(), shown);
+}
+
+#[test]
+fn the_retry_example_does_what_its_article_says() {
+    // The harness fakes the clocks, `sleep` and a server, runs the page's code and
+    // asserts what each case must do; it prints `ok` only if every case holds.
+    let (code, _) = fenced(&page("backoff-and-jitter.md"), "python");
+    let harness = include_str!("content/retry_example.py");
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(harness)
+        .env("RETRY_EXAMPLE", code)
+        .output()
+        .expect("python3 runs the example (install Python 3 to run this test)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "ok\n");
 }
 
 #[test]
