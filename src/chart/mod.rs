@@ -11,10 +11,6 @@
 //! - [`live`]: a stored live run beside the simulation, as a table;
 //! - [`CSS`]: the stylesheet that themes them, light and dark.
 
-// Without the `site` feature only the lane chart and the tables are built, for the
-// playground's module, and the helpers of the other drawings go unused.
-#![cfg_attr(not(feature = "site"), allow(dead_code, unused_imports))]
-
 pub mod lanes;
 #[cfg(feature = "site")]
 pub mod live;

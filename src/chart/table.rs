@@ -1,9 +1,6 @@
 //! HTML tables: a scenario's results, the per-tick data behind its chart, and the
 //! escaping every piece of text goes through.
 
-// Without the `site` feature the per-tick table, and what only it uses, is left out.
-#![cfg_attr(not(feature = "site"), allow(unused_imports))]
-
 use crate::cell::Cell;
 use crate::engine::metric::Metric;
 use crate::engine::units::Micros;

@@ -23,8 +23,58 @@ use std::ops::Range;
 use super::reference::{self, RawReference, Reference, ReferenceError};
 use crate::engine::{Scenario, ScenarioResult};
 
-/// The comparisons a condition may make, longest first so that `<=` is not read as `<`.
-const COMPARISONS: [&str; 6] = ["<=", ">=", "==", "!=", "<", ">"];
+/// A comparison a condition may make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantArray)]
+pub enum Comparison {
+    /// `<=`
+    AtMost,
+    /// `>=`
+    AtLeast,
+    /// `==`
+    Equal,
+    /// `!=`
+    NotEqual,
+    /// `<`
+    Less,
+    /// `>`
+    More,
+}
+
+impl Comparison {
+    /// How a condition writes it.
+    pub const fn symbol(self) -> &'static str {
+        match self {
+            Comparison::AtMost => "<=",
+            Comparison::AtLeast => ">=",
+            Comparison::Equal => "==",
+            Comparison::NotEqual => "!=",
+            Comparison::Less => "<",
+            Comparison::More => ">",
+        }
+    }
+
+    /// Whether `l` compares to `r` so.
+    pub fn holds(self, l: f64, r: f64) -> bool {
+        match self {
+            Comparison::AtMost => l <= r,
+            Comparison::AtLeast => l >= r,
+            Comparison::Equal => l == r,
+            Comparison::NotEqual => l != r,
+            Comparison::Less => l < r,
+            Comparison::More => l > r,
+        }
+    }
+
+    /// The first comparison in `text`, and where it starts: at a place where two could
+    /// start, the longer, so that `<=` is not read as `<`.
+    fn first_in(text: &str) -> Option<(usize, Comparison)> {
+        use strum::VariantArray;
+        Comparison::VARIANTS
+            .iter()
+            .filter_map(|&c| text.find(c.symbol()).map(|at| (at, c)))
+            .min_by_key(|(at, c)| (*at, std::cmp::Reverse(c.symbol().len())))
+    }
+}
 
 /// Whether the inside of a `{{ … }}` is a condition's marker: `if …` or `end`.
 pub fn is_marker(inner: &str) -> bool {
@@ -51,7 +101,7 @@ pub struct Condition {
     /// The scenario its references quote.
     pub id: String,
     /// The comparisons, each left, operator, right.
-    pub comparisons: Vec<(Operand, &'static str, Operand)>,
+    pub comparisons: Vec<(Operand, Comparison, Operand)>,
 }
 
 impl Condition {
@@ -64,7 +114,7 @@ impl Condition {
         };
         self.comparisons
             .iter()
-            .map(|(l, op, r)| format!("{} {op} {}", side(l), side(r)))
+            .map(|(l, op, r)| format!("{} {} {}", side(l), op.symbol(), side(r)))
             .collect::<Vec<_>>()
             .join(" and ")
     }
@@ -95,14 +145,7 @@ impl Condition {
         let mut all = true;
         for (left, op, right) in &self.comparisons {
             let (l, r) = (value(left)?, value(right)?);
-            all &= match *op {
-                "<=" => l <= r,
-                ">=" => l >= r,
-                "==" => l == r,
-                "!=" => l != r,
-                "<" => l < r,
-                _ => l > r,
-            };
+            all &= op.holds(l, r);
         }
         Ok(all)
     }
@@ -204,11 +247,7 @@ fn read(
     let mut comparisons = Vec::new();
     let mut id: Option<String> = None;
     for part in condition.split(" and ") {
-        let Some((at, op)) = COMPARISONS
-            .iter()
-            .filter_map(|op| part.find(op).map(|at| (at, *op)))
-            .min_by_key(|(at, op)| (*at, std::cmp::Reverse(op.len())))
-        else {
+        let Some((at, op)) = Comparison::first_in(part) else {
             return Err(fail(format!("`{}` compares nothing", part.trim())));
         };
         let mut side = |text: &str| -> Result<Operand, ReferenceError> {
@@ -243,7 +282,7 @@ fn read(
             Ok(Operand::Quote(checked))
         };
         let left = side(&part[..at])?;
-        let right = side(&part[at + op.len()..])?;
+        let right = side(&part[at + op.symbol().len()..])?;
         comparisons.push((left, op, right));
     }
     let Some(id) = id else {
@@ -255,4 +294,26 @@ fn read(
         id,
         comparisons,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_comparison_is_read_at_its_place_the_longer_first() {
+        let first = |text| Comparison::first_in(text).map(|(at, c)| (at, c.symbol()));
+        assert_eq!(first("a.b.c <= 3"), Some((6, "<=")));
+        assert_eq!(first("a.b.c<3"), Some((5, "<")));
+        assert_eq!(first("a.b.c >= 3"), Some((6, ">=")));
+        assert_eq!(first("a != b == c"), Some((2, "!=")));
+        assert_eq!(first("a = b"), None);
+        use strum::VariantArray;
+        let held: Vec<bool> = Comparison::VARIANTS
+            .iter()
+            .map(|c| c.holds(1.0, 2.0))
+            .collect();
+        assert_eq!(held, [true, false, false, true, true, false]);
+        assert!(Comparison::AtMost.holds(2.0, 2.0) && !Comparison::More.holds(2.0, 2.0));
+    }
 }

@@ -31,7 +31,6 @@
 //! work a reader can ask for.
 
 use crate::engine::Strategy;
-use crate::engine::read::parse_yaml;
 use crate::engine::read::vary::{Kind, Parameter, key, placed, scalar, set_strategies};
 use crate::engine::units::{self, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
@@ -390,21 +389,4 @@ fn corners(
         }
     }
     None
-}
-
-/// The scenario of a directive's YAML with the knobs at `values`, in the order of the
-/// knobs: what the browser runs when a reader sets them (for tests and the build's own
-/// checks).
-pub fn with_values(
-    body: &str,
-    knobs: &[Knob],
-    values: &[u64],
-) -> Result<Scenario, Vec<ScenarioError>> {
-    let root = parse_yaml(body)?;
-    let mut tree = root.clone();
-    for (knob, &v) in knobs.iter().zip(values) {
-        let node = scalar(knob.yaml(v), &root);
-        tree = placed(&tree, knob.parameter, &node, &knob.yaml(v))?.0;
-    }
-    scenario_from_node(&tree, None)
 }

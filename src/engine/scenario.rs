@@ -291,12 +291,12 @@ impl Budget {
         }
     }
 
-    /// The settings each budget takes, by name.
-    pub fn settings(name: &str) -> &'static [&'static str] {
-        match name {
-            "grpc" => &["max_tokens", "token_ratio"],
-            "finagle" => &["ttl", "min_retries_per_sec", "percent_can_retry"],
-            _ => &["quota", "retry_cost", "no_retry_increment"],
+    /// The settings a budget of its kind takes, by name.
+    pub fn settings(&self) -> &'static [&'static str] {
+        match self {
+            Budget::Grpc { .. } => &["max_tokens", "token_ratio"],
+            Budget::Finagle { .. } => &["ttl", "min_retries_per_sec", "percent_can_retry"],
+            Budget::Aws { .. } => &["quota", "retry_cost", "no_retry_increment"],
         }
     }
 }
@@ -457,12 +457,6 @@ impl Scenario {
     /// The number of ticks in the horizon.
     pub fn ticks(&self) -> u64 {
         self.horizon / self.server.tick
-    }
-
-    /// Whether any strategy or the setup draws random numbers beyond the shuffle of
-    /// equal calls (so that runs can differ).
-    pub fn is_random(&self) -> bool {
-        self.spread > 0 || self.strategies.iter().any(|s| s.is_jittered())
     }
 
     /// Open-loop requests per run, over all windows of arrivals.

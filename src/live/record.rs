@@ -291,11 +291,6 @@ pub fn cells(s: &LiveStrategy, total: Total) -> [String; 3] {
     }
 }
 
-/// The record's strategy of `strategy`, if it has one.
-pub fn strategy_of(record: &Record, strategy: Strategy) -> Option<&LiveStrategy> {
-    record.strategies.iter().find(|s| s.strategy == strategy)
-}
-
 /// The simulated result of `strategy` in `result`.
 pub fn simulated_of(result: &ScenarioResult, strategy: Strategy) -> Option<&StrategyResult> {
     result.strategies.iter().find(|s| s.strategy == strategy)

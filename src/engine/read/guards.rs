@@ -148,7 +148,8 @@ impl Reader {
             return None;
         };
         let kind = self.choice(kind_node, "retry.budget.kind", "retry budget", &names)?;
-        let takes = Budget::settings(kind);
+        let defaults = Budget::named(kind)?;
+        let takes = defaults.settings();
         let mut ok = true;
         for (name, key) in fields.keys() {
             if name != "kind" && !takes.contains(&name) {
@@ -160,7 +161,6 @@ impl Reader {
                 ok = false;
             }
         }
-        let defaults = Budget::named(kind)?;
         let budget = match defaults {
             Budget::Grpc {
                 max_tokens,
