@@ -158,3 +158,79 @@ fn a_path_with_two_leading_slashes_redirects_on_this_server() {
     }
     server.still_serves();
 }
+
+/// Reads from `stream` until `text` has come, the stream ends or its read timeout passes.
+fn read_until(stream: &mut TcpStream, text: &str) -> String {
+    let mut seen = Vec::new();
+    let mut buffer = [0; 4096];
+    while !String::from_utf8_lossy(&seen).contains(text) {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buffer[..n]),
+        }
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+#[test]
+fn connections_that_trickle_their_heads_keep_no_page_from_being_served() {
+    let site = fixture("good");
+    let mut server = Server::start(site.path());
+    // Slowloris: many connections, each sending its head a byte at a time, never done.
+    let mut slow: Vec<TcpStream> = (0..400)
+        .map(|_| {
+            let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+            stream
+                .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+                .unwrap();
+            stream
+        })
+        .collect();
+    let trickling = Instant::now();
+    let mut answered = 0;
+    // Over a span longer than the server gives a head, a page is asked for now and then.
+    while trickling.elapsed() < Duration::from_secs(5) {
+        for stream in &mut slow {
+            // A connection the server has closed is no failure: it was meant to be.
+            let _ = stream.write_all(b"a");
+        }
+        // A page is answered however many heads trickle (the read timeout is generous).
+        server.still_serves();
+        answered += 1;
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert!(answered >= 2);
+    drop(slow);
+    server.still_serves();
+}
+
+#[test]
+fn event_streams_opened_and_closed_leave_no_slot_taken() {
+    let site = fixture("good");
+    let mut server = Server::start(site.path());
+    let port = server.port;
+    let stream = || {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream
+            .write_all(b"GET /__retrylab/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            .unwrap();
+        stream
+    };
+    // More than the streams the server keeps open at once: each must be let go when
+    // its page goes, or a later one is refused as busy.
+    for i in 0..300 {
+        let mut page = stream();
+        let seen = read_until(&mut page, "event: build\ndata: 1\n\n");
+        assert!(
+            seen.starts_with("HTTP/1.1 200 OK\r\n") && seen.contains("event: build"),
+            "stream {i}: {seen}"
+        );
+    }
+    server.still_serves();
+    let mut last = stream();
+    let seen = read_until(&mut last, "event: build\ndata: 1\n\n");
+    assert!(seen.contains("event: build\ndata: 1\n\n"), "{seen}");
+}
