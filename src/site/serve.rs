@@ -10,8 +10,9 @@
 //! build that panics is shown the same way, and the server goes on.
 //!
 //! The HTTP is hyper's, on tokio ([`http`]), as `live`'s is: it answers GET and HEAD
-//! of files and one event stream, and refuses a request that announces a body before
-//! reading any of it.
+//! of files and one event stream, only to a Host that names this server (a page of
+//! another site cannot read it by DNS rebinding), and refuses a request that announces
+//! a body before reading any of it.
 
 mod http;
 
@@ -25,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION, RETRY_AFTER};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HOST, LOCATION, RETRY_AFTER};
 use hyper::{Request, Response, StatusCode};
 use notify::{EventKind, RecursiveMode, Watcher};
 use tokio::sync::{mpsc as channel, watch};
@@ -77,15 +78,18 @@ struct Shared {
     changed: watch::Sender<u64>,
     /// Event streams open now.
     streams: AtomicUsize,
+    /// The names a request's Host may give.
+    hosts: Hosts,
 }
 
 impl Shared {
-    fn new(output: PathBuf) -> Shared {
+    fn new(output: PathBuf, hosts: Hosts) -> Shared {
         Shared {
             output,
             status: Mutex::new(BuildStatus::default()),
             changed: watch::Sender::new(0),
             streams: AtomicUsize::new(0),
+            hosts,
         }
     }
 
@@ -121,7 +125,7 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
     // the server running with nothing to serve.
     let config = config::load(&root, None, site.output.as_deref())?;
     let output = Place::check(&root, &config)?.path;
-    let shared = Arc::new(Shared::new(output));
+    let shared = Arc::new(Shared::new(output, Hosts::new(address)));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -151,6 +155,14 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
         std::process::exit(130);
     });
     rebuild(&site, &shared, &mut memo);
+    if !options.interface.is_loopback() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: listening on {address}, beyond loopback: any machine that can reach \
+             this one can read the site while it is served (the default, 127.0.0.1, keeps \
+             it to this machine)"
+        );
+    }
     say(&format!(
         "serving {} at http://{shown}/ (Ctrl+C stops)",
         shared.output.display()
@@ -190,6 +202,67 @@ fn browsable(address: SocketAddr) -> SocketAddr {
             SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), address.port())
         }
         _ => address,
+    }
+}
+
+/// The names a request's Host may give, each alone or with the server's port:
+/// `localhost`, `127.0.0.1` and `[::1]` always; the interface's own address when it
+/// listens on one beyond loopback, and any address (never a name, which is what DNS
+/// rebinding needs) when it listens on all of them.
+#[derive(Debug)]
+struct Hosts {
+    port: u16,
+    interface: IpAddr,
+}
+
+impl Hosts {
+    fn new(address: SocketAddr) -> Hosts {
+        Hosts {
+            port: address.port(),
+            interface: address.ip(),
+        }
+    }
+
+    fn allows(&self, host: &str) -> bool {
+        let (name, port) = match host.rsplit_once(':') {
+            Some((name, port)) if !port.contains(']') => (name, Some(port)),
+            _ => (host, None),
+        };
+        if port.is_some_and(|p| p.parse() != Ok(self.port)) {
+            return false;
+        }
+        let name = name.to_ascii_lowercase();
+        let ip = name
+            .strip_prefix('[')
+            .and_then(|n| n.strip_suffix(']'))
+            .map_or_else(
+                || name.parse::<Ipv4Addr>().map(IpAddr::V4).ok(),
+                |n| n.parse::<Ipv6Addr>().map(IpAddr::V6).ok(),
+            );
+        match ip {
+            None => name == "localhost",
+            Some(ip) => {
+                ip == IpAddr::V4(Ipv4Addr::LOCALHOST)
+                    || ip == IpAddr::V6(Ipv6Addr::LOCALHOST)
+                    || (!self.interface.is_loopback()
+                        && (ip == self.interface || self.interface.is_unspecified()))
+            }
+        }
+    }
+
+    /// Why a request for `host` is refused.
+    fn refusal(&self, host: &str) -> String {
+        let names = match self.interface {
+            ip if ip.is_loopback() => "localhost, 127.0.0.1 or [::1]".to_string(),
+            ip if ip.is_unspecified() => "localhost or an address (not a name)".to_string(),
+            ip => format!("localhost, 127.0.0.1, [::1] or {ip}"),
+        };
+        format!(
+            "this server answers requests for {names} on port {} only, not for `{host}`: \
+             a page of another site may be trying to read this one through its own name \
+             (DNS rebinding)\n",
+            self.port
+        )
     }
 }
 
@@ -304,6 +377,28 @@ fn respond(request: &Request<Incoming>, shared: &Arc<Shared>) -> Response<Body> 
         Ok(head_only) => head_only,
         Err(refused) => return *refused,
     };
+    // An absolute target names its host itself; HTTP/1.0 may name none, and is served.
+    let host = request
+        .uri()
+        .authority()
+        .map(|a| a.as_str().to_string())
+        .or_else(|| {
+            let host = request.headers().get(HOST)?;
+            Some(String::from_utf8_lossy(host.as_bytes()).into_owned())
+        });
+    match host {
+        Some(host) if !shared.hosts.allows(&host) => {
+            return http::misdirected(&shared.hosts.refusal(&host));
+        }
+        None if request.version() != hyper::Version::HTTP_10 => {
+            return http::text(
+                StatusCode::BAD_REQUEST,
+                "an HTTP/1.1 request names its Host\n",
+                head_only,
+            );
+        }
+        _ => {}
+    }
     let path = request.uri().path();
     match path.strip_prefix(OWN) {
         Some("events") => events(shared, head_only),
@@ -661,7 +756,7 @@ mod tests {
     }
 
     fn shared() -> Shared {
-        Shared::new(PathBuf::new())
+        Shared::new(PathBuf::new(), Hosts::new(([127, 0, 0, 1], 1111).into()))
     }
 
     #[test]
@@ -689,6 +784,47 @@ mod tests {
         assert!(matches!(plain, Err(Failure::Other(m)) if m.ends_with(": plain")));
         publish(caught(|| Ok("built")), &shared);
         assert_eq!(shared.status(), (2, None));
+    }
+
+    #[test]
+    fn only_this_servers_names_are_answered() {
+        let loopback = Hosts::new(([127, 0, 0, 1], 1111).into());
+        for host in [
+            "localhost",
+            "localhost:1111",
+            "127.0.0.1:1111",
+            "[::1]:1111",
+            "[::1]",
+        ] {
+            assert!(loopback.allows(host), "{host}");
+        }
+        for host in [
+            "attacker.example:1111",
+            "localhost:1112",
+            "127.0.0.1:",
+            "127.0.0.2:1111",
+            "192.168.1.2:1111",
+            "[::2]:1111",
+            "",
+            "[::1",
+        ] {
+            assert!(!loopback.allows(host), "{host}");
+        }
+        let everywhere = Hosts::new(([0, 0, 0, 0], 1111).into());
+        assert!(everywhere.allows("192.168.1.2:1111"));
+        assert!(everywhere.allows("127.0.0.1:1111"));
+        assert!(!everywhere.allows("attacker.example:1111"));
+        let one = Hosts::new(([192, 168, 1, 2], 1111).into());
+        assert!(one.allows("192.168.1.2:1111"));
+        assert!(!one.allows("192.168.1.3:1111"));
+        assert_eq!(
+            browsable(([0, 0, 0, 0], 80).into()),
+            ([127, 0, 0, 1], 80).into()
+        );
+        assert_eq!(
+            browsable("[::]:80".parse().unwrap()),
+            "[::1]:80".parse().unwrap()
+        );
     }
 
     #[test]

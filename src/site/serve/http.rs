@@ -143,7 +143,6 @@ pub fn accept(request: &Request<Incoming>) -> Result<bool, Box<Response<Body>>> 
 }
 
 /// A refusal of a request whose Host is not this server's.
-#[allow(dead_code)]
 pub fn misdirected(message: &str) -> Response<Body> {
     refusal(
         StatusCode::MISDIRECTED_REQUEST,

@@ -131,7 +131,7 @@ fn heads_that_are_not_http_or_too_large_are_refused_and_the_server_goes_on() {
     // A client that connects and says nothing, then goes, holds nothing.
     drop(TcpStream::connect(("127.0.0.1", server.port)).unwrap());
     server.still_serves();
-    let head = server.send(b"HEAD /storm/ HTTP/1.1\r\nHost: x\r\n\r\n");
+    let head = server.send(b"HEAD /storm/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
     assert!(head.ends_with("\r\n\r\n"), "HEAD has no body: {head}");
 }
@@ -233,4 +233,46 @@ fn event_streams_opened_and_closed_leave_no_slot_taken() {
     let mut last = stream();
     let seen = read_until(&mut last, "event: build\ndata: 1\n\n");
     assert!(seen.contains("event: build\ndata: 1\n\n"), "{seen}");
+}
+
+#[test]
+fn a_request_for_another_host_is_refused() {
+    let site = fixture("good");
+    let mut server = Server::start(site.path());
+    let port = server.port;
+    // What a DNS-rebinding page sends: the site, asked for under the attacker's name.
+    for host in [
+        "rebind.attacker.example".to_string(),
+        format!("rebind.attacker.example:{port}"),
+        format!("localhost.attacker.example:{port}"),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+        "x".to_string(),
+    ] {
+        let response = server.send(
+            format!("GET /storm/ HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
+        );
+        assert!(
+            response.starts_with("HTTP/1.1 421 Misdirected Request\r\n"),
+            "{host}: {response}"
+        );
+        assert!(response.contains("DNS rebinding"), "{host}: {response}");
+        assert!(!response.contains("With a fixed delay"), "{host}");
+    }
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("LocalHost:{port}"),
+        "localhost".to_string(),
+        format!("[::1]:{port}"),
+    ] {
+        let response = server.send(
+            format!("GET /storm/ HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
+        );
+        assert!(
+            response.starts_with("HTTP/1.1 200 OK\r\n"),
+            "{host}: {response}"
+        );
+        assert!(response.contains("With a fixed delay"), "{host}");
+    }
+    server.still_serves();
 }
