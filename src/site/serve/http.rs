@@ -1,11 +1,14 @@
 //! The HTTP that `serve` speaks: hyper's HTTP/1 server (hyper 1.12,
-//! `hyper/src/server/conn/http1.rs`) on tokio, one task per connection and no cap on
-//! connections. hyper reads and parses each request's head (httparse inside), answers a
-//! head that is not HTTP or of another version (400) or too large (431), and closes a connection whose head has not come within [`HEAD_TIME`],
-//! which is also how long a kept-alive connection may wait idle for its next request.
-//! An HTTP/2 preface gets 505 here, before hyper, which would close without a word.
-//! What is left here is the response side: a body that is bytes or an event stream,
-//! and the refusals of what the server does not serve.
+//! `src/server/conn/http1.rs`) on tokio, one task per connection and no cap on
+//! connections. hyper reads and parses each request's head (with httparse), answers a
+//! head that is not HTTP or of another version (400) or too large (431), and closes a
+//! connection whose head has not come within [`HEAD_TIME`]: its timer starts whenever
+//! a head is awaited (`src/proto/h1/conn.rs`, `poll_read_head`), so it is also how long
+//! a kept-alive connection may stay idle before its next request. An HTTP/2 preface,
+//! which hyper's HTTP/1 server closes without an answer (`src/proto/h1/role.rs`,
+//! `Server::on_error`), gets 505 here first. What is left here is the response side: a
+//! body that is bytes or an event stream, and the refusals of what the server does not
+//! serve.
 
 use std::convert::Infallible;
 use std::pin::Pin;
