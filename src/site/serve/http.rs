@@ -161,10 +161,11 @@ where
     S::Future: Send + 'static,
 {
     let _ = stream.set_nodelay(true);
-    if tokio::time::timeout(HEAD_TIME, http2_preface(&stream))
-        .await
-        .unwrap_or(false)
-    {
+    let Ok(http2) = tokio::time::timeout(HEAD_TIME, http2_preface(&stream)).await else {
+        // Silent for as long as a whole head may take: closed, as hyper would.
+        return;
+    };
+    if http2 {
         let message = "this server speaks HTTP/1.0 and HTTP/1.1\n";
         let answer = format!(
             "HTTP/1.1 505 HTTP Version Not Supported\r\n\
