@@ -276,3 +276,20 @@ fn a_request_for_another_host_is_refused() {
     }
     server.still_serves();
 }
+
+#[test]
+fn an_http2_preface_is_answered_505_and_http_1_0_is_served() {
+    let site = fixture("good");
+    let mut server = Server::start(site.path());
+    let response = server.send(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+    assert!(
+        response.starts_with("HTTP/1.1 505 HTTP Version Not Supported\r\n"),
+        "{response}"
+    );
+    assert!(response.ends_with("this server speaks HTTP/1.0 and HTTP/1.1\n"));
+    // HTTP/1.0 may name no Host, and the connection closes after the answer.
+    let response = server.send(b"GET /storm/ HTTP/1.0\r\n\r\n");
+    assert!(response.starts_with("HTTP/1.0 200 OK\r\n"), "{response}");
+    assert!(response.contains("With a fixed delay"));
+    server.still_serves();
+}
