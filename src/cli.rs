@@ -324,15 +324,24 @@ fn live(args: &LiveArgs) -> Result<String, Failure> {
     if let Some(path) = &args.record {
         crate::live::record::check_replaceable(path).map_err(Failure::Other)?;
     }
-    let record = crate::live::run(&scenario, &source, std::io::stderr().is_terminal())
+    let (record, refused) = crate::live::run(&scenario, &source, std::io::stderr().is_terminal())
         .map_err(Failure::Other)?;
+    let refusals = format!(
+        "{} from outside the run (without its token) refused and not counted\n",
+        match refused {
+            1 => "1 request".to_string(),
+            n => format!("{} requests", crate::format::thousands(n)),
+        }
+    );
     let json = crate::live::record::to_json(&record);
     if let Some(path) = &args.record {
         crate::live::record::write(path, &json).map_err(Failure::Other)?;
     }
     Ok(if args.json {
+        // The JSON stays the record alone; the count goes beside it.
+        let _ = std::io::Write::write_all(&mut std::io::stderr(), refusals.as_bytes());
         json
     } else {
-        crate::live::table::table(&record)
+        format!("{}\n{refusals}", crate::live::table::table(&record))
     })
 }

@@ -54,9 +54,10 @@ mod run {
     use crate::site::progress::Progress;
 
     /// Simulates `scenario` (read from `source`), then plays each of its strategies for
-    /// real, and returns both side by side. `progress` shows a line while it runs. A
-    /// Ctrl-C stops the run at once, with an error and no results.
-    pub fn run(scenario: &Scenario, source: &str, progress: bool) -> Result<Record, String> {
+    /// real, and returns both side by side, with the requests refused as not the run's
+    /// (see [`play`]). `progress` shows a line while it runs. A Ctrl-C stops the run at
+    /// once, with an error and no results.
+    pub fn run(scenario: &Scenario, source: &str, progress: bool) -> Result<(Record, u64), String> {
         let simulating = Progress::start(progress, format!("simulating {}…", scenario.id));
         let simulated = run_scenario_with(scenario, false);
         drop(simulating);
@@ -66,6 +67,7 @@ mod run {
             .map_err(|e| format!("cannot start the async runtime: {e}"))?;
         let shared = Arc::new(scenario.clone());
         let mut strategies = Vec::new();
+        let mut refused = 0;
         for (result, &strategy) in simulated.strategies.iter().zip(&scenario.strategies) {
             let line = format!(
                 "playing {} for real: {} ({} clients on loopback)…",
@@ -81,14 +83,16 @@ mod run {
                 }
             });
             drop(playing);
+            let played = played?;
+            refused += played.refused;
             let implementation = waits::implementation(strategy, &scenario.retry);
-            strategies.push(record::compare(&played?, result, implementation));
+            strategies.push(record::compare(&played.totals, result, implementation));
         }
         let software = |(name, version): (&str, &str)| Software {
             name: name.to_string(),
             version: version.to_string(),
         };
-        Ok(Record {
+        let record = Record {
             format: FORMAT.to_string(),
             id: scenario.id.clone(),
             date: crate::site::scaffold::today(),
@@ -97,7 +101,8 @@ mod run {
             runs: scenario.runs,
             server: vec![software(CRATES.http), software(CRATES.runtime)],
             strategies,
-        })
+        };
+        Ok((record, refused))
     }
 }
 

@@ -24,6 +24,12 @@
 //! the tick's end, timers fire late by a little, and what is sent after the answer
 //! keeps that delay.
 //!
+//! **Only the run's clients.** Each run has a token of its own, drawn afresh, which its
+//! clients send in every call (`x-retrylab-run`); a request without it, from another
+//! program on the machine, is answered `403 Forbidden` at once and counted only as
+//! refused, never as a call. A run whose server counts more clients served than its
+//! clients saw served is broken, and is an error, never a result.
+//!
 //! **Totals.** Calls, served and the lanes are the server's count; gave up and still
 //! retrying the clients'. `done_at` is the start of the last tick in which a client was
 //! served or gave up, when none is still retrying, as in the engine.
@@ -31,6 +37,7 @@
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -54,6 +61,9 @@ use crate::engine::{Scenario, Strategy};
 /// The header that tells a client in which tick its call was decided.
 const TICK_HEADER: &str = "x-retrylab-tick";
 
+/// The header in which a client sends its run's token.
+const RUN_HEADER: &str = "x-retrylab-run";
+
 /// How long the clients have to connect before the run starts.
 const CONNECTING: Duration = Duration::from_millis(500);
 
@@ -72,6 +82,10 @@ struct Server {
     tick: Duration,
     /// The calls of each tick not yet decided, each waiting for its answer.
     pending: Mutex<BTreeMap<u64, Vec<oneshot::Sender<Answer>>>>,
+    /// The run's token, which its clients send.
+    token: HeaderValue,
+    /// Requests refused for want of the token.
+    refused: AtomicU64,
 }
 
 impl Server {
@@ -91,6 +105,15 @@ enum End {
     StillRetrying,
 }
 
+/// What one play gave: its totals, and the requests it refused for want of its token.
+#[derive(Debug)]
+pub struct Played {
+    /// The run's totals.
+    pub totals: LiveTotals,
+    /// Requests refused, not counted: they came from outside the run.
+    pub refused: u64,
+}
+
 /// Plays `strategy` of `scenario` once and returns its totals. `seed` seeds the spread
 /// of first calls, the server's choice of whom to serve, and the engine's waits where
 /// they are used.
@@ -98,7 +121,18 @@ pub async fn play(
     scenario: Arc<Scenario>,
     strategy: Strategy,
     seed: u64,
-) -> Result<LiveTotals, String> {
+) -> Result<Played, String> {
+    play_beside(scenario, strategy, seed, |_| {}).await
+}
+
+/// [`play`], telling `listening` the server's address once it listens (for a test to
+/// send requests of its own).
+pub async fn play_beside(
+    scenario: Arc<Scenario>,
+    strategy: Strategy,
+    seed: u64,
+    listening: impl FnOnce(SocketAddr),
+) -> Result<Played, String> {
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0)))
         .await
         .map_err(|e| format!("cannot listen on loopback: {e}"))?;
@@ -110,7 +144,10 @@ pub async fn play(
         start: Instant::now() + CONNECTING,
         tick: Duration::from_micros(scenario.server.tick),
         pending: Mutex::new(BTreeMap::new()),
+        token: HeaderValue::try_from(token()).map_err(|e| format!("no token for the run: {e}"))?,
+        refused: AtomicU64::new(0),
     });
+    listening(address);
     let lanes = Arc::new(Mutex::new(LiveLanes::default()));
     // Every task of the run ends with it: a JoinSet aborts its tasks when dropped.
     let mut tasks = JoinSet::new();
@@ -152,7 +189,41 @@ pub async fn play(
     let elapsed = started.elapsed().saturating_sub(CONNECTING);
     drop(tasks);
     let lanes = std::mem::take(&mut *lanes.lock().unwrap_or_else(|e| e.into_inner()));
-    Ok(totals(&scenario, &ends, lanes, elapsed))
+    let totals = totals(&scenario, &ends, lanes, elapsed);
+    conserved(&totals, &ends, scenario.clients)?;
+    Ok(Played {
+        totals,
+        refused: server.refused.load(Ordering::SeqCst),
+    })
+}
+
+/// A token no other program can guess: 128 bits from the standard library's randomly
+/// keyed hasher (its keys come from the operating system's random source).
+fn token() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    (0..2u64)
+        .map(|i| {
+            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+            hasher.write_u64(i);
+            format!("{:016x}", hasher.finish())
+        })
+        .collect()
+}
+
+/// Whether the totals can be a run of `clients` clients: the server served no more
+/// than there are, and exactly those its clients saw served. Anything else means
+/// calls came from elsewhere or were lost, and the run is no result.
+fn conserved(totals: &LiveTotals, ends: &[End], clients: u64) -> Result<(), String> {
+    let seen = ends.iter().filter(|e| **e == End::Served).count() as u64;
+    let ended = totals.served.max(seen) + totals.gave_up + totals.still_retrying;
+    if totals.served > clients || totals.served != seen || ended != clients {
+        return Err(format!(
+            "the live run is broken, and no result: the server served {} of {clients} clients, \
+             its clients saw {seen} served, {} gave up and {} still retrying",
+            totals.served, totals.gave_up, totals.still_retrying
+        ));
+    }
+    Ok(())
 }
 
 /// The run's totals from the clients' ends and the server's lanes.
@@ -198,9 +269,16 @@ async fn accept(listener: TcpListener, server: Arc<Server>) {
         let _ = stream.set_nodelay(true);
         let server = Arc::clone(&server);
         connections.spawn(async move {
-            let service = hyper::service::service_fn(move |_request: Request<Incoming>| {
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let server = Arc::clone(&server);
-                async move { Ok::<_, Infallible>(respond(&server).await) }
+                async move {
+                    // Not this run's: refused at once, and not a call.
+                    if request.headers().get(RUN_HEADER) != Some(&server.token) {
+                        server.refused.fetch_add(1, Ordering::SeqCst);
+                        return Ok::<_, Infallible>(status(StatusCode::FORBIDDEN));
+                    }
+                    Ok::<_, Infallible>(respond(&server).await)
+                }
             });
             // A connection that breaks fails its client, which reports it.
             let _ = hyper::server::conn::http1::Builder::new()
@@ -365,6 +443,7 @@ impl Client {
         let failed = |e: &dyn std::fmt::Display| format!("a call failed on loopback: {e}");
         let request = Request::get("/")
             .header(HOST, "127.0.0.1")
+            .header(RUN_HEADER, self.server.token.clone())
             .body(String::new())
             .map_err(|e| failed(&e))?;
         let sender = &mut self.connection.sender;
@@ -385,5 +464,33 @@ impl Client {
             down: status == StatusCode::SERVICE_UNAVAILABLE,
             hint: number(RETRY_AFTER.as_str()).map(|s| s * 1_000_000),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_that_serves_more_than_its_clients_saw_is_broken() {
+        let totals = |served, gave_up| LiveTotals {
+            calls: 20,
+            served,
+            gave_up,
+            ..LiveTotals::default()
+        };
+        let ends = [End::Served, End::Served, End::GaveUp(3)];
+        assert_eq!(conserved(&totals(2, 1), &ends, 3), Ok(()));
+        for (served, gave_up) in [(3, 1), (4, 0), (1, 1)] {
+            let broken = conserved(&totals(served, gave_up), &ends, 3).unwrap_err();
+            assert!(broken.starts_with("the live run is broken"), "{broken}");
+        }
+    }
+
+    #[test]
+    fn each_run_has_a_token_of_its_own() {
+        let (a, b) = (token(), token());
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, b);
     }
 }

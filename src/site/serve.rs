@@ -9,24 +9,29 @@
 //! in place, prints its diagnostics and shows them over the page until a good save; a
 //! build that panics is shown the same way, and the server goes on.
 //!
-//! The HTTP is our own small server over `std::net` ([`http`]), not a general one: it
-//! answers GET and HEAD of files and one event stream, and refuses a request that
-//! announces a body before reading any of it.
+//! The HTTP is hyper's, on tokio ([`http`]), as `live`'s is: it answers GET and HEAD
+//! of files and one event stream, only to a Host that names this server (a page of
+//! another site cannot read it by DNS rebinding), and refuses a request that announces
+//! a body before reading any of it.
 
 mod http;
 
 use std::io::Write;
-use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HOST, LOCATION, RETRY_AFTER};
+use hyper::{Request, Response, StatusCode};
 use notify::{EventKind, RecursiveMode, Watcher};
+use tokio::sync::{mpsc as channel, watch};
 
-use http::{Body, Refusal, Request, Response, Status};
+use http::Body;
 
 use super::memo::Memo;
 use super::output::Place;
@@ -38,13 +43,13 @@ use crate::diag::Failure;
 /// a content file cannot make a folder whose name starts with `__retrylab`).
 const OWN: &str = "/__retrylab/";
 
-/// Connections served at once; one more is answered at once that the server is busy
-/// (each open page holds one for its event stream).
-const MAX_CONNECTIONS: usize = 256;
+/// Event streams open at once (each open page holds one); one more is answered that
+/// the server is busy. Pages are never refused: connections have no cap.
+const MAX_STREAMS: usize = 256;
 
-/// How long a connection may stay silent (while sending its request, or not reading
-/// what it is sent) before it is closed.
-const QUIET: Duration = Duration::from_secs(30);
+/// How long an event stream may stay silent before it sends a comment, and how long
+/// a message may wait for a client that does not read before the stream ends.
+const QUIET: Duration = Duration::from_secs(15);
 
 /// What `serve` is asked to do.
 #[derive(Clone, Debug)]
@@ -69,12 +74,25 @@ struct BuildStatus {
 struct Shared {
     output: PathBuf,
     status: Mutex<BuildStatus>,
-    changed: Condvar,
-    /// Connections open now.
-    connections: AtomicUsize,
+    /// Told the generation after every build.
+    changed: watch::Sender<u64>,
+    /// Event streams open now.
+    streams: AtomicUsize,
+    /// The names a request's Host may give.
+    hosts: Hosts,
 }
 
 impl Shared {
+    fn new(output: PathBuf, hosts: Hosts) -> Shared {
+        Shared {
+            output,
+            status: Mutex::new(BuildStatus::default()),
+            changed: watch::Sender::new(0),
+            streams: AtomicUsize::new(0),
+            hosts,
+        }
+    }
+
     fn status(&self) -> (u64, Option<String>) {
         let status = self.status.lock().unwrap_or_else(|e| e.into_inner());
         (status.generation, status.problem.clone())
@@ -89,27 +107,29 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
             Failure::Other(format!("cannot open {}: {e}", options.site.root.display()))
         })?;
     let listen = SocketAddr::new(options.interface, options.port);
-    let listener = TcpListener::bind(listen).map_err(|e| {
-        Failure::Other(format!(
-            "cannot listen on {listen}: {e} (choose another with --port)"
-        ))
-    })?;
+    let listener = TcpListener::bind(listen)
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .map_err(|e| {
+            Failure::Other(format!(
+                "cannot listen on {listen}: {e} (choose another with --port)"
+            ))
+        })?;
     let address = listener
         .local_addr()
         .map_err(|e| Failure::Other(format!("cannot listen on {listen}: {e}")))?;
+    let shown = browsable(address);
     let mut site = options.site.clone();
     site.root = root.clone();
-    site.base_url = Some(format!("http://{address}/"));
+    site.base_url = Some(format!("http://{shown}/"));
     // Refused before serving, like `build` does; a refused output would otherwise leave
     // the server running with nothing to serve.
     let config = config::load(&root, None, site.output.as_deref())?;
     let output = Place::check(&root, &config)?.path;
-    let shared = Arc::new(Shared {
-        output,
-        status: Mutex::new(BuildStatus::default()),
-        changed: Condvar::new(),
-        connections: AtomicUsize::new(0),
-    });
+    let shared = Arc::new(Shared::new(output, Hosts::new(address)));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Other(format!("cannot start the server's runtime: {e}")))?;
 
     let (events, changes) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(events)
@@ -135,13 +155,21 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
         std::process::exit(130);
     });
     rebuild(&site, &shared, &mut memo);
+    if !options.interface.is_loopback() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "warning: listening on {address}, beyond loopback: any machine that can reach \
+             this one can read the site while it is served (the default, 127.0.0.1, keeps \
+             it to this machine)"
+        );
+    }
     say(&format!(
-        "serving {} at http://{address}/ (Ctrl+C stops)",
+        "serving {} at http://{shown}/ (Ctrl+C stops)",
         shared.output.display()
     ));
 
     let handler = Arc::clone(&shared);
-    std::thread::spawn(move || accept(&listener, &handler));
+    std::thread::spawn(move || runtime.block_on(accept(listener, handler)));
 
     while let Ok(event) = changes.recv() {
         let Ok(event) = event else { continue };
@@ -161,6 +189,81 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
         rebuild(&site, &shared, &mut memo);
     }
     Ok(())
+}
+
+/// The address a browser can open for `address`: loopback for an unspecified one
+/// (`0.0.0.0` and `[::]` listen on every interface, and are no address to open).
+fn browsable(address: SocketAddr) -> SocketAddr {
+    match address.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), address.port())
+        }
+        IpAddr::V6(ip) if ip.is_unspecified() => {
+            SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), address.port())
+        }
+        _ => address,
+    }
+}
+
+/// The names a request's Host may give, each alone or with the server's port:
+/// `localhost`, `127.0.0.1` and `[::1]` always; the interface's own address when it
+/// listens on one beyond loopback, and any address (never a name, which is what DNS
+/// rebinding needs) when it listens on all of them.
+#[derive(Debug)]
+struct Hosts {
+    port: u16,
+    interface: IpAddr,
+}
+
+impl Hosts {
+    fn new(address: SocketAddr) -> Hosts {
+        Hosts {
+            port: address.port(),
+            interface: address.ip(),
+        }
+    }
+
+    fn allows(&self, host: &str) -> bool {
+        let (name, port) = match host.rsplit_once(':') {
+            Some((name, port)) if !port.contains(']') => (name, Some(port)),
+            _ => (host, None),
+        };
+        if port.is_some_and(|p| p.parse() != Ok(self.port)) {
+            return false;
+        }
+        let name = name.to_ascii_lowercase();
+        let ip = name
+            .strip_prefix('[')
+            .and_then(|n| n.strip_suffix(']'))
+            .map_or_else(
+                || name.parse::<Ipv4Addr>().map(IpAddr::V4).ok(),
+                |n| n.parse::<Ipv6Addr>().map(IpAddr::V6).ok(),
+            );
+        match ip {
+            None => name == "localhost",
+            Some(ip) => {
+                ip == IpAddr::V4(Ipv4Addr::LOCALHOST)
+                    || ip == IpAddr::V6(Ipv6Addr::LOCALHOST)
+                    || (!self.interface.is_loopback()
+                        && (ip == self.interface || self.interface.is_unspecified()))
+            }
+        }
+    }
+
+    /// Why a request for `host` is refused.
+    fn refusal(&self, host: &str) -> String {
+        let names = match self.interface {
+            ip if ip.is_loopback() => "localhost, 127.0.0.1 or [::1]".to_string(),
+            ip if ip.is_unspecified() => "localhost or an address (not a name)".to_string(),
+            ip => format!("localhost, 127.0.0.1, [::1] or {ip}"),
+        };
+        format!(
+            "this server answers requests for {names} on port {} only, not for `{host}`: \
+             a page of another site may be trying to read this one through its own name \
+             (DNS rebinding)\n",
+            self.port
+        )
+    }
 }
 
 /// The site's inputs: `content/`, `templates/`, `static/` and `site.yaml`.
@@ -241,96 +344,92 @@ fn publish<T: std::fmt::Display>(outcome: Result<T, Failure>, shared: &Shared) {
     let mut status = shared.status.lock().unwrap_or_else(|e| e.into_inner());
     status.generation += 1;
     status.problem = problem;
-    shared.changed.notify_all();
+    shared.changed.send_replace(status.generation);
 }
 
-/// Takes connections until the listener fails, each on a thread of its own.
-fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
-    for stream in listener.incoming() {
-        let Ok(mut stream) = stream else {
+/// Takes connections until the process stops, each served by a task of its own.
+async fn accept(listener: TcpListener, shared: Arc<Shared>) {
+    let listener = match tokio::net::TcpListener::from_std(listener) {
+        Ok(listener) => listener,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "error: cannot serve: {e}");
+            std::process::exit(1);
+        }
+    };
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
             // Out of file descriptors, most likely: let some connections close.
-            std::thread::sleep(Duration::from_millis(10));
+            tokio::time::sleep(Duration::from_millis(10)).await;
             continue;
         };
-        if shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            shared.connections.fetch_sub(1, Ordering::SeqCst);
-            let busy = Response::text(Status::ServiceUnavailable, "too many connections\n");
-            let _ = http::write(&mut stream, busy, false);
-            continue;
-        }
-        let shared = Arc::clone(shared);
-        std::thread::spawn(move || {
-            let _slot = Slot(&shared.connections);
-            connection(stream, &shared);
+        let shared = Arc::clone(&shared);
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            let shared = Arc::clone(&shared);
+            async move { Ok::<_, std::convert::Infallible>(respond(&request, &shared)) }
         });
+        tokio::spawn(http::connection(stream, service));
     }
 }
 
-/// A connection counted as open until dropped, even by a panic on its thread.
-struct Slot<'a>(&'a AtomicUsize);
-
-impl Drop for Slot<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Reads one request and answers it. A client that went away is not an error worth
-/// reporting.
-fn connection(mut stream: TcpStream, shared: &Shared) {
-    let _ = stream.set_read_timeout(Some(QUIET));
-    let _ = stream.set_write_timeout(Some(QUIET));
-    match http::read_request(&mut stream) {
-        Ok(request) => respond(&request, stream, shared),
-        Err(Refusal::Answer(response)) => {
-            if http::write(&mut stream, response, false).is_ok() {
-                linger(stream);
-            }
+/// The answer to one request.
+fn respond(request: &Request<Incoming>, shared: &Arc<Shared>) -> Response<Body> {
+    let head_only = match http::accept(request) {
+        Ok(head_only) => head_only,
+        Err(refused) => return *refused,
+    };
+    // An absolute target names its host itself; HTTP/1.0 may name none, and is served.
+    let host = request
+        .uri()
+        .authority()
+        .map(|a| a.as_str().to_string())
+        .or_else(|| {
+            let host = request.headers().get(HOST)?;
+            Some(String::from_utf8_lossy(host.as_bytes()).into_owned())
+        });
+    match host {
+        Some(host) if !shared.hosts.allows(&host) => {
+            return http::misdirected(&shared.hosts.refusal(&host));
         }
-        Err(Refusal::Gone) => {}
+        None if request.version() != hyper::Version::HTTP_10 => {
+            return http::text(
+                StatusCode::BAD_REQUEST,
+                "an HTTP/1.1 request names its Host\n",
+                head_only,
+            );
+        }
+        _ => {}
     }
-}
-
-/// Closes a connection whose request was not read to its end: first our side, then
-/// after reading what the client still sends (a little, for a short while), so that
-/// the kernel does not reset the connection and lose the answer on its way.
-fn linger(mut stream: TcpStream) {
-    let _ = stream.shutdown(std::net::Shutdown::Write);
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let _ = std::io::copy(
-        &mut std::io::Read::take(&mut stream, 4 << 20),
-        &mut std::io::sink(),
-    );
-}
-
-fn respond(request: &Request, mut stream: TcpStream, shared: &Shared) {
-    let path = request.target.split(['?', '#']).next().unwrap_or("/");
-    let response = match path.strip_prefix(OWN) {
-        Some("events") => return events(stream, request.head_only, shared),
+    let path = request.uri().path();
+    match path.strip_prefix(OWN) {
+        Some("events") => events(shared, head_only),
         Some("problem") => {
             let (_, problem) = shared.status();
-            Response::text(Status::Ok, &problem.unwrap_or_default())
+            http::text(StatusCode::OK, &problem.unwrap_or_default(), head_only)
         }
-        Some(_) => Response::text(Status::NotFound, "not found\n"),
+        Some(_) => http::text(StatusCode::NOT_FOUND, "not found\n", head_only),
         None => match resolve(&shared.output, path) {
-            Target::File(file) => file_response(&file, Status::Ok, shared),
-            Target::Redirect(to) => Response {
-                status: Status::MovedPermanently,
-                headers: vec![("Location", to)],
-                body: Body::Bytes(Vec::new()),
-            },
+            Target::File(file) => file_response(&file, StatusCode::OK, shared, head_only),
+            Target::Redirect(to) => http::response(
+                StatusCode::MOVED_PERMANENTLY,
+                vec![(LOCATION, to)],
+                Vec::new(),
+                head_only,
+            ),
             Target::Missing => {
                 let page = shared.output.join("404.html");
                 if page.is_file() {
-                    file_response(&page, Status::NotFound, shared)
+                    file_response(&page, StatusCode::NOT_FOUND, shared, head_only)
                 } else {
-                    Response::text(Status::NotFound, "not found\n")
+                    http::text(StatusCode::NOT_FOUND, "not found\n", head_only)
                 }
             }
-            Target::Refused => Response::text(Status::Forbidden, "forbidden: outside the site\n"),
+            Target::Refused => http::text(
+                StatusCode::FORBIDDEN,
+                "forbidden: outside the site\n",
+                head_only,
+            ),
         },
-    };
-    let _ = http::write(&mut stream, response, request.head_only);
+    }
 }
 
 /// What a request's path leads to.
@@ -428,44 +527,42 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
-fn file_response(file: &Path, status: Status, shared: &Shared) -> Response {
+fn file_response(
+    file: &Path,
+    status: StatusCode,
+    shared: &Shared,
+    head_only: bool,
+) -> Response<Body> {
     let kind = content_type(file);
     // The output is being swapped by a rebuild when a file cannot be read; the reader's
     // reload will find it.
-    let busy = || {
-        Response::text(
-            Status::ServiceUnavailable,
+    let Ok(bytes) = std::fs::read(file) else {
+        return http::text(
+            StatusCode::SERVICE_UNAVAILABLE,
             "the site is being rebuilt; reload in a moment\n",
-        )
+            head_only,
+        );
     };
     let body = if kind.starts_with("text/html") {
-        let Ok(bytes) = std::fs::read(file) else {
-            return busy();
-        };
         let (generation, problem) = shared.status();
-        Body::Bytes(
-            inject(
-                &String::from_utf8_lossy(&bytes),
-                generation,
-                problem.as_deref(),
-            )
-            .into(),
+        inject(
+            &String::from_utf8_lossy(&bytes),
+            generation,
+            problem.as_deref(),
         )
+        .into()
     } else {
-        let opened = std::fs::File::open(file).and_then(|f| Ok((f.metadata()?.len(), f)));
-        let Ok((length, file)) = opened else {
-            return busy();
-        };
-        Body::File(file, length)
+        bytes
     };
-    Response {
+    http::response(
         status,
-        headers: vec![
-            ("Content-Type", kind.to_string()),
-            ("Cache-Control", "no-store".to_string()),
+        vec![
+            (CONTENT_TYPE, kind.to_string()),
+            (CACHE_CONTROL, "no-store".to_string()),
         ],
         body,
-    }
+        head_only,
+    )
 }
 
 /// The overlay that shows a failed build's diagnostics over the last good page.
@@ -504,31 +601,69 @@ fn inject(html: &str, generation: u64, problem: Option<&str>) -> String {
 }
 
 /// The Server-Sent Events stream: on connecting and after every build, a `build` event
-/// with the build's number, or a `problem` event with the overlay's HTML.
-fn events(mut writer: TcpStream, head_only: bool, shared: &Shared) {
-    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
-                Cache-Control: no-store\r\nConnection: close\r\n\r\n";
-    if writer.write_all(head.as_bytes()).is_err() || head_only {
-        return;
+/// with the build's number, or a `problem` event with the overlay's HTML. It ends as
+/// soon as its page goes: hyper drops the body when the connection closes, and the
+/// writer sees it.
+fn events(shared: &Arc<Shared>, head_only: bool) -> Response<Body> {
+    if shared.streams.fetch_add(1, Ordering::SeqCst) >= MAX_STREAMS {
+        shared.streams.fetch_sub(1, Ordering::SeqCst);
+        let mut busy = http::text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many open pages: close some and reload\n",
+            head_only,
+        );
+        busy.headers_mut()
+            .insert(RETRY_AFTER, hyper::header::HeaderValue::from_static("5"));
+        return busy;
     }
+    let slot = Slot(Arc::clone(shared));
+    let (messages, body) = channel::channel(1);
+    if !head_only {
+        tokio::spawn(write_events(slot, messages));
+    }
+    let mut response = Response::new(Body::Stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        CACHE_CONTROL,
+        hyper::header::HeaderValue::from_static("no-store"),
+    );
+    response
+}
+
+/// An event stream counted as open until dropped.
+struct Slot(Arc<Shared>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.streams.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Writes an event stream's messages until its reader goes.
+async fn write_events(slot: Slot, messages: channel::Sender<Bytes>) {
+    let shared = &slot.0;
+    let mut changes = shared.changed.subscribe();
     let mut sent = None;
     loop {
-        let (generation, problem) = {
-            let status = shared.status.lock().unwrap_or_else(|e| e.into_inner());
-            let (status, _) = shared
-                .changed
-                .wait_timeout_while(status, Duration::from_secs(15), |s| {
-                    Some(s.generation) == sent
-                })
-                .unwrap_or_else(|e| e.into_inner());
-            (status.generation, status.problem.clone())
-        };
+        let (generation, problem) = shared.status();
         let message = if Some(generation) == sent {
-            // A comment keeps the connection open and finds readers who left.
-            ": still here\n\n".to_string()
+            tokio::select! {
+                () = messages.closed() => return,
+                changed = tokio::time::timeout(QUIET, changes.changed()) => match changed {
+                    Ok(Ok(())) => continue,
+                    // The server is stopping.
+                    Ok(Err(_)) => return,
+                    // A comment keeps the connection open through proxies and idle timers.
+                    Err(_) => Bytes::from_static(b": still here\n\n"),
+                },
+            }
         } else {
             sent = Some(generation);
-            match problem {
+            Bytes::from(match problem {
                 Some(p) => {
                     let data: String = overlay(&p)
                         .lines()
@@ -537,10 +672,12 @@ fn events(mut writer: TcpStream, head_only: bool, shared: &Shared) {
                     format!("event: problem\n{data}\n")
                 }
                 None => format!("event: build\ndata: {generation}\n\n"),
-            }
+            })
         };
-        if writer.write_all(message.as_bytes()).is_err() || writer.flush().is_err() {
-            return;
+        match tokio::time::timeout(QUIET, messages.send(message)).await {
+            Ok(Ok(())) => {}
+            // Gone, or not reading.
+            Ok(Err(_)) | Err(_) => return,
         }
     }
 }
@@ -619,12 +756,7 @@ mod tests {
     }
 
     fn shared() -> Shared {
-        Shared {
-            output: PathBuf::new(),
-            status: Mutex::new(BuildStatus::default()),
-            changed: Condvar::new(),
-            connections: AtomicUsize::new(0),
-        }
+        Shared::new(PathBuf::new(), Hosts::new(([127, 0, 0, 1], 1111).into()))
     }
 
     #[test]
@@ -652,6 +784,47 @@ mod tests {
         assert!(matches!(plain, Err(Failure::Other(m)) if m.ends_with(": plain")));
         publish(caught(|| Ok("built")), &shared);
         assert_eq!(shared.status(), (2, None));
+    }
+
+    #[test]
+    fn only_this_servers_names_are_answered() {
+        let loopback = Hosts::new(([127, 0, 0, 1], 1111).into());
+        for host in [
+            "localhost",
+            "localhost:1111",
+            "127.0.0.1:1111",
+            "[::1]:1111",
+            "[::1]",
+        ] {
+            assert!(loopback.allows(host), "{host}");
+        }
+        for host in [
+            "attacker.example:1111",
+            "localhost:1112",
+            "127.0.0.1:",
+            "127.0.0.2:1111",
+            "192.168.1.2:1111",
+            "[::2]:1111",
+            "",
+            "[::1",
+        ] {
+            assert!(!loopback.allows(host), "{host}");
+        }
+        let everywhere = Hosts::new(([0, 0, 0, 0], 1111).into());
+        assert!(everywhere.allows("192.168.1.2:1111"));
+        assert!(everywhere.allows("127.0.0.1:1111"));
+        assert!(!everywhere.allows("attacker.example:1111"));
+        let one = Hosts::new(([192, 168, 1, 2], 1111).into());
+        assert!(one.allows("192.168.1.2:1111"));
+        assert!(!one.allows("192.168.1.3:1111"));
+        assert_eq!(
+            browsable(([0, 0, 0, 0], 80).into()),
+            ([127, 0, 0, 1], 80).into()
+        );
+        assert_eq!(
+            browsable("[::]:80".parse().unwrap()),
+            "[::1]:80".parse().unwrap()
+        );
     }
 
     #[test]

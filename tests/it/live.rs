@@ -397,3 +397,58 @@ fn a_live_directive_s_mistakes_are_located() {
         assert!(stderr.ends_with("found\n"), "{stderr}");
     }
 }
+
+/// Another program on the machine calls the live server during a run: each of its
+/// requests is refused, none is counted, and the run's totals stay its clients' own.
+#[cfg(feature = "live")]
+#[test]
+fn a_request_from_outside_a_live_run_is_refused_and_not_counted() {
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    let scenario = Arc::new(retrylab::engine::parse_scenario(SHORT, None).unwrap());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (listening, address) = std::sync::mpsc::channel();
+    let foreign = std::thread::spawn(move || {
+        let address: std::net::SocketAddr = address.recv().unwrap();
+        (0..40)
+            .map(|_| {
+                let mut stream = std::net::TcpStream::connect(address).unwrap();
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(10)))
+                    .unwrap();
+                stream
+                    .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    .unwrap();
+                let mut response = String::new();
+                let _ = stream.read_to_string(&mut response);
+                response
+            })
+            .collect::<Vec<_>>()
+    });
+    let played = runtime
+        .block_on(retrylab::live::play::play_beside(
+            Arc::clone(&scenario),
+            retrylab::engine::Strategy::Fixed,
+            scenario.seed,
+            move |at| listening.send(at).unwrap(),
+        ))
+        .unwrap();
+    for response in foreign.join().unwrap() {
+        assert!(
+            response.starts_with("HTTP/1.1 403 Forbidden\r\n"),
+            "{response}"
+        );
+    }
+    assert_eq!(played.refused, 40);
+    let totals = &played.totals;
+    assert_eq!(totals.served, 12, "every client served, and no one else");
+    assert_eq!(totals.served + totals.gave_up + totals.still_retrying, 12);
+    let decided: u64 =
+        totals.lanes.served.iter().sum::<u64>() + totals.lanes.rejected.iter().sum::<u64>();
+    assert_eq!(totals.calls, decided);
+}

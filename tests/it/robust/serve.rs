@@ -131,7 +131,7 @@ fn heads_that_are_not_http_or_too_large_are_refused_and_the_server_goes_on() {
     // A client that connects and says nothing, then goes, holds nothing.
     drop(TcpStream::connect(("127.0.0.1", server.port)).unwrap());
     server.still_serves();
-    let head = server.send(b"HEAD /storm/ HTTP/1.1\r\nHost: x\r\n\r\n");
+    let head = server.send(b"HEAD /storm/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     assert!(head.starts_with("HTTP/1.1 200 OK\r\n"), "{head}");
     assert!(head.ends_with("\r\n\r\n"), "HEAD has no body: {head}");
 }
@@ -156,5 +156,140 @@ fn a_path_with_two_leading_slashes_redirects_on_this_server() {
             "{path}: {response}"
         );
     }
+    server.still_serves();
+}
+
+/// Reads from `stream` until `text` has come, the stream ends or its read timeout passes.
+fn read_until(stream: &mut TcpStream, text: &str) -> String {
+    let mut seen = Vec::new();
+    let mut buffer = [0; 4096];
+    while !String::from_utf8_lossy(&seen).contains(text) {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&buffer[..n]),
+        }
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+#[test]
+fn connections_that_trickle_their_heads_keep_no_page_from_being_served() {
+    let site = fixture("good");
+    let mut server = Server::start(site.path());
+    // Slowloris: many connections, each sending its head a byte at a time, never done.
+    let mut slow: Vec<TcpStream> = (0..400)
+        .map(|_| {
+            let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+            stream
+                .write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+                .unwrap();
+            stream
+        })
+        .collect();
+    let trickling = Instant::now();
+    let mut answered = 0;
+    // Over a span longer than the server gives a head, a page is asked for now and then.
+    while trickling.elapsed() < Duration::from_secs(5) {
+        for stream in &mut slow {
+            // A connection the server has closed is no failure: it was meant to be.
+            let _ = stream.write_all(b"a");
+        }
+        // A page is answered however many heads trickle (the read timeout is generous).
+        server.still_serves();
+        answered += 1;
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert!(answered >= 2);
+    drop(slow);
+    server.still_serves();
+}
+
+#[test]
+fn event_streams_opened_and_closed_leave_no_slot_taken() {
+    let site = fixture("good");
+    let mut server = Server::start(site.path());
+    let port = server.port;
+    let stream = || {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream
+            .write_all(b"GET /__retrylab/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            .unwrap();
+        stream
+    };
+    // More than the streams the server keeps open at once: each must be let go when
+    // its page goes, or a later one is refused as busy.
+    for i in 0..300 {
+        let mut page = stream();
+        let seen = read_until(&mut page, "event: build\ndata: 1\n\n");
+        assert!(
+            seen.starts_with("HTTP/1.1 200 OK\r\n") && seen.contains("event: build"),
+            "stream {i}: {seen}"
+        );
+    }
+    server.still_serves();
+    let mut last = stream();
+    let seen = read_until(&mut last, "event: build\ndata: 1\n\n");
+    assert!(seen.contains("event: build\ndata: 1\n\n"), "{seen}");
+}
+
+#[test]
+fn a_request_for_another_host_is_refused() {
+    let site = fixture("good");
+    let mut server = Server::start(site.path());
+    let port = server.port;
+    // What a DNS-rebinding page sends: the site, asked for under the attacker's name.
+    for host in [
+        "rebind.attacker.example".to_string(),
+        format!("rebind.attacker.example:{port}"),
+        format!("localhost.attacker.example:{port}"),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+        "x".to_string(),
+    ] {
+        let response = server.send(
+            format!("GET /storm/ HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
+        );
+        assert!(
+            response.starts_with("HTTP/1.1 421 Misdirected Request\r\n"),
+            "{host}: {response}"
+        );
+        assert!(response.contains("DNS rebinding"), "{host}: {response}");
+        assert!(!response.contains("With a fixed delay"), "{host}");
+    }
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("LocalHost:{port}"),
+        "localhost".to_string(),
+        format!("[::1]:{port}"),
+    ] {
+        let response = server.send(
+            format!("GET /storm/ HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").as_bytes(),
+        );
+        assert!(
+            response.starts_with("HTTP/1.1 200 OK\r\n"),
+            "{host}: {response}"
+        );
+        assert!(response.contains("With a fixed delay"), "{host}");
+    }
+    server.still_serves();
+}
+
+#[test]
+fn an_http2_preface_is_answered_505_and_http_1_0_is_served() {
+    let site = fixture("good");
+    let mut server = Server::start(site.path());
+    let response = server.send(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+    assert!(
+        response.starts_with("HTTP/1.1 505 HTTP Version Not Supported\r\n"),
+        "{response}"
+    );
+    assert!(response.ends_with("this server speaks HTTP/1.0 and HTTP/1.1\n"));
+    // HTTP/1.0 may name no Host, and the connection closes after the answer.
+    let response = server.send(b"GET /storm/ HTTP/1.0\r\n\r\n");
+    assert!(response.starts_with("HTTP/1.0 200 OK\r\n"), "{response}");
+    assert!(response.contains("With a fixed delay"));
     server.still_serves();
 }
