@@ -9,8 +9,9 @@ use crate::engine::units::SECOND;
 use crate::engine::{Features, ScenarioResult, Spread, StrategyResult, Value};
 use crate::format::{per_second_milli, thousands};
 
-/// A column's heading in the terminal table: short, for 80 columns.
-fn column_heading(metric: Metric) -> &'static str {
+/// A column's heading in the terminal table: short, for 80 columns (and the name of a
+/// total in the table of `retrylab live`).
+pub fn short_heading(metric: Metric) -> &'static str {
     match metric {
         Metric::Calls => "calls",
         Metric::CallsPerClient => "per client",
@@ -48,7 +49,7 @@ pub fn table(result: &ScenarioResult) -> String {
     let features = result.features;
     let columns = Metric::columns(features);
     let mut heading = vec!["strategy"];
-    heading.extend(columns.iter().map(|&m| column_heading(m)));
+    heading.extend(columns.iter().map(|&m| short_heading(m)));
     let mut rows: Vec<Vec<String>> = vec![heading.iter().map(|h| h.to_string()).collect()];
     for s in &result.strategies {
         let mut row = vec![s.strategy.name().to_string()];

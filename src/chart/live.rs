@@ -5,7 +5,9 @@
 //! the caption says so.
 
 use super::table::{escape, fit_class};
-use crate::live::record::{LiveStrategy, Total, cells};
+use crate::engine::metric::Metric;
+use crate::live::record::{self, LiveStrategy, cells};
+use crate::report::short_heading;
 
 /// What the caption says about the run, besides its rows.
 pub struct LiveRun<'a> {
@@ -24,19 +26,21 @@ pub struct LiveRun<'a> {
 /// The figure: the table, with its caption.
 pub fn live_figure(run: &LiveRun, rows: &[LiveStrategy]) -> String {
     let id = escape(run.id);
-    let totals: Vec<Total> = Total::ALL
-        .into_iter()
+    let all = record::totals();
+    let totals: Vec<Metric> = all
+        .iter()
+        .copied()
         .filter(|&t| rows.iter().any(|s| !is_zero(s, t)))
         .collect();
-    let left_out: Vec<&str> = Total::ALL
+    let left_out: Vec<&str> = all
         .into_iter()
         .filter(|t| !totals.contains(t))
-        .map(Total::label)
+        .map(short_heading)
         .collect();
     let mut labels = Vec::new();
     for total in &totals {
         for side in ["simulated", "live", "difference"] {
-            labels.push(format!("{} {side}", total.label()));
+            labels.push(format!("{} {side}", short_heading(*total)));
         }
     }
     let cells: Vec<(String, Vec<String>)> = rows
@@ -68,7 +72,7 @@ pub fn live_figure(run: &LiveRun, rows: &[LiveStrategy]) -> String {
     for total in &totals {
         out.push_str(&format!(
             "<th scope=\"colgroup\" colspan=\"3\">{}</th>",
-            total.label()
+            short_heading(*total)
         ));
     }
     out.push_str("</tr>\n<tr>");
@@ -96,16 +100,9 @@ pub fn live_figure(run: &LiveRun, rows: &[LiveStrategy]) -> String {
 }
 
 /// Whether a total is zero on both sides for strategy `s`.
-fn is_zero(s: &LiveStrategy, total: Total) -> bool {
-    let count = |c: &crate::live::record::Count| c.live == 0 && c.p5 == 0 && c.p95 == 0;
-    match total {
-        Total::Calls => count(&s.calls),
-        Total::Served => count(&s.served),
-        Total::GaveUp => count(&s.gave_up),
-        Total::StillRetrying => count(&s.still_retrying),
-        // "never" on both sides still says something.
-        Total::DoneAt => false,
-    }
+fn is_zero(s: &LiveStrategy, total: Metric) -> bool {
+    // "never" on both sides of a time still says something.
+    record::count(s, total).is_some_and(|c| c.live == 0 && c.p5 == 0 && c.p95 == 0)
 }
 
 /// A simulated cell with its percentile range kept on one line.

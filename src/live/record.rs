@@ -13,8 +13,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cell::Cell;
+use crate::engine::metric::Metric;
 use crate::engine::units::{Micros, SECOND};
-use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult};
+use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult, Value};
 
 /// The value of `format` in every record: a later format gets a new name.
 pub const FORMAT: &str = "retrylab-live/1";
@@ -194,58 +196,70 @@ pub fn compare(live: &LiveTotals, simulated: &StrategyResult, waits: Waits) -> L
     }
 }
 
-/// The totals a live strategy is compared by, in the order tables show them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Total {
-    /// Calls the server saw.
-    Calls,
-    /// Clients served.
-    Served,
-    /// Clients that gave up.
-    GaveUp,
-    /// Clients still retrying at the horizon.
-    StillRetrying,
+/// A total as a live run measures it: a count beside its simulated spread, or the
+/// time the last client finished.
+#[derive(Clone, Copy)]
+enum Measured {
+    /// A count of the strategy's.
+    Count(fn(&LiveStrategy) -> &Count),
     /// When the last client finished.
     DoneAt,
 }
 
-impl Total {
-    /// Every total, in table order.
-    pub const ALL: [Total; 5] = [
-        Total::Calls,
-        Total::Served,
-        Total::GaveUp,
-        Total::StillRetrying,
-        Total::DoneAt,
-    ];
+/// How a live run measures `metric`; `None` for a total it does not measure (the
+/// guards' and the overload model's, which a live run does not play).
+fn measured(metric: Metric) -> Option<Measured> {
+    match metric {
+        Metric::Calls => Some(Measured::Count(|s| &s.calls)),
+        Metric::Served => Some(Measured::Count(|s| &s.served)),
+        Metric::GaveUp => Some(Measured::Count(|s| &s.gave_up)),
+        Metric::StillRetrying => Some(Measured::Count(|s| &s.still_retrying)),
+        Metric::DoneAt => Some(Measured::DoneAt),
+        Metric::CallsPerClient
+        | Metric::FinishedRuns
+        | Metric::FailedFast
+        | Metric::Denied
+        | Metric::Goodput
+        | Metric::Recovery
+        | Metric::RecoveredRuns
+        | Metric::Wasted
+        | Metric::TimedOut
+        | Metric::Throttled
+        | Metric::LatencyP50
+        | Metric::LatencyP99 => None,
+    }
+}
 
-    /// Its name in tables.
-    pub fn label(self) -> &'static str {
-        match self {
-            Total::Calls => "calls",
-            Total::Served => "served",
-            Total::GaveUp => "gave up",
-            Total::StillRetrying => "still retrying",
-            Total::DoneAt => "done at",
-        }
+/// The totals a live strategy is compared by, in the order tables show them: those of
+/// [`Metric::ALL`] a live run measures.
+pub fn totals() -> Vec<Metric> {
+    Metric::ALL
+        .iter()
+        .copied()
+        .filter(|&m| measured(m).is_some())
+        .collect()
+}
+
+/// The count of `metric` for `s`, when it is a count a live run measures.
+pub fn count(s: &LiveStrategy, metric: Metric) -> Option<&Count> {
+    match measured(metric)? {
+        Measured::Count(of) => Some(of(s)),
+        Measured::DoneAt => None,
     }
 }
 
 /// A total's three cells for people: simulated (median, with the 5th–95th percentile
 /// where runs disagree), live, and the difference, live less median.
-pub fn cells(s: &LiveStrategy, total: Total) -> [String; 3] {
+/// `metric` is one of [`totals`]; another has a cell of "–" on each side.
+pub fn cells(s: &LiveStrategy, metric: Metric) -> [String; 3] {
     use crate::format::{seconds_number, thousands};
     let count = |c: &Count| {
-        let simulated = if c.p5 == c.p95 {
-            thousands(c.median)
-        } else {
-            format!(
-                "{} ({}–{})",
-                thousands(c.median),
-                thousands(c.p5),
-                thousands(c.p95)
-            )
+        let spread = Spread {
+            median: c.median,
+            p5: c.p5,
+            p95: c.p95,
         };
+        let simulated = Cell::of(&Value::Count { spread, of: None }).text();
         let sign = if c.difference > 0 { "+" } else { "" };
         let difference = if c.difference < 0 {
             format!("−{}", thousands(c.difference.unsigned_abs()))
@@ -254,12 +268,10 @@ pub fn cells(s: &LiveStrategy, total: Total) -> [String; 3] {
         };
         [simulated, thousands(c.live), difference]
     };
-    match total {
-        Total::Calls => count(&s.calls),
-        Total::Served => count(&s.served),
-        Total::GaveUp => count(&s.gave_up),
-        Total::StillRetrying => count(&s.still_retrying),
-        Total::DoneAt => {
+    match measured(metric) {
+        None => ["–", "–", "–"].map(String::from),
+        Some(Measured::Count(of)) => count(of(s)),
+        Some(Measured::DoneAt) => {
             let t = &s.done_at_s;
             // Seconds as the rest of the site writes them, from whole microseconds.
             let secs = |x: f64| seconds_number((x.abs() * SECOND as f64).round() as Micros);
@@ -418,23 +430,23 @@ mod tests {
         );
         assert!(!s.calls.in_band());
         assert_eq!(
-            cells(&s, Total::Calls),
+            cells(&s, Metric::Calls),
             ["1,486 (1,478–1,495)", "1,470", "−16"].map(String::from)
         );
         // Halves round up, as everywhere on the site: 2.25 s is 2.3 s.
         assert_eq!(
-            cells(&s, Total::DoneAt),
+            cells(&s, Metric::DoneAt),
             ["2.3 s (2.2–5.4 s)", "2.6 s", "+0.4 s"].map(String::from)
         );
         let same = strategy(
             Count::new(1_486, &band),
             Time::new(Some(2_240_000), Some(&times)),
         );
-        assert_eq!(cells(&same, Total::Calls)[2], "0");
-        assert_eq!(cells(&same, Total::DoneAt)[2], "0.0 s");
+        assert_eq!(cells(&same, Metric::Calls)[2], "0");
+        assert_eq!(cells(&same, Metric::DoneAt)[2], "0.0 s");
         let never = strategy(Count::new(5, &band), Time::new(None, None));
         assert_eq!(
-            cells(&never, Total::DoneAt),
+            cells(&never, Metric::DoneAt),
             ["never", "never", "–"].map(String::from)
         );
     }

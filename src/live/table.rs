@@ -2,8 +2,9 @@
 //! strategy, with the simulated median (and its 5th–95th percentile where runs
 //! disagree), the live value and the difference; then who computed the waits.
 
-use super::record::{self, Record, Total};
+use super::record::{self, Record};
 use crate::format::thousands;
+use crate::report::short_heading;
 
 /// The table, with a heading line and the crates after it.
 pub fn table(record: &Record) -> String {
@@ -15,12 +16,12 @@ pub fn table(record: &Record) -> String {
         "difference".to_string(),
     ]];
     for s in &record.strategies {
-        for (i, total) in Total::ALL.into_iter().enumerate() {
+        for (i, total) in record::totals().into_iter().enumerate() {
             let [simulated, live, difference] = record::cells(s, total);
             let name = if i == 0 { s.strategy.name() } else { "" };
             rows.push([
                 name.to_string(),
-                total.label().to_string(),
+                short_heading(total).to_string(),
                 simulated,
                 live,
                 difference,
