@@ -6,6 +6,8 @@ mod autolinks;
 mod footnotes;
 mod ids;
 mod plan;
+mod raw_html;
+mod slug_table;
 mod writer;
 
 use std::collections::{BTreeMap, HashSet};
@@ -34,6 +36,29 @@ pub struct TocEntry {
     pub id: String,
     /// The heading's text.
     pub title: String,
+    /// Whether it is shown as a bullet below the numbered entry before it (a `###`
+    /// after a `##`); a numbered entry takes the next number, a bullet none.
+    pub sub: bool,
+    /// Whether it is the first bullet of its numbered entry: its list opens here.
+    pub first: bool,
+    /// Whether it ends its numbered entry's item: the last bullet, or a numbered entry
+    /// with none after it.
+    pub last: bool,
+}
+
+/// Marks which entries of `toc` are bullets of the numbered entry before them, and
+/// where each numbered entry's item opens and ends: a `###` with a `##` before it is a
+/// bullet; one before any `##` has nothing to be under, and is numbered.
+fn nest(toc: &mut [TocEntry]) {
+    let mut under = false;
+    for k in 0..toc.len() {
+        let sub = under && toc[k].level > 2;
+        under |= toc[k].level == 2;
+        let first = sub && !toc[k - 1].sub;
+        let last = toc.get(k + 1).is_none_or(|next| next.level == 2 || !under);
+        let entry = &mut toc[k];
+        (entry.sub, entry.first, entry.last) = (sub, first, last);
+    }
 }
 
 /// A custom heading id that the page already uses.
@@ -258,6 +283,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     }
     out.unbalanced.sort_unstable();
     out.html = html;
+    nest(&mut out.toc);
     out.ids = writer.plan.ids.into_set();
     out
 }
@@ -631,6 +657,32 @@ mod tests {
         assert!(r.html.contains("<h3 id=\"why-jitter-1\">"));
         assert_eq!(r.toc.len(), 2);
         assert!(r.ids.contains("top"));
+    }
+
+    #[test]
+    fn only_entries_shown_numbered_are_numbered() {
+        let r = page(
+            "### Lead\n\n## A\n\n### A1\n\n### A2\n\n## B\n\n## C\n\n### C1\n",
+            &[],
+            &[],
+        );
+        let marks: Vec<(&str, bool, bool, bool)> = r
+            .toc
+            .iter()
+            .map(|e| (e.id.as_str(), e.sub, e.first, e.last))
+            .collect();
+        assert_eq!(
+            marks,
+            [
+                ("lead", false, false, true),
+                ("a", false, false, false),
+                ("a1", true, true, false),
+                ("a2", true, false, true),
+                ("b", false, false, true),
+                ("c", false, false, false),
+                ("c1", true, true, true),
+            ]
+        );
     }
 
     #[test]

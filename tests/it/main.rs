@@ -10,6 +10,7 @@ mod engine_facts;
 mod errors;
 mod explorable;
 mod front_matter;
+mod github;
 mod highlighting;
 mod links;
 mod live;
