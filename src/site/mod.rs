@@ -227,7 +227,9 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
         pages,
         &rendered,
         &cards,
-        has_module,
+        // Whether the playground's engine is published, and whether the site runs any
+        // simulation.
+        (has_module, !scenarios.is_empty() || playground.is_some()),
     )?;
     write_site_files(&staging, &config, pages)?;
     staging.copy_tree(&root.join("static"))?;

@@ -173,3 +173,14 @@ fn the_contents_number_only_the_numbered_entries() {
          <li class=\"toc-2\"><a href=\"#two\">Two</a></li>\n    "
     );
 }
+
+#[test]
+fn a_site_without_simulations_says_nothing_of_them() {
+    let plain = built(site("title: T\n", "Plain prose, 3 numbers: 1, 2, 3.\n").path());
+    assert!(!plain.contains("simulation"), "{plain}");
+    assert!(plain.contains("<p>T. <a href="), "{plain}");
+    let simulated = built(site("title: T\n", crate::markdown::CROWD).path());
+    assert!(simulated.contains(
+        "<p>T · every number on this site comes from a simulation run when the site was built. <a"
+    ));
+}
