@@ -6,6 +6,7 @@ mod beyond;
 mod bundles;
 mod cards;
 mod content;
+mod corpus;
 mod engine_facts;
 mod errors;
 mod explorable;
