@@ -224,7 +224,13 @@ pub fn problems(
                 }
                 (Some((address, ids)), Some(anchor)) if !ids.contains(anchor) => Some((
                     format!("`/{address}` has no heading or figure with the anchor `#{anchor}`"),
-                    None,
+                    case_only(ids, anchor).map(|id| {
+                        format!(
+                            "`#{id}` differs only in letter case: an anchor must be written \
+                             as the page has it (GitHub's script forgives the case, a \
+                             browser does not)"
+                        )
+                    }),
                 )),
                 (Some(_), _) => None,
                 (None, _) if files.contains(target) => None,
@@ -256,6 +262,13 @@ pub fn problems(
         problems.extend(found.into_iter().map(|(_, problem)| problem));
     }
     problems
+}
+
+/// The one id of `ids` that is `anchor` in other letter case, the first in order when
+/// there are several.
+fn case_only<'i>(ids: &'i HashSet<String>, anchor: &str) -> Option<&'i String> {
+    let lower = anchor.to_lowercase();
+    ids.iter().filter(|id| id.to_lowercase() == lower).min()
 }
 
 /// The last part of an address: `b.png` of `a/b.png`.

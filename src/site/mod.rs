@@ -240,7 +240,9 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         pages,
         &rendered,
         &cards,
-        has_module,
+        // Whether the playground's engine is published, and whether the site runs any
+        // simulation.
+        (has_module, stats.scenarios > 0 || playground.is_some()),
     )?;
     write_site_files(&staging, &config, pages)?;
     staging.copy_tree(&root.join("static"))?;

@@ -6,6 +6,8 @@ mod autolinks;
 mod footnotes;
 mod ids;
 mod plan;
+mod raw_html;
+mod slug_table;
 mod writer;
 
 use std::collections::{BTreeMap, HashSet};
@@ -34,6 +36,29 @@ pub struct TocEntry {
     pub id: String,
     /// The heading's text.
     pub title: String,
+    /// Whether it is shown as a bullet below the numbered entry before it (a `###`
+    /// after a `##`); a numbered entry takes the next number, a bullet none.
+    pub sub: bool,
+    /// Whether it is the first bullet of its numbered entry: its list opens here.
+    pub first: bool,
+    /// Whether it ends its numbered entry's item: the last bullet, or a numbered entry
+    /// with none after it.
+    pub last: bool,
+}
+
+/// Marks which entries of `toc` are bullets of the numbered entry before them, and
+/// where each numbered entry's item opens and ends: a `###` with a `##` before it is a
+/// bullet; one before any `##` has nothing to be under, and is numbered.
+fn nest(toc: &mut [TocEntry]) {
+    let mut under = false;
+    for k in 0..toc.len() {
+        let sub = under && toc[k].level > 2;
+        under |= toc[k].level == 2;
+        let first = sub && !toc[k - 1].sub;
+        let last = toc.get(k + 1).is_none_or(|next| next.level == 2 || !under);
+        let entry = &mut toc[k];
+        (entry.sub, entry.first, entry.last) = (sub, first, last);
+    }
 }
 
 /// A custom heading id that the page already uses.
@@ -199,7 +224,10 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     if cx.smart_punctuation {
         options |= Options::ENABLE_SMART_PUNCTUATION;
     }
-    let stream = read(&tokens, options);
+    let mut stream = read(&tokens, options);
+    if cx.smart_punctuation {
+        close_quotes(&mut stream, body);
+    }
     let mut out = Rendered::default();
     let plan = Plan::new(&stream, &tokens, cx, &mut out);
     let (page, mut notes) = split_notes(stream);
@@ -258,6 +286,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     }
     out.unbalanced.sort_unstable();
     out.html = html;
+    nest(&mut out.toc);
     out.ids = writer.plan.ids.into_set();
     out
 }
@@ -290,6 +319,110 @@ fn read<'s>(tokens: &'s Tokens, options: Options) -> Events<'s> {
         stream.push((Event::Text(CowStr::from(t)), r));
     }
     stream
+}
+
+/// Turns each `"` that smart punctuation left unpaired, and so made an opening `“`, into
+/// a closing `”` where it follows a letter, a digit or closing punctuation (`5"`,
+/// `word"`, `(a)"`, `x"` at the end of a table cell): pulldown-cmark opens every
+/// quote it cannot pair, where a reader sees one that ends what comes before it. A `“`
+/// after a space or at the start stays open (a quotation that goes on in the next
+/// paragraph), and paired quotes are left as they are.
+///
+/// Quotes are paired as pulldown-cmark pairs them, each `”` with the nearest open `“`,
+/// within one block (a paragraph, a heading, a cell): those left open are the unpaired
+/// ones. A text whose source holds a curly double quote of its own is left alone.
+fn close_quotes(stream: &mut Events, body: &str) {
+    // Each open `“`: its event, its byte offset in the text, and whether it follows a
+    // letter, digit or closing punctuation.
+    let mut open: Vec<(usize, usize, bool)> = Vec::new();
+    let mut unpaired: Vec<(usize, usize)> = Vec::new();
+    let mut before: Option<char> = None;
+    for (i, (event, range)) in stream.iter().enumerate() {
+        match event {
+            Event::Text(text) => {
+                let own = body
+                    .get(range.clone())
+                    .is_none_or(|source| source.contains(['\u{201c}', '\u{201d}']));
+                for (at, c) in text.char_indices() {
+                    match c {
+                        '\u{201c}' if !own => open.push((i, at, before.is_some_and(ends))),
+                        '\u{201d}' if !own => {
+                            open.pop();
+                        }
+                        _ => {}
+                    }
+                    before = Some(c);
+                }
+            }
+            Event::Code(text) => before = text.chars().last().or(before),
+            Event::Start(tag) if is_inline(tag) => {}
+            Event::End(tag) if is_inline_end(*tag) => {}
+            Event::FootnoteReference(_) => before = Some(']'),
+            _ => {
+                unpaired.extend(open.drain(..).filter(|o| o.2).map(|(i, at, _)| (i, at)));
+                before = None;
+            }
+        }
+    }
+    unpaired.extend(open.drain(..).filter(|o| o.2).map(|(i, at, _)| (i, at)));
+    // From the last, so that each offset still holds in its text.
+    for (i, at) in unpaired.into_iter().rev() {
+        if let Event::Text(text) = &mut stream[i].0 {
+            let mut changed = text.to_string();
+            changed.replace_range(at..at + '\u{201c}'.len_utf8(), "\u{201d}");
+            *text = CowStr::from(changed);
+        }
+    }
+}
+
+/// Whether a quote after `c` ends what comes before it: `c` is a letter, a digit, or
+/// punctuation that closes (`)`, `]`, `.`, `!`, `’`, `”`, …).
+fn ends(c: char) -> bool {
+    c.is_alphanumeric()
+        || matches!(
+            c,
+            ')' | ']'
+                | '}'
+                | '.'
+                | ','
+                | ';'
+                | ':'
+                | '!'
+                | '?'
+                | '%'
+                | '\u{2019}'
+                | '\u{201d}'
+                | '\u{2026}'
+        )
+}
+
+/// Whether `tag` is inline: its text belongs to the block around it.
+fn is_inline(tag: &pulldown_cmark::Tag) -> bool {
+    use pulldown_cmark::Tag;
+    matches!(
+        tag,
+        Tag::Emphasis
+            | Tag::Strong
+            | Tag::Strikethrough
+            | Tag::Superscript
+            | Tag::Subscript
+            | Tag::Link { .. }
+            | Tag::Image { .. }
+    )
+}
+
+/// Whether `end` closes an inline tag.
+fn is_inline_end(end: TagEnd) -> bool {
+    matches!(
+        end,
+        TagEnd::Emphasis
+            | TagEnd::Strong
+            | TagEnd::Strikethrough
+            | TagEnd::Superscript
+            | TagEnd::Subscript
+            | TagEnd::Link
+            | TagEnd::Image
+    )
 }
 
 /// A page's body with each reference replaced by a token, and the way back.
@@ -631,6 +764,75 @@ mod tests {
         assert!(r.html.contains("<h3 id=\"why-jitter-1\">"));
         assert_eq!(r.toc.len(), 2);
         assert!(r.ids.contains("top"));
+    }
+
+    #[test]
+    fn only_entries_shown_numbered_are_numbered() {
+        let r = page(
+            "### Lead\n\n## A\n\n### A1\n\n### A2\n\n## B\n\n## C\n\n### C1\n",
+            &[],
+            &[],
+        );
+        let marks: Vec<(&str, bool, bool, bool)> = r
+            .toc
+            .iter()
+            .map(|e| (e.id.as_str(), e.sub, e.first, e.last))
+            .collect();
+        assert_eq!(
+            marks,
+            [
+                ("lead", false, false, true),
+                ("a", false, false, false),
+                ("a1", true, true, false),
+                ("a2", true, false, true),
+                ("b", false, false, true),
+                ("c", false, false, false),
+                ("c1", true, true, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unpaired_quote_after_a_word_closes() {
+        let r = page(
+            "A 5\" screen, a \"quote\" and \"open\n\n| a | b |\n|---|---|\n| 3\" | x\" |\n\n\
+             Word\"s (a)\" *em*\" `c`\" \"a\" \"b\n\n\"*x*\" (\"y\")\n",
+            &[],
+            &[],
+        );
+        assert!(
+            r.html.starts_with(
+                "<p>A 5\u{201d} screen, a \u{201c}quote\u{201d} and \u{201c}open</p>\n"
+            ),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html.contains("<td>3\u{201d}</td><td>x\u{201d}</td>"),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html.contains(
+                "<p>Word\u{201d}s (a)\u{201d} <em>em</em>\u{201d} <code>c</code>\u{201d} \
+                 \u{201c}a\u{201d} \u{201c}b</p>"
+            ),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html
+                .contains("<p>\u{201c}<em>x</em>\u{201d} (\u{201c}y\u{201d})</p>"),
+            "{}",
+            r.html
+        );
+        // The author's own curly quotes, and odd bytes around quotes, as they are.
+        let r = page("a \u{201c}b\" c\"\n\n\"\u{0}\"\u{fffd}\"\n", &[], &[]);
+        assert!(
+            r.html.starts_with("<p>a \u{201c}b\u{201c} c\u{201c}</p>"),
+            "{}",
+            r.html
+        );
     }
 
     #[test]

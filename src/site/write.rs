@@ -262,7 +262,8 @@ fn view<'a>(
     }
 }
 
-/// Renders every page with its template and writes it.
+/// Renders every page with its template and writes it; `(has_module, simulations)`: whether
+/// the playground's engine is published, and whether the site runs any simulation.
 pub(super) fn write_pages(
     staging: &Staging,
     tera: &tera::Tera,
@@ -270,7 +271,7 @@ pub(super) fn write_pages(
     pages: &[Page],
     rendered: &[Rendered],
     cards: &[Option<String>],
-    has_module: bool,
+    (has_module, simulations): (bool, bool),
 ) -> Result<(), Failure> {
     let mut order: Vec<usize> = (0..pages.len()).collect();
     order.sort_by(|&a, &b| {
@@ -306,6 +307,9 @@ pub(super) fn write_pages(
     // Whether the playground's engine is published, so a page never preloads a file
     // that is not there.
     shared.insert("playground_module".into(), has_module.into());
+    // Whether the site runs any simulation (a scenario, or a playground): the built-in
+    // templates speak of simulations only on a site that has them.
+    shared.insert("simulations".into(), simulations.into());
     let context_with = |page: Option<serde_json::Value>| {
         let mut map = shared.clone();
         if let Some(page) = page {

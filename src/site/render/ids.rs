@@ -61,8 +61,35 @@ pub fn written_in(html: &str) -> impl Iterator<Item = &str> {
     .filter_map(|rest| rest.split_once('"').map(|(id, _)| id))
 }
 
-/// A heading's anchor: lower case, letters and digits, words joined by `-`.
+/// A heading's anchor as GitHub gives it, by github-slugger 2.0.0's `slug`
+/// (<https://github.com/Flet/github-slugger>, `index.js` and `regex.js`, commit 3461c43):
+/// the text in lower case (JavaScript's `toLowerCase`), without every code point its
+/// `regex.js` removes, each space `-`. What stays: letters, marks, decimal and letter
+/// numbers, connector punctuation (`_`), anything Alphabetic, the space and `-`; what
+/// goes: every other punctuation (`:`, `/`, `.`, `’`, `–`), symbols (`♥`, emoji), other
+/// numbers (`²`), controls, separators other than the space (U+00A0), format and
+/// private-use characters, and what Unicode 13.0 left unassigned (the table is that
+/// regex's answer for each code point, [`super::slug_table`]). So `## The design:
+/// os_str` is `the-design-os_str`, `## core::io` is `coreio` and `## a & b` is `a--b`.
+/// A heading that keeps nothing is `section`, where GitHub gives an empty anchor.
 pub fn slug(text: &str) -> String {
+    let out: String = text
+        .to_lowercase()
+        .chars()
+        .filter(|&c| !removed(c))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect();
+    if out.is_empty() {
+        "section".to_string()
+    } else {
+        out
+    }
+}
+
+/// A footnote's anchor from its label: lower case, letters and digits, words joined by
+/// `-` (`fn-` goes before it). Labels are no headings: GitHub writes a label's own
+/// text, and a page's footnote anchors stay as they were.
+pub fn plain_slug(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() {
@@ -77,6 +104,17 @@ pub fn slug(text: &str) -> String {
     } else {
         out
     }
+}
+
+/// Whether github-slugger removes `c` from an anchor.
+fn removed(c: char) -> bool {
+    use super::slug_table::REMOVED;
+    // Most headings are ASCII: letters, digits, `_`, `-` and the space stay.
+    if c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '_') {
+        return false;
+    }
+    let after = REMOVED.partition_point(|&(start, _)| start <= c);
+    after > 0 && c <= REMOVED[after - 1].1
 }
 
 #[cfg(test)]
@@ -136,7 +174,66 @@ mod tests {
     #[test]
     fn slugs() {
         assert_eq!(slug("Why backoff needs jitter"), "why-backoff-needs-jitter");
-        assert_eq!(slug("Retry-After & deadlines!"), "retry-after-deadlines");
+        assert_eq!(slug("Retry-After & deadlines!"), "retry-after--deadlines");
+        assert_eq!(slug("The design: os_str"), "the-design-os_str");
+        assert_eq!(slug("core::io"), "coreio");
+        assert_eq!(slug("Ünïcode Ⓐ²"), "ünïcode-ⓐ");
+        assert_eq!(slug("ΟΔΟΣ"), "οδος");
+        assert_eq!(slug("a\u{a0}b\tc\u{e000}d\u{200b}e"), "abcde");
         assert_eq!(slug("???"), "section");
+        assert_eq!(
+            plain_slug("Retry-After & deadlines!"),
+            "retry-after-deadlines"
+        );
+        assert_eq!(plain_slug("???"), "section");
+    }
+
+    /// github-slugger's own cases, given to one page in order, as its tests give them
+    /// to one slugger: every anchor is the one it expects.
+    #[test]
+    fn github_sluggers_fixtures() {
+        let text = include_str!("../../../tests/fixtures/github-slugger/fixtures.json");
+        let cases: Vec<serde_json::Value> = serde_json::from_str(text).expect("fixtures");
+        assert!(cases.len() > 70);
+        let mut ids = Ids::default();
+        for case in cases {
+            let (input, expected) = (case["input"].as_str(), case["expected"].as_str());
+            let (Some(input), Some(expected)) = (input, expected) else {
+                panic!("a case without input or expected: {case}");
+            };
+            assert_eq!(ids.unique(&slug(input)), expected, "{}", case["name"]);
+        }
+    }
+
+    #[test]
+    fn the_table_is_sorted_and_disjoint() {
+        use super::super::slug_table::REMOVED;
+        assert!(REMOVED.iter().all(|(a, b)| a <= b));
+        assert!(REMOVED.windows(2).all(|w| w[0].1 < w[1].0));
+        for c in [
+            '!',
+            '/',
+            ':',
+            '.',
+            '\u{2019}',
+            '\u{2013}',
+            '\u{1F604}',
+            '\u{10FFFF}',
+        ] {
+            assert!(removed(c), "{c:?}");
+        }
+        for c in [
+            'a',
+            '_',
+            '-',
+            ' ',
+            'é',
+            '\u{0301}',
+            '\u{4F60}',
+            '\u{24B6}',
+            '\u{10400}',
+        ] {
+            assert!(!removed(c), "{c:?}");
+        }
     }
 }

@@ -8,6 +8,7 @@ use pulldown_cmark::{Event, Tag, TagEnd};
 
 use super::footnotes::{self, Footnotes};
 use super::ids::{self, Ids, slug};
+use super::raw_html;
 use super::{Context, Events, Rendered, TakenId, Tokens};
 
 /// The events of a page outside footnote definitions, and each definition's by key.
@@ -93,13 +94,38 @@ impl Plan {
             }
         }
         let footnotes = Footnotes::new(&defined, &uses, &mut ids);
+        // The anchors the page's own HTML writes (`<a id="x">`, `<a name="x">`), as
+        // they are, after the custom and footnote ids: a heading keeps off them too.
+        let mut block: Option<String> = None;
+        for (event, _) in stream {
+            match (event, block.as_mut()) {
+                (Event::Start(Tag::HtmlBlock), _) => block = Some(String::new()),
+                (Event::Html(text), Some(block)) => block.push_str(&tokens.restore(text)),
+                (Event::End(TagEnd::HtmlBlock), Some(_)) => {
+                    html_anchors(&block.take().unwrap_or_default(), &mut ids);
+                }
+                (Event::Html(text) | Event::InlineHtml(text), _) => {
+                    html_anchors(&tokens.restore(text), &mut ids);
+                }
+                _ => {}
+            }
+        }
         let mut heading: Option<(usize, String)> = None;
         for (event, range) in stream {
             match (event, heading.as_mut()) {
                 (Event::Start(Tag::Heading { id: None, .. }), None) => {
                     heading = Some((range.start, String::new()));
                 }
-                (Event::Text(text) | Event::Code(text), Some((_, title))) => {
+                (Event::Text(text), Some((_, title))) => {
+                    let text = tokens.restore(text);
+                    match tokens.body.get(range.clone()) {
+                        Some(written) if cx.smart_punctuation => {
+                            title.push_str(&unsmart(&text, written));
+                        }
+                        _ => title.push_str(&text),
+                    }
+                }
+                (Event::Code(text), Some((_, title))) => {
                     title.push_str(&tokens.restore(text));
                 }
                 (Event::End(TagEnd::Heading(_)), Some(_)) => {
@@ -115,6 +141,29 @@ impl Plan {
             footnotes,
         }
     }
+}
+
+/// Takes every `id` and `name` that `html` gives an element.
+fn html_anchors(html: &str, ids: &mut Ids) {
+    for attribute in raw_html::attributes(html) {
+        if matches!(attribute.name.as_str(), "id" | "name") && !attribute.raw.is_empty() {
+            ids.take(&attribute.value());
+        }
+    }
+}
+
+/// A heading's text as written, where smart punctuation made dashes of its hyphens:
+/// GitHub's anchors are made from the text it shows, which keeps `--` as written (and
+/// keeps `-`), while an en or em dash is removed. Quotes and ellipses need nothing: a
+/// straight quote, a curly one, `...` and `…` are all removed alike. Only a text whose
+/// source holds no dash (nor an entity, which could write one) is undone, so that a
+/// dash the author wrote is removed as on GitHub.
+fn unsmart(text: &str, written: &str) -> String {
+    let dashed = text.contains(['\u{2013}', '\u{2014}']);
+    if !dashed || written.contains(['\u{2013}', '\u{2014}', '&']) {
+        return text.to_string();
+    }
+    text.replace('\u{2013}', "--").replace('\u{2014}', "---")
 }
 
 /// A custom heading id at `range` of `body` that is already taken: by the custom id of

@@ -12,9 +12,13 @@ use super::super::links;
 use super::autolinks::{self, Piece};
 use super::footnotes;
 use super::plan::Plan;
+use super::raw_html;
 use super::{Context, Mark, Rendered, TocEntry, Tokens, code_block};
 use crate::chart::table::escape;
 use crate::directive::Kind;
+
+/// Where each part of a text of HTML starts in it, and the part's range in the body.
+type Pieces = Vec<(usize, Range<usize>)>;
 
 /// Writes events as HTML, with what the page gives them.
 pub struct Writer<'w> {
@@ -43,6 +47,59 @@ pub struct Writer<'w> {
 }
 
 impl<'w> Writer<'w> {
+    /// HTML the author wrote, with each `href` and `src` checked and resolved as a
+    /// Markdown link's or image's is (`other.md` leads to its page's address, `/x`
+    /// goes below the base path): `pieces` say where each part of `html` starts in it
+    /// and stands in the body, so that a problem is told at its attribute.
+    fn raw_html(&mut self, html: &str, pieces: &[(usize, Range<usize>)]) -> String {
+        let mut out = String::new();
+        let mut at = 0;
+        for attribute in raw_html::attributes(html) {
+            if !matches!(attribute.name.as_str(), "href" | "src") {
+                continue;
+            }
+            let range = self.body_range(html, &attribute.range, pieces);
+            let url = attribute.value();
+            let resolved = if attribute.name == "src" && attribute.tag == "img" {
+                links::image(&url, &range, self.cx, &mut self.out)
+            } else {
+                links::link(&url, &range, self.cx, &mut self.out)
+            };
+            if resolved != url {
+                out.push_str(&html[at..attribute.range.start]);
+                out.push_str(&escape(&resolved));
+                at = attribute.range.end;
+            }
+        }
+        out.push_str(&html[at..]);
+        out
+    }
+
+    /// Where `range` of HTML made of `pieces` stands in the body: each piece is its
+    /// line as written when the body holds it so, else its whole line is told.
+    fn body_range(
+        &self,
+        html: &str,
+        range: &Range<usize>,
+        pieces: &[(usize, Range<usize>)],
+    ) -> Range<usize> {
+        let k = pieces
+            .partition_point(|(start, _)| *start <= range.start)
+            .saturating_sub(1);
+        let Some((start, line)) = pieces.get(k) else {
+            return 0..0;
+        };
+        let end = pieces.get(k + 1).map_or(html.len(), |(next, _)| *next);
+        let (offset, length) = (range.start - start, range.end - range.start);
+        let as_written =
+            range.end <= end && self.tokens.body.get(line.clone()) == html.get(*start..end);
+        if as_written {
+            line.start + offset..line.start + offset + length
+        } else {
+            line.clone()
+        }
+    }
+
     /// The HTML of `stream`.
     pub fn write<'s>(&mut self, stream: Vec<(Event<'s>, Range<usize>)>) -> String {
         let tokens = self.tokens;
@@ -51,6 +108,9 @@ impl<'w> Writer<'w> {
         // A code block being collected: its language, or "" for none, and its text.
         let mut code: Option<(String, String)> = None;
         let mut heading: Option<(Tag, String, Vec<Event>)> = None;
+        // An HTML block being collected (its lines come as events of their own, and a
+        // tag may span them), with where each line starts in it and in the body.
+        let mut html_block: Option<(String, Pieces)> = None;
         for (event, range) in stream {
             match &event {
                 Event::Start(_) => self.level += 1,
@@ -106,9 +166,30 @@ impl<'w> Writer<'w> {
                 // Code and HTML are written as they are: should a token land there, it is
                 // the reference's own text again.
                 Event::Code(text) => written.push(Event::Code(tokens.restore(&text))),
-                Event::Html(text) => written.push(Event::Html(tokens.restore(&text))),
+                Event::Start(Tag::HtmlBlock) => {
+                    html_block = Some((String::new(), Vec::new()));
+                    written.push(Event::Start(Tag::HtmlBlock));
+                }
+                Event::Html(text) if html_block.is_some() => {
+                    if let Some((block, pieces)) = html_block.as_mut() {
+                        pieces.push((block.len(), range.clone()));
+                        block.push_str(&tokens.restore(&text));
+                    }
+                }
+                Event::End(TagEnd::HtmlBlock) if html_block.is_some() => {
+                    let (block, pieces) = html_block.take().unwrap_or_default();
+                    let html = self.raw_html(&block, &pieces);
+                    written.push(Event::Html(CowStr::from(html)));
+                    written.push(Event::End(TagEnd::HtmlBlock));
+                }
+                Event::Html(text) => {
+                    let text = tokens.restore(&text);
+                    let html = self.raw_html(&text, &[(0, range.clone())]);
+                    written.push(Event::Html(CowStr::from(html)));
+                }
                 Event::InlineHtml(text) => {
                     let text = tokens.restore(&text);
+                    let text = CowStr::from(self.raw_html(&text, &[(0, range.clone())]));
                     let tag = text.trim_start_matches('<').to_ascii_lowercase();
                     if tag.starts_with("/a") && !tag[2..].starts_with(char::is_alphanumeric) {
                         self.html_links = self.html_links.saturating_sub(1);
@@ -299,6 +380,9 @@ fn heading_html(tag: Tag, id: &str, inner: Vec<Event>, out: &mut Rendered) -> St
             level: level_number,
             id: id.to_string(),
             title,
+            sub: false,
+            first: false,
+            last: false,
         });
     }
     let mut attributes = String::new();
