@@ -105,6 +105,8 @@ pub struct YamlError {
     pub pos: Pos,
     /// What went wrong, in plain words.
     pub message: String,
+    /// What to do about it, when there is a usual fix.
+    pub help: Option<String>,
 }
 
 impl fmt::Display for YamlError {
@@ -128,9 +130,21 @@ pub fn parse(src: &str) -> Result<Node, YamlError> {
         return Err(err);
     }
     if let Err(err) = loaded {
+        // The scanner stops after a tab, often at the end of the line before it: the
+        // error goes to the tab itself.
+        if err.info().contains("tab")
+            && let Some(pos) = tab_near(src, Pos::from_marker(*err.marker()))
+        {
+            return Err(YamlError {
+                pos,
+                message: "a tab cannot indent YAML".to_string(),
+                help: Some("YAML indents with spaces: replace the tab with spaces".to_string()),
+            });
+        }
         return Err(YamlError {
             pos: Pos::from_marker(*err.marker()),
             message: plain_words(err.info()),
+            help: None,
         });
     }
     if builder.documents > 1 {
@@ -138,6 +152,7 @@ pub fn parse(src: &str) -> Result<Node, YamlError> {
             pos: builder.second_document.unwrap_or(Pos::START),
             message: "expected one YAML document, found several (remove the extra `---`)"
                 .to_string(),
+            help: None,
         });
     }
     Ok(builder.root.unwrap_or(Node {
@@ -149,6 +164,23 @@ pub fn parse(src: &str) -> Result<Node, YamlError> {
         pos: Pos::START,
         width: 1,
     }))
+}
+
+/// The tab that indents the line of `at` or the line after it (where the scanner, having
+/// stopped at the end of a line, met it), if either is indented with one.
+fn tab_near(src: &str, at: Pos) -> Option<Pos> {
+    src.lines()
+        .enumerate()
+        .skip(at.line.saturating_sub(1))
+        .take(2)
+        .find_map(|(i, line)| {
+            let indent = line.chars().take_while(|c| *c == ' ' || *c == '\t');
+            let column = indent.take_while(|c| *c == ' ').count();
+            (line.chars().nth(column) == Some('\t')).then_some(Pos {
+                line: i + 1,
+                column: column + 1,
+            })
+        })
 }
 
 /// Rewrites the scanner's messages into words an author knows.
@@ -198,6 +230,7 @@ impl Builder {
             self.error = Some(YamlError {
                 pos,
                 message: message.to_string(),
+                help: None,
             });
         }
     }
@@ -300,6 +333,28 @@ impl MarkedEventReceiver for Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tab_that_indents_is_placed_at_the_tab_with_a_hint() {
+        for (src, line, column) in [
+            // The scanner stops at the end of the line before: the tab is below.
+            ("retry:\n  base: 1s\n\tcap: 2s\n", 3, 1),
+            ("strategies:\n\t- fixed\n", 2, 1),
+            ("retry:\n  base: 1s\n  \tcap: 2s\n", 3, 3),
+        ] {
+            let err = parse(src).unwrap_err();
+            assert_eq!(err.pos, Pos { line, column }, "{src:?}: {err}");
+            assert_eq!(err.message, "a tab cannot indent YAML");
+            assert_eq!(
+                err.help.as_deref(),
+                Some("YAML indents with spaces: replace the tab with spaces")
+            );
+        }
+        // A tab that indents nothing is not called indentation.
+        if let Err(err) = parse("clients:\t100\n") {
+            assert_ne!(err.message, "a tab cannot indent YAML");
+        }
+    }
 
     fn scalar(node: &Node) -> &str {
         node.as_scalar().unwrap()

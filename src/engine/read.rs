@@ -32,7 +32,7 @@ pub fn parse_yaml(src: &str) -> Result<Node, Vec<ScenarioError>> {
             pos: e.pos,
             width: 1,
             message: e.message,
-            help: None,
+            help: e.help,
         }]
     })
 }

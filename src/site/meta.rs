@@ -36,7 +36,7 @@ impl<'a> Meta<'a> {
         let root = match yaml::parse(yaml) {
             Ok(root) => root,
             Err(e) => {
-                meta.problem_at(e.pos, 1, e.message, None);
+                meta.problem_at(e.pos, 1, e.message, e.help);
                 return meta;
             }
         };

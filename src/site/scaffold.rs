@@ -31,6 +31,52 @@ pub fn slug(title: &str) -> String {
     }
 }
 
+/// The longest scenario id [`short_id`] makes.
+const SHORT_ID: usize = 20;
+
+/// A scenario id from a slug: its first significant words (not "a", "the", "why" and
+/// the like, unless there are no others), as many as fit in 20 characters, so that a
+/// long title does not make every reference long (`retry-budgets-versus-capped-…` →
+/// `retry-budgets-capped`).
+pub fn short_id(slug: &str) -> String {
+    const SMALL: [&str; 24] = [
+        "a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "by", "at", "from",
+        "why", "how", "what", "when", "is", "are", "do", "does", "versus", "vs",
+    ];
+    let words: Vec<&str> = slug.split('-').filter(|w| !w.is_empty()).collect();
+    let significant: Vec<&str> = words
+        .iter()
+        .copied()
+        .filter(|w| !SMALL.contains(w))
+        .collect();
+    let words = if significant.is_empty() {
+        words
+    } else {
+        significant
+    };
+    let mut id = String::new();
+    for word in words {
+        let joined = if id.is_empty() { 0 } else { 1 };
+        if id.len() + joined + word.len() > SHORT_ID {
+            break;
+        }
+        if joined == 1 {
+            id.push('-');
+        }
+        id.push_str(word);
+    }
+    if id.is_empty() {
+        // A first word longer than the limit: its start (ASCII, so any cut is whole).
+        id = slug.chars().take(SHORT_ID).collect();
+        id = id.trim_end_matches('-').to_string();
+    }
+    if id.is_empty() {
+        "article".to_string()
+    } else {
+        id
+    }
+}
+
 /// Today's date (UTC) as `YYYY-MM-DD`, for a new article's front matter and a live
 /// run's record.
 pub fn today() -> String {
@@ -179,16 +225,17 @@ pub fn new_article(root: &Path, title: &str) -> Result<PathBuf, Failure> {
         return Err(failure);
     }
     let used = scenario_ids(root);
+    let short = short_id(&name);
     let id = (1..)
         .map(|n| {
             if n == 1 {
-                name.clone()
+                short.clone()
             } else {
-                format!("{name}-{n}")
+                format!("{short}-{n}")
             }
         })
         .find(|id| !used.contains(id))
-        .unwrap_or(name);
+        .unwrap_or(short);
     let dir = root.join("content");
     std::fs::create_dir_all(&dir).map_err(|e| io("create", &dir, e))?;
     write_new(&path, &article(title, &id, &today())).map_err(|e| {
@@ -253,6 +300,30 @@ pub fn init(dir: &Path, title: &str) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scenario_id_is_the_titles_first_significant_words() {
+        let id = |title| short_id(&slug(title));
+        assert_eq!(
+            id("Retry budgets versus capped exponential backoff under a retry storm"),
+            "retry-budgets-capped"
+        );
+        assert_eq!(id("Why jitter?"), "jitter");
+        assert_eq!(id("The crowd"), "crowd");
+        assert_eq!(id("How to"), "how-to");
+        assert_eq!(id("???"), "article");
+        assert_eq!(
+            id("Supercalifragilisticexpialidocious retries"),
+            "supercalifragilistic"
+        );
+        for title in ["A", "Metastable failures in distributed systems", "x y z"] {
+            let id = id(title);
+            assert!(
+                id.len() <= SHORT_ID && !id.ends_with('-') && !id.is_empty(),
+                "{id}"
+            );
+        }
+    }
 
     #[test]
     fn slugs_and_dates() {

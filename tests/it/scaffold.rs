@@ -50,12 +50,14 @@ fn new_writes_an_article_that_builds_and_never_overwrites() {
         stdout.starts_with("wrote content/why-jitter.md"),
         "{stdout}"
     );
-    // A title whose name is already a scenario id (guide/notes.md has `jitter`) gets an
-    // id of its own.
+    // The scenario's id is the title's first significant words; one that is already a
+    // scenario id (guide/notes.md has `jitter`) gets a number.
+    let why = std::fs::read_to_string(site.path().join("content/why-jitter.md")).unwrap();
+    assert!(why.contains("\nid: jitter-2\n"), "{why}");
     assert_eq!(run(&["new", "Jitter", "--root", root]).0, 0);
     let jitter = std::fs::read_to_string(site.path().join("content/jitter.md")).unwrap();
-    assert!(jitter.contains("\nid: jitter-2\n"), "{jitter}");
-    assert!(jitter.contains("{{ jitter-2.exponential.calls }}"));
+    assert!(jitter.contains("\nid: jitter-3\n"), "{jitter}");
+    assert!(jitter.contains("{{ jitter-3.exponential.calls }}"));
     let (code, _, stderr) = run(&["new", "Why  jitter", "--root", root]);
     assert_eq!(code, 1);
     assert!(

@@ -107,7 +107,7 @@ impl Charted for Metric {
             Metric::FinishedRuns => "runs in which every client finished",
             Metric::FailedFast => "calls that failed fast",
             Metric::Denied => "clients denied a retry by the budget",
-            Metric::Goodput => "goodput (calls served per second)",
+            Metric::Goodput => "goodput (calls answered in time per second)",
             Metric::Recovery => "time to recover after the outage",
             Metric::RecoveredRuns => "runs that recovered",
             Metric::Wasted => "calls served after their client timed out",
@@ -121,7 +121,7 @@ impl Charted for Metric {
     fn axis(self) -> &'static str {
         match self {
             Metric::DoneAt => "last client done (s)",
-            Metric::Goodput => "served per second",
+            Metric::Goodput => "goodput per second",
             Metric::Recovery => "recovery (s)",
             Metric::Wasted => "calls wasted",
             Metric::TimedOut => "attempts timed out",
