@@ -322,3 +322,86 @@ fn a_broken_link_or_anchor_is_found() {
         ]
     );
 }
+
+/// A heading's anchor as GitHub writes it, for the repository's own Markdown (whose
+/// headings are ASCII): lowercase, spaces to `-`, other punctuation but `-` and `_`
+/// dropped.
+fn github_anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_readme_and_contributing_link_to_what_exists() {
+    let root = crate::util::root();
+    let anchors = |text: &str| -> Vec<String> {
+        let mut fenced = false;
+        text.lines()
+            .filter(|line| {
+                if line.starts_with("```") {
+                    fenced = !fenced;
+                }
+                !fenced && line.starts_with('#')
+            })
+            .map(|line| github_anchor(line.trim_start_matches('#')))
+            .collect()
+    };
+    for doc in ["README.md", "CONTRIBUTING.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        // Links in code are examples, not links: leave out fenced blocks and code spans.
+        let mut fenced = false;
+        let prose: String = text
+            .lines()
+            .filter(|line| {
+                if line.starts_with("```") {
+                    fenced = !fenced;
+                    return false;
+                }
+                !fenced
+            })
+            .map(|line| {
+                let mut out = String::new();
+                for (i, piece) in line.split('`').enumerate() {
+                    if i % 2 == 0 {
+                        out.push_str(piece);
+                    }
+                }
+                out + "\n"
+            })
+            .collect();
+        let mut rest = prose.as_str();
+        let mut seen = 0;
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            let Some(end) = rest.find(')') else { break };
+            let target = &rest[..end];
+            if target.contains("://") || target.starts_with("mailto:") || target.contains(' ') {
+                continue;
+            }
+            seen += 1;
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let file = if file.is_empty() { doc } else { file };
+            let path = root.join(file);
+            assert!(
+                path.exists(),
+                "{doc}: the link to {target} leads to no file"
+            );
+            if !anchor.is_empty() {
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert!(
+                    anchors(&text).iter().any(|a| a == anchor),
+                    "{doc}: the link to {target} leads to no heading"
+                );
+            }
+        }
+        assert!(seen > 0, "{doc} has no link to check");
+    }
+}
