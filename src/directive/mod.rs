@@ -272,7 +272,15 @@ pub(crate) fn key_node<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
 
 /// The `id` a directive body gives, if its YAML can be read that far.
 pub fn id_of(body: &str) -> Option<String> {
-    let root = yaml::parse(body).ok()?;
+    let Ok(root) = yaml::parse(body) else {
+        // A block that is no YAML still names its id on a line of its own, so that the
+        // references to it are not reported again beside its one error.
+        return body.lines().find_map(|line| {
+            let value = line.strip_prefix("id:")?;
+            let value = value.split(" #").next()?.trim().trim_matches(['"', '\'']);
+            (!value.is_empty() && !value.contains([' ', '{', '[', ':'])).then(|| value.to_string())
+        });
+    };
     let Value::Map(pairs) = root.value else {
         return None;
     };

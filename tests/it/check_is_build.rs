@@ -66,3 +66,18 @@ fn check_passes_what_build_builds() {
     assert_eq!(build, 0, "{build_err}");
     assert!(written);
 }
+
+#[test]
+fn a_block_that_is_no_yaml_is_one_error_not_one_per_reference() {
+    let body = "```sim\nid: crowd\nclients: 100\nretry:\n  base: 1s\n   cap: 2s\n```\n\n\
+                {{ crowd.fixed.calls }} and {{ crowd.fixed.served }} and {{ crowd.clients }}.\n";
+    let ((check, check_err), (build, build_err), _) = both(body);
+    assert_eq!((check, build), (1, 1));
+    assert_eq!(check_err, build_err);
+    assert!(
+        check_err.ends_with("error: 1 problem found\n"),
+        "{check_err}"
+    );
+    assert!(!check_err.contains("no scenario has the id"), "{check_err}");
+    assert!(check_err.contains("--> content/a.md:10:"), "{check_err}");
+}
