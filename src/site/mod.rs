@@ -206,10 +206,10 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     let templates = memo.templates.insert(match templates {
         Some(templates) => templates,
         // Only a problem leaves the templates unread, and it stops here.
-        None => return Err(Failure::Input(problems)),
+        None => return Err(in_order(problems)),
     });
     if !problems.is_empty() {
-        return Err(Failure::Input(problems));
+        return Err(in_order(problems));
     }
     let (Some(place), Some((results, stats)), Some((_, by_id))) = (place, &simulated, &drawn)
     else {
@@ -268,6 +268,19 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         elapsed: started.elapsed(),
         output: config.output.clone(),
     })
+}
+
+/// The build's problems as a failure, in file and line order: where several steps
+/// found problems in one file, an author reads them from the top. Problems at the same
+/// place keep the order in which the steps found them.
+fn in_order(mut problems: Vec<Diagnostic>) -> Failure {
+    problems.sort_by(|a, b| {
+        let place = |d: &Diagnostic| (d.pos.map(|p| (p.line, p.column)), d.file.clone());
+        let (pa, fa) = place(a);
+        let (pb, fb) = place(b);
+        fa.cmp(&fb).then(pa.cmp(&pb))
+    });
+    Failure::Input(problems)
 }
 
 /// The templates' texts by name, and what they compiled to.

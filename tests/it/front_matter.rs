@@ -140,16 +140,16 @@ error: `slug` cannot be an address: it holds a control character
   |       ^^^^^
   = help: write the last part of the page's address, such as `retries`
 
+error: two pages have the address `/a/`: content/e.md and content/f.md
+ --> content/f.md
+  = help: rename or move one of them: a page's address is its path below content/ without `.md`, and `index.md` stands for its folder
+
 error: the home page takes no `slug`: its address is the site's root
  --> content/index.md:3:7
   |
 3 | slug: home
   |       ^^^^
   = help: remove `slug:` from content/index.md
-
-error: two pages have the address `/a/`: content/e.md and content/f.md
- --> content/f.md
-  = help: rename or move one of them: a page's address is its path below content/ without `.md`, and `index.md` stands for its folder
 
 error: 6 problems found"#,
     );
