@@ -108,7 +108,8 @@ pub struct InitArgs {
 /// Arguments of `retrylab sim`.
 #[derive(Debug, clap::Args)]
 pub struct SimArgs {
-    /// The scenario file (YAML), for example scenarios/crowd.yaml.
+    /// The scenario file (YAML), for example scenarios/crowd.yaml; or a page's block,
+    /// content/PAGE.md#ID (a page alone lists its blocks).
     pub file: PathBuf,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -293,6 +294,9 @@ fn located(name: &str, source: &str, errors: Vec<crate::engine::ScenarioError>) 
 }
 
 fn sim(args: &SimArgs) -> Result<String, Failure> {
+    if let Some((page, id)) = page_block(&args.file) {
+        return sim_block(args, &page, id.as_deref());
+    }
     let (name, source, scenario) = read_scenario_file(&args.file)?;
     let stem = stem_of(&args.file);
     let scenario = match args.set.is_empty() {
@@ -314,6 +318,127 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
     } else {
         report::table(&result)
     })
+}
+
+/// A page and the block of it that `sim` was given: `content/page.md#ID`, or a page
+/// alone (`None` for the id); `None` for a scenario file.
+fn page_block(file: &std::path::Path) -> Option<(PathBuf, Option<String>)> {
+    let text = file.to_str()?;
+    match text.rsplit_once('#') {
+        Some((page, id)) if page.ends_with(".md") => {
+            Some((PathBuf::from(page), Some(id.to_string())))
+        }
+        _ if text.ends_with(".md") => Some((file.to_path_buf(), None)),
+        _ => None,
+    }
+}
+
+/// `sim content/page.md#ID`: the block with that id, read and run as the page's build
+/// reads and runs it (a sweep's every point, with its table); without an id, the list
+/// of the page's blocks.
+fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result<String, Failure> {
+    use crate::directive::{self, Kind};
+    let name = page.display().to_string();
+    let bytes =
+        std::fs::read(page).map_err(|e| Failure::Other(format!("cannot read {name}: {e}")))?;
+    let source = crate::diag::utf8_or_located(&name, bytes)?;
+    let blocks: Vec<(directive::Found, Option<String>)> = directive::scan(&source)
+        .directives
+        .into_iter()
+        .map(|found| {
+            let id = directive::id_of(&found.body);
+            (found, id)
+        })
+        .collect();
+    let line_of = |offset: usize| source[..offset].matches('\n').count() + 1;
+    let Some(id) = id else {
+        let mut out = format!("{name}: {} blocks\n", blocks.len());
+        for (found, id) in &blocks {
+            out.push_str(&format!(
+                "  {:<8} {:<24} line {}\n",
+                found.kind.name(),
+                id.as_deref().unwrap_or("(no id)"),
+                line_of(found.block.start)
+            ));
+        }
+        out.push_str(&format!("run one with `retrylab sim {name}#ID`\n"));
+        return Ok(out);
+    };
+    let Some((found, _)) = blocks.iter().find(|(_, i)| i.as_deref() == Some(id)) else {
+        let ids = blocks.iter().filter_map(|(_, i)| i.as_deref());
+        return Err(Failure::Other(format!(
+            "{name} has no block with the id `{id}`; {}",
+            crate::suggest::help(id, ids, "blocks of this page")
+        )));
+    };
+    // Where the block's own line 1, column 1 stands in the page.
+    let line_start = source[..found.body_start].rfind('\n').map_or(0, |i| i + 1);
+    let origin = Pos {
+        line: line_of(found.body_start),
+        column: source[line_start..found.body_start].chars().count() + 1,
+    };
+    let placed = |errors: Vec<crate::engine::ScenarioError>| {
+        Failure::Input(
+            errors
+                .into_iter()
+                .map(|e| Diagnostic::from_scenario(&name, &source, origin, e))
+                .collect(),
+        )
+    };
+    let set = |scenario: crate::engine::Scenario| -> Result<_, Failure> {
+        if args.set.is_empty() {
+            return Ok(scenario);
+        }
+        with_set(&found.body, Some(&scenario.id), &args.set).map_err(|e| match e {
+            Ok(errors) => placed(errors),
+            Err(failure) => failure,
+        })
+    };
+    let run = |scenario: &crate::engine::Scenario| {
+        let progress = crate::site::progress::Progress::start(
+            std::io::stderr().is_terminal(),
+            format!("simulating {}…", scenario.id),
+        );
+        let result = run_scenario_with(scenario, args.json && args.lanes);
+        drop(progress);
+        result
+    };
+    match found.kind {
+        Kind::Sim => {
+            let sim = directive::read_sim(&found.body).map_err(placed)?;
+            let result = run(&set(sim.scenario)?);
+            Ok(if args.json {
+                report::json(&result, args.lanes) + "\n"
+            } else {
+                report::table(&result)
+            })
+        }
+        Kind::Sweep => {
+            if !args.set.is_empty() {
+                return Err(Failure::Other(
+                    "--set sets a parameter of one scenario; a sweep varies its own (run a \
+                     sim block, or change the sweep's block)"
+                        .to_string(),
+                ));
+            }
+            let sweep = directive::sweep::read_sweep(&found.body).map_err(placed)?;
+            let results: Vec<(String, crate::engine::ScenarioResult)> = sweep
+                .points
+                .iter()
+                .map(|(label, _, scenario)| (label.clone(), run(scenario)))
+                .collect();
+            Ok(if args.json {
+                report::sweep_json(&results, args.lanes) + "\n"
+            } else {
+                report::sweep_table(&sweep.id, sweep.parameter.name(), sweep.total, &results)
+            })
+        }
+        other => Err(Failure::Other(format!(
+            "`{id}` is a ```{} block, which runs no scenario of its own; `sim` runs a sim or a \
+             sweep block",
+            other.name()
+        ))),
+    }
 }
 
 #[cfg(feature = "live")]

@@ -56,9 +56,6 @@ pub fn table(result: &ScenarioResult) -> String {
         row.extend(columns.iter().map(|&m| column_cell(m, s, result)));
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..heading.len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
     let runs = if result.runs == 1 {
         format!("1 run (seed {})", result.seed)
     } else {
@@ -83,22 +80,7 @@ pub fn table(result: &ScenarioResult) -> String {
         result.id,
         thousands(result.clients)
     );
-    for row in &rows {
-        let mut line = String::new();
-        for (c, text) in row.iter().enumerate() {
-            let pad = widths[c] - text.chars().count();
-            if c == 0 {
-                line.push_str(text);
-                line.push_str(&" ".repeat(pad));
-            } else {
-                line.push_str("  ");
-                line.push_str(&" ".repeat(pad));
-                line.push_str(text);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
+    out.push_str(&aligned(&rows));
     out
 }
 
@@ -317,6 +299,100 @@ fn json_spread(s: &Spread) -> JsonSpread<u64> {
 
 fn scaled(s: &Spread, by: f64) -> JsonSpread<f64> {
     JsonSpread::of(s, |n| n as f64 / by)
+}
+
+/// A sweep's results as an aligned text table: a row per value of the parameter, a
+/// column per strategy, each cell `total` as the site's sweep table writes it.
+pub fn sweep_table(
+    id: &str,
+    parameter: &str,
+    total: Metric,
+    points: &[(String, ScenarioResult)],
+) -> String {
+    let mut strategies: Vec<&'static str> = Vec::new();
+    for (_, result) in points {
+        for s in &result.strategies {
+            if !strategies.contains(&s.strategy.name()) {
+                strategies.push(s.strategy.name());
+            }
+        }
+    }
+    let mut rows: Vec<Vec<String>> = vec![
+        std::iter::once(parameter.to_string())
+            .chain(strategies.iter().map(|s| s.to_string()))
+            .collect(),
+    ];
+    for (label, result) in points {
+        let mut row = vec![label.clone()];
+        for name in &strategies {
+            let cell = result
+                .strategies
+                .iter()
+                .find(|s| s.strategy.name() == *name)
+                .map_or("–".to_string(), |s| {
+                    Cell::of(&result.value(s, total)).text()
+                });
+            row.push(cell);
+        }
+        rows.push(row);
+    }
+    let runs = points.iter().map(|(_, r)| r.runs).max().unwrap_or(1);
+    let how = if runs > 1 {
+        format!(
+            "median of {} runs, with the 5th–95th percentile in brackets",
+            thousands(u64::from(runs))
+        )
+    } else {
+        "one run".to_string()
+    };
+    let mut out = format!("{id}: {} against {parameter}, {how}\n\n", total.name());
+    out.push_str(&aligned(&rows));
+    out
+}
+
+/// Rows of cells as text, each column as wide as its widest cell: the first left
+/// aligned, the others right.
+fn aligned(rows: &[Vec<String>]) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, text) in row.iter().enumerate() {
+            let pad = widths[c] - text.chars().count();
+            if c == 0 {
+                line.push_str(text);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str("  ");
+                line.push_str(&" ".repeat(pad));
+                line.push_str(text);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// A sweep's results as pretty JSON: a list of each value of the parameter with the
+/// results there, as [`json`] writes them.
+pub fn sweep_json(points: &[(String, ScenarioResult)], with_lanes: bool) -> String {
+    #[derive(Serialize)]
+    struct Point<'a> {
+        value: &'a str,
+        results: JsonResult<'a>,
+    }
+    let points: Vec<Point> = points
+        .iter()
+        .map(|(label, result)| Point {
+            value: label,
+            results: json_result(result, with_lanes),
+        })
+        .collect();
+    serde_json::to_string_pretty(&points).expect("results always serialise")
 }
 
 /// The results as pretty JSON; `with_lanes` adds each typical run's per-tick lanes.

@@ -58,6 +58,14 @@ impl Kind {
         (Kind::Live, "live"),
     ];
 
+    /// Its info string: `sim`, `sweep`, …
+    pub fn name(self) -> &'static str {
+        Kind::ALL
+            .iter()
+            .find(|(k, _)| *k == self)
+            .map_or("", |(_, name)| name)
+    }
+
     /// The kind an info string names, if any.
     pub fn of_info(info: &str) -> Option<Kind> {
         let word = info.split_whitespace().next()?;

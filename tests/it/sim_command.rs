@@ -75,3 +75,106 @@ fn a_missing_file_is_one_clear_line() {
         "{err}"
     );
 }
+
+/// A page of one article with a sim block, a sweep and a schedule, in a folder of its
+/// own; and the sim block's scenario as a file beside it.
+fn page_with_blocks() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let sim = "id: crowd\nclients: 60\nruns: 3\nstrategies: [fixed, full-jitter]\n";
+    std::fs::write(dir.path().join("crowd.yaml"), sim).unwrap();
+    std::fs::write(
+        dir.path().join("page.md"),
+        format!(
+            "---\ntitle: A\n---\n\nText.\n\n```sim\n{sim}figure:\n  window: 5s\n```\n\n\
+             ```sweep\nid: by-clients\nclients: 60\nruns: 3\nstrategies: [fixed, full-jitter]\n\
+             sweep:\n  vary: clients\n  values: [20, 40]\n  total: calls\n```\n\n\
+             ```schedule\nid: waits\nstrategies: [exponential]\n```\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_pages_block_runs_as_its_scenario_file_does() {
+    let dir = page_with_blocks();
+    let page = dir.path().join("page.md");
+    let page = page.to_str().unwrap();
+    let file = dir.path().join("crowd.yaml");
+    for extra in [&[][..], &["--json"][..], &["--json", "--lanes"][..]] {
+        let block = retrylab(&[&["sim", &format!("{page}#crowd")][..], extra].concat());
+        let alone = retrylab(&[&["sim", file.to_str().unwrap()][..], extra].concat());
+        assert!(block.status.success(), "{extra:?}");
+        assert_eq!(block.stdout, alone.stdout, "{extra:?}");
+    }
+    let set = |what: &str| {
+        let out = retrylab(&["sim", what, "--set", "clients=30"]);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(set(&format!("{page}#crowd")), set(file.to_str().unwrap()));
+}
+
+#[test]
+fn a_pages_sweep_prints_its_table_and_a_page_lists_its_blocks() {
+    let dir = page_with_blocks();
+    let page = dir.path().join("page.md");
+    let page = page.to_str().unwrap();
+    let out = retrylab(&["sim", &format!("{page}#by-clients")]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("by-clients: calls against clients, median of 3 runs"));
+    let words = |line: &str| {
+        line.split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(words(lines[2]), ["clients", "fixed", "full-jitter"]);
+    assert_eq!(words(lines[3])[0], "20");
+    assert_eq!(words(lines[4])[0], "40");
+    let json = retrylab(&["sim", &format!("{page}#by-clients"), "--json"]);
+    let json: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json[1]["value"], "40");
+    assert_eq!(json[1]["results"]["clients"], 40);
+    // The page alone: its blocks, by kind, id and line.
+    let out = retrylab(&["sim", page]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    let listed: Vec<Vec<String>> = text.lines().skip(1).take(3).map(words).collect();
+    assert_eq!(listed[0][..2], ["sim", "crowd"]);
+    assert_eq!(listed[1][..2], ["sweep", "by-clients"]);
+    assert_eq!(listed[2][..2], ["schedule", "waits"]);
+    // A wrong id is told the ones there are; a block that runs nothing says so.
+    let out = retrylab(&["sim", &format!("{page}#crowds")]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success());
+    assert!(
+        err.contains("has no block with the id `crowds`; did you mean `crowd`?"),
+        "{err}"
+    );
+    let out = retrylab(&["sim", &format!("{page}#waits")]);
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("```schedule block")
+    );
+}
+
+#[test]
+fn a_mistake_in_a_pages_block_is_placed_in_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.md");
+    std::fs::write(
+        &page,
+        "---\ntitle: A\n---\n\n  ```sim\n  id: crowd\n  clients: lots\n  ```\n",
+    )
+    .unwrap();
+    let out = retrylab(&["sim", &format!("{}#crowd", page.display())]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success());
+    assert!(
+        err.contains("`clients` must be a whole number, found `lots`"),
+        "{err}"
+    );
+    assert!(err.contains("page.md:7:12"), "{err}");
+}
