@@ -96,3 +96,38 @@ fn a_collapse_that_recovers_refuses_the_sentence_on_its_latency() {
         "collapse.full-jitter.latency_p99 < 1 and collapse.full-jitter.goodput < collapse.offered",
     );
 }
+
+#[test]
+fn with_free_rejections_equal_jitter_no_longer_beats_full_jitter_in_the_crowd() {
+    // Without the cost of a rejection, equal jitter finishes after full jitter even at a
+    // tick as long as the base.
+    refused(
+        "backoff-and-jitter.md",
+        &[
+            (
+                "  capacity: 10\n  tick: 100ms\n  rejection_cost: 0.1\nretry:\n  base: 100ms\n  cap: 10s\n  multiplier: 2\nstrategies: [fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter]\n",
+                "  capacity: 10\n  tick: 100ms\n  rejection_cost: 0\nretry:\n  base: 100ms\n  cap: 10s\n  multiplier: 2\nstrategies: [fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter]\n",
+            ),
+            ("```live\nscenario: crowd\ndata: live/crowd.json\n```\n", ""),
+        ],
+        "crowd",
+        "crowd.equal-jitter.calls < crowd.full-jitter.calls and \
+         crowd.equal-jitter.done_at < crowd.full-jitter.done_at",
+    );
+}
+
+#[test]
+fn with_costly_rejections_the_fine_tick_loses_brookers_ordering() {
+    // A rejection that costs a tenth of a call takes the whole next tick of a server
+    // that serves one call a tick: equal jitter's longer waits then save calls.
+    refused(
+        "backoff-and-jitter.md",
+        &[(
+            "  tick: 10ms\n  rejection_cost: 0\n",
+            "  tick: 10ms\n  rejection_cost: 0.1\n",
+        )],
+        "fine-tick",
+        "fine-tick.equal-jitter.calls > fine-tick.full-jitter.calls and \
+         fine-tick.equal-jitter.done_at > fine-tick.full-jitter.done_at",
+    );
+}
