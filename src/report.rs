@@ -30,6 +30,7 @@ pub fn short_heading(metric: Metric) -> &'static str {
         Metric::Throttled => "throttled",
         Metric::LatencyP50 => "p50 latency",
         Metric::LatencyP99 => "p99 latency",
+        Metric::PeakRejected => "peak rejected",
     }
 }
 
@@ -132,7 +133,7 @@ enum Field {
 
 /// The fields of a strategy's object, in order: every total once (a test holds them to
 /// [`Metric::ALL`]).
-const FIELDS: [Field; 21] = [
+const FIELDS: [Field; 22] = [
     Field::Strategy,
     Field::Total(Metric::Calls),
     Field::Total(Metric::Served),
@@ -153,6 +154,7 @@ const FIELDS: [Field; 21] = [
     Field::LatencyRuns,
     Field::Total(Metric::LatencyP50),
     Field::Total(Metric::LatencyP99),
+    Field::Total(Metric::PeakRejected),
     Field::Lanes,
 ];
 
@@ -175,7 +177,8 @@ fn key(metric: Metric) -> &'static str {
         | Metric::RecoveredRuns
         | Metric::Wasted
         | Metric::TimedOut
-        | Metric::Throttled => metric.name(),
+        | Metric::Throttled
+        | Metric::PeakRejected => metric.name(),
     }
 }
 
@@ -199,7 +202,8 @@ fn in_json(metric: Metric, features: Features) -> bool {
         | Metric::TimedOut
         | Metric::Throttled
         | Metric::LatencyP50
-        | Metric::LatencyP99 => true,
+        | Metric::LatencyP99
+        | Metric::PeakRejected => true,
     }
 }
 

@@ -43,6 +43,7 @@ fn heading(metric: Metric) -> &'static str {
         Metric::Throttled => "throttled",
         Metric::LatencyP50 => "p50 latency",
         Metric::LatencyP99 => "p99 latency",
+        Metric::PeakRejected => "most turned away in a tick",
     }
 }
 

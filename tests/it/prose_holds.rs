@@ -79,7 +79,9 @@ fn a_breaker_that_never_opens_refuses_the_sentence_on_its_retried_fast_failures(
             "  outages: [{from: 10s, to: 10.1s}]\nretry:\n  base: 100ms\n  cap: 10s\n  max_attempts: 10\n  breaker: {}\n",
         )],
         "metastable-breaker",
-        "metastable-breaker.fixed.failed_fast > 0 and metastable-breaker.fixed.goodput < metastable-breaker.offered",
+        "metastable-breaker.fixed.failed_fast > 0 and \
+         metastable-breaker.fixed.goodput < metastable-breaker.offered and \
+         metastable-breaker.fixed.peak_rejected > metastable-breaker.capacity",
     );
 }
 
@@ -129,5 +131,19 @@ fn with_costly_rejections_the_fine_tick_loses_brookers_ordering() {
         "fine-tick",
         "fine-tick.equal-jitter.calls > fine-tick.full-jitter.calls and \
          fine-tick.equal-jitter.done_at > fine-tick.full-jitter.done_at",
+    );
+}
+
+#[test]
+fn a_server_big_enough_for_the_crowd_refuses_the_seconds_when_everyone_collides() {
+    // Forty per second for thirty programs: no second turns every program away.
+    refused(
+        "why-waiting-longer.md",
+        &[(
+            "  capacity: 10\n  tick: 1s\n",
+            "  capacity: 40\n  tick: 1s\n",
+        )],
+        "beginner",
+        "beginner.full-jitter.peak_rejected == beginner.clients",
     );
 }
