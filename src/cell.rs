@@ -93,7 +93,8 @@ impl Cell {
     }
 
     /// The cell as plain text: `5,068 (4,956–5,166)`, `2.2 s (1.8–2.9 s), in 3 of 4
-    /// runs`, `never, in 1 of 50 runs`.
+    /// runs` (the runs that have a time), `never in 49 of 50 runs` (the runs that have
+    /// none).
     pub fn text(&self) -> String {
         self.write(" s", |range| format!(" ({range})"))
     }
@@ -118,12 +119,20 @@ impl Cell {
             }
             out
         };
-        if let Some((with, runs)) = self.runs {
-            out.push_str(&format!(
+        match self.runs {
+            // "Never" counts the runs that never had it: "never, in 1 of 50 runs" would
+            // read as its opposite.
+            Some((with, runs)) if self.main.is_empty() => out.push_str(&format!(
+                " in {} of {} runs",
+                thousands(runs - with),
+                thousands(runs)
+            )),
+            Some((with, runs)) => out.push_str(&format!(
                 ", in {} of {} runs",
                 thousands(with),
                 thousands(runs)
-            ));
+            )),
+            None => {}
         }
         out
     }
@@ -212,11 +221,11 @@ mod tests {
         assert_eq!(Cell::of(&time(None, 0, 50, false)).text(), "never");
         assert_eq!(
             Cell::of(&time(None, 1, 50, false)).text(),
-            "never, in 1 of 50 runs"
+            "never in 49 of 50 runs"
         );
         assert_eq!(
             Cell::of(&time(None, 999, 2_000, false)).html(),
-            "never, in 999 of 2,000 runs"
+            "never in 1,001 of 2,000 runs"
         );
         let runs = Cell::of(&Value::Runs {
             count: 1_234,

@@ -30,6 +30,7 @@ pub fn short_heading(metric: Metric) -> &'static str {
         Metric::Throttled => "throttled",
         Metric::LatencyP50 => "p50 latency",
         Metric::LatencyP99 => "p99 latency",
+        Metric::PeakRejected => "peak rejected",
     }
 }
 
@@ -114,7 +115,7 @@ enum Field {
 
 /// The fields of a strategy's object, in order: every total once (a test holds them to
 /// [`Metric::ALL`]).
-const FIELDS: [Field; 21] = [
+const FIELDS: [Field; 22] = [
     Field::Strategy,
     Field::Total(Metric::Calls),
     Field::Total(Metric::Served),
@@ -135,6 +136,7 @@ const FIELDS: [Field; 21] = [
     Field::LatencyRuns,
     Field::Total(Metric::LatencyP50),
     Field::Total(Metric::LatencyP99),
+    Field::Total(Metric::PeakRejected),
     Field::Lanes,
 ];
 
@@ -157,7 +159,8 @@ fn key(metric: Metric) -> &'static str {
         | Metric::RecoveredRuns
         | Metric::Wasted
         | Metric::TimedOut
-        | Metric::Throttled => metric.name(),
+        | Metric::Throttled
+        | Metric::PeakRejected => metric.name(),
     }
 }
 
@@ -181,7 +184,8 @@ fn in_json(metric: Metric, features: Features) -> bool {
         | Metric::TimedOut
         | Metric::Throttled
         | Metric::LatencyP50
-        | Metric::LatencyP99 => true,
+        | Metric::LatencyP99
+        | Metric::PeakRejected => true,
     }
 }
 

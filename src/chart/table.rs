@@ -41,8 +41,9 @@ fn heading(metric: Metric) -> &'static str {
         Metric::Wasted => "wasted",
         Metric::TimedOut => "timed out",
         Metric::Throttled => "throttled",
-        Metric::LatencyP50 => "p50 latency",
-        Metric::LatencyP99 => "p99 latency",
+        Metric::LatencyP50 => "p50 latency of calls answered in time",
+        Metric::LatencyP99 => "p99 latency of calls answered in time",
+        Metric::PeakRejected => "most turned away in a tick",
     }
 }
 
@@ -330,10 +331,10 @@ mod tests {
         let html = results_table(&result);
         assert_eq!(html.matches("<td ").count(), 2 * 8, "{html}");
         assert!(html.contains(
-            "data-label=\"p50 latency\">0.250&nbsp;s <span class=\"range\">(0.050–1.500&nbsp;s)</span></td>"
+            "data-label=\"p50 latency of calls answered in time\">0.250&nbsp;s <span class=\"range\">(0.050–1.500&nbsp;s)</span></td>"
         ));
         assert!(
-            html.contains("data-label=\"p99 latency\">never</td>"),
+            html.contains("data-label=\"p99 latency of calls answered in time\">never</td>"),
             "{html}"
         );
         assert!(!html.contains("wasted"));

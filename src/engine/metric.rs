@@ -43,6 +43,8 @@ pub enum Metric {
     LatencyP50,
     /// The 99th percentile latency of the calls answered in time.
     LatencyP99,
+    /// The most calls turned away in one tick.
+    PeakRejected,
 }
 
 impl Metric {
@@ -70,6 +72,7 @@ impl Metric {
             Metric::Throttled => "throttled",
             Metric::LatencyP50 => "latency_p50",
             Metric::LatencyP99 => "latency_p99",
+            Metric::PeakRejected => "peak_rejected",
         }
     }
 
@@ -118,6 +121,11 @@ impl Metric {
                 "the 99th percentile latency of a run's calls answered in time, over the runs \
                  that answered one: \"never\" when none did"
             }
+            Metric::PeakRejected => {
+                "the most calls the server turned away in one tick of a run (rejected, not \
+                 failed fast or throttled): equal to the clients when, in some tick, every \
+                 client was turned away together"
+            }
         }
     }
 
@@ -131,7 +139,7 @@ impl Metric {
     }
 
     /// The order of a results table's columns.
-    const COLUMN_ORDER: [Metric; 17] = [
+    const COLUMN_ORDER: [Metric; 18] = [
         Metric::Calls,
         Metric::CallsPerClient,
         Metric::Served,
@@ -149,6 +157,7 @@ impl Metric {
         Metric::Goodput,
         Metric::Recovery,
         Metric::RecoveredRuns,
+        Metric::PeakRejected,
     ];
 
     /// Whether a results table has a column for it: the totals of every scenario, and
@@ -165,7 +174,8 @@ impl Metric {
             | Metric::GaveUp
             | Metric::StillRetrying
             | Metric::DoneAt => true,
-            Metric::FinishedRuns | Metric::RecoveredRuns => false,
+            // The per-tick tables under each chart show it tick by tick.
+            Metric::FinishedRuns | Metric::RecoveredRuns | Metric::PeakRejected => false,
             Metric::Denied => features.budget,
             Metric::FailedFast => features.breaker,
             Metric::Goodput => features.open,
@@ -198,7 +208,8 @@ impl Metric {
             | Metric::TimedOut
             | Metric::Throttled
             | Metric::LatencyP50
-            | Metric::LatencyP99 => true,
+            | Metric::LatencyP99
+            | Metric::PeakRejected => true,
             Metric::FinishedRuns | Metric::FailedFast | Metric::Denied | Metric::RecoveredRuns => {
                 false
             }
@@ -224,7 +235,8 @@ impl Metric {
             | Metric::TimedOut
             | Metric::Throttled
             | Metric::LatencyP50
-            | Metric::LatencyP99 => false,
+            | Metric::LatencyP99
+            | Metric::PeakRejected => false,
         }
     }
 
@@ -244,7 +256,8 @@ impl Metric {
             | Metric::RecoveredRuns
             | Metric::Wasted
             | Metric::TimedOut
-            | Metric::Throttled => false,
+            | Metric::Throttled
+            | Metric::PeakRejected => false,
         }
     }
 
@@ -267,7 +280,8 @@ impl Metric {
             | Metric::RecoveredRuns
             | Metric::Wasted
             | Metric::TimedOut
-            | Metric::Throttled => false,
+            | Metric::Throttled
+            | Metric::PeakRejected => false,
         }
     }
 }
@@ -317,7 +331,7 @@ mod tests {
 
     #[test]
     fn the_overload_totals_have_their_names_and_units() {
-        let names: Vec<&str> = Metric::ALL[12..].iter().map(|m| m.name()).collect();
+        let names: Vec<&str> = Metric::ALL[12..17].iter().map(|m| m.name()).collect();
         assert_eq!(
             names,
             [
@@ -334,7 +348,12 @@ mod tests {
             assert!(!metric.is_latency() || metric.is_time(), "{metric:?}");
         }
         assert!(Metric::LatencyP99.is_latency() && !Metric::DoneAt.is_latency());
-        for counted in [Metric::Wasted, Metric::TimedOut, Metric::Throttled] {
+        for counted in [
+            Metric::Wasted,
+            Metric::TimedOut,
+            Metric::Throttled,
+            Metric::PeakRejected,
+        ] {
             // Calls and attempts, not clients: a share of the clients means nothing.
             assert!(!counted.is_share() && !counted.is_time(), "{counted:?}");
         }

@@ -42,6 +42,9 @@ pub struct Totals {
     pub latency_p50: Option<Micros>,
     /// Their 99th percentile, nearest rank.
     pub latency_p99: Option<Micros>,
+    /// The most calls the server turned away in one tick (rejected, not failed fast,
+    /// throttled or timed out).
+    pub peak_rejected: u64,
 }
 
 /// Per tick: calls served and calls turned away.

@@ -253,6 +253,7 @@ impl Setup<'_> {
             totals.wasted += wasted as u64;
             totals.failed_fast += (n - admitted) as u64;
             totals.throttled += (admitted - sent) as u64;
+            totals.peak_rejected = totals.peak_rejected.max(rejected as u64);
             if useful > 0 {
                 last_finish = Some(k);
             }

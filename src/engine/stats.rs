@@ -133,6 +133,8 @@ pub struct StrategyResult {
     /// Each run's 99th percentile latency, over the runs that have one: `None` when no
     /// run has one.
     pub latency_p99: Option<Spread>,
+    /// The most calls turned away in one tick of a run.
+    pub peak_rejected: Spread,
     /// The typical run, with its lanes.
     pub typical: Run,
 }
@@ -295,6 +297,7 @@ fn summarise(
         latency_runs: totals.iter().filter(|t| t.latency_p50.is_some()).count() as u32,
         latency_p50: latency(|t| t.latency_p50),
         latency_p99: latency(|t| t.latency_p99),
+        peak_rejected: spread(|t| t.peak_rejected),
         typical: match &all[typical] {
             run if run.lanes.is_some() || !with_lanes => run.clone(),
             _ => simulate_with(scenario, policies, seed_of(typical), true),
@@ -435,6 +438,43 @@ mod tests {
         });
         let f = Features::of(&scenario);
         assert!(f.queue && f.timeout && f.throttle);
+    }
+
+    #[test]
+    fn the_peak_is_the_most_calls_turned_away_in_one_tick_of_a_run() {
+        // 25 clients against 10 calls a tick, a fixed delay of one tick, rejections free:
+        // tick 0 sees 25 (10 served, 15 turned away), tick 1 the 15 (10 served, 5 turned
+        // away), tick 2 the 5 (all served). The peak is 15, not the 20 of the sum.
+        let mut scenario = Scenario::with_clients("s", 25);
+        scenario.server.rejection_cost_milli = 0;
+        scenario.strategies = vec![Strategy::Fixed];
+        scenario.runs = 3;
+        let result = run_scenario_with(&scenario, false);
+        let s = &result.strategies[0];
+        assert_eq!(s.calls.median, 45);
+        assert_eq!((s.peak_rejected.p5, s.peak_rejected.p95), (15, 15));
+        // With the cost of a rejection: tick 1 serves floor(10 − 0.1 × 15) = 8 of the 15
+        // and turns 7 away; tick 2 serves the 7. The peak is still the first tick's.
+        scenario.server.rejection_cost_milli = 100;
+        let s = &run_scenario_with(&scenario, false).strategies[0];
+        assert_eq!(s.calls.median, 47);
+        assert_eq!(s.peak_rejected.median, 15);
+        // Ten clients fit in the first tick: nobody is turned away.
+        let mut few = Scenario::with_clients("s", 10);
+        few.strategies = vec![Strategy::Fixed];
+        let s = &run_scenario_with(&few, false).strategies[0];
+        assert_eq!(s.peak_rejected.median, 0);
+        // The summary takes each run's peak, not a peak over runs summed.
+        let peaks: Vec<Totals> = [3, 9, 1]
+            .iter()
+            .map(|&p| Totals {
+                peak_rejected: p,
+                ..Totals::default()
+            })
+            .collect();
+        let s = summarised(&peaks);
+        let p = s.peak_rejected;
+        assert_eq!((p.p5, p.median, p.p95), (1, 3, 9));
     }
 
     #[test]

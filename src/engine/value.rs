@@ -85,6 +85,7 @@ impl ScenarioResult {
             Metric::Throttled => count(s.throttled),
             Metric::LatencyP50 => time(s.latency_p50, s.latency_runs),
             Metric::LatencyP99 => time(s.latency_p99, s.latency_runs),
+            Metric::PeakRejected => count(s.peak_rejected),
         }
     }
 }
@@ -124,6 +125,7 @@ mod tests {
         s.latency_runs = 3;
         s.latency_p50 = Some(spread(113));
         s.latency_p99 = Some(spread(114));
+        s.peak_rejected = spread(115);
         let s = &result.strategies[0];
         let median = |m: Metric| match result.value(s, m) {
             Value::Count { spread, .. } | Value::RateMilli(spread) => spread.median,
@@ -135,7 +137,8 @@ mod tests {
         assert_eq!(
             medians,
             [
-                101, 102, 103, 104, 105, 1101, 1, 106, 107, 108, 109, 2, 110, 111, 112, 113, 114
+                101, 102, 103, 104, 105, 1101, 1, 106, 107, 108, 109, 2, 110, 111, 112, 113, 114,
+                115
             ]
         );
         // A share of the clients only of what counts clients; the runs beside a time.

@@ -226,7 +226,8 @@ fn measured(metric: Metric) -> Option<Measured> {
         | Metric::TimedOut
         | Metric::Throttled
         | Metric::LatencyP50
-        | Metric::LatencyP99 => None,
+        | Metric::LatencyP99
+        | Metric::PeakRejected => None,
     }
 }
 

@@ -680,7 +680,7 @@ mod tests {
         );
         assert_eq!(
             Cache::key(&s),
-            "438e8833dcea4285241f02acfd9c4d85ee1819ecdc1e981b228c393ff1f6a099"
+            "ece50870e3c27d1d0f4bc0b4b23960ea6aab5c1f2d0ff18ee67b14d224ca3c8b"
         );
     }
 

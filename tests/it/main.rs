@@ -28,6 +28,7 @@ mod playground_module;
 mod presets;
 mod properties;
 mod proportionate;
+mod prose_holds;
 mod publish;
 mod quoting;
 mod references;

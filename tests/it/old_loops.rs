@@ -94,6 +94,7 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
 
         totals.calls += arrivals as u64;
         totals.served += served as u64;
+        totals.peak_rejected = totals.peak_rejected.max((arrivals - served) as u64);
         if served > 0 {
             last_finish = Some(k);
         }
@@ -306,6 +307,7 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
         totals.calls += admitted as u64;
         totals.served += served as u64;
         totals.failed_fast += (n - admitted) as u64;
+        totals.peak_rejected = totals.peak_rejected.max((admitted - served) as u64);
         if served > 0 {
             last_finish = Some(k);
         }

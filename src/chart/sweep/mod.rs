@@ -115,6 +115,7 @@ impl Charted for Metric {
             Metric::Throttled => "attempts refused by throttling",
             Metric::LatencyP50 => "median latency of the calls answered in time",
             Metric::LatencyP99 => "p99 latency of the calls answered in time",
+            Metric::PeakRejected => "most calls turned away in one tick",
         }
     }
 
@@ -128,6 +129,7 @@ impl Charted for Metric {
             Metric::Throttled => "attempts throttled",
             Metric::LatencyP50 => "median latency (s)",
             Metric::LatencyP99 => "p99 latency (s)",
+            Metric::PeakRejected => "most turned away in a tick",
             Metric::Calls
             | Metric::Served
             | Metric::GaveUp
@@ -157,7 +159,8 @@ impl Charted for Metric {
             | Metric::RecoveredRuns
             | Metric::Wasted
             | Metric::TimedOut
-            | Metric::Throttled => "fewer than half the runs finished",
+            | Metric::Throttled
+            | Metric::PeakRejected => "fewer than half the runs finished",
         }
     }
 
@@ -187,7 +190,8 @@ impl Charted for Metric {
             | Metric::RecoveredRuns
             | Metric::Wasted
             | Metric::TimedOut
-            | Metric::Throttled => thousands(value.round() as u64),
+            | Metric::Throttled
+            | Metric::PeakRejected => thousands(value.round() as u64),
         }
     }
 }
