@@ -1,6 +1,6 @@
 //! The command line: clap arguments, and the glue from them to the library.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 
@@ -166,7 +166,13 @@ fn build(args: &BuildArgs) -> Result<String, Failure> {
     let mut options = options(&args.site);
     options.output = args.output_dir.clone();
     options.base_url = args.base_url.clone();
-    Ok(format!("{}\n", site::build(&options)?))
+    let summary = site::build(&options)?;
+    // A closed terminal is no reason to fail a build that is done.
+    let mut stderr = std::io::stderr().lock();
+    for note in &summary.notes {
+        let _ = writeln!(stderr, "{note}");
+    }
+    Ok(format!("{summary}\n"))
 }
 
 fn serve(args: &ServeArgs) -> Result<String, Failure> {

@@ -123,6 +123,36 @@ pub(crate) fn rect(x: f64, y: f64, width: f64, height: f64) -> Element {
         .set("height", coord(height))
 }
 
+/// Rectangles drawn as one `<path>`, so that a chart of thousands of bars is a few
+/// elements rather than thousands. Each is a subpath traced as SVG traces a `<rect>`
+/// without rounded corners: from its top left corner rightwards, down, back and up
+/// (SVG 2, §10.2 "The 'rect' element"), at the coordinates its `<rect>` would have, so
+/// that fill, stroke and patterns draw it as they drew the element.
+#[derive(Debug, Default)]
+pub(crate) struct Rects(String);
+
+impl Rects {
+    /// Adds the rectangle from (x, y), `width` wide and `height` high.
+    pub(crate) fn push(&mut self, x: f64, y: f64, width: f64, height: f64) {
+        let x = coord(x);
+        self.0.push_str(&format!(
+            "M{x} {}h{}v{}H{x}Z",
+            coord(y),
+            coord(width),
+            coord(height)
+        ));
+    }
+
+    /// `group` with the rectangles as its one `<path>`, or as it is when there are none.
+    pub(crate) fn into_group(self, group: Element) -> Element {
+        if self.0.is_empty() {
+            group
+        } else {
+            group.add(Element::new("path").set("d", self.0))
+        }
+    }
+}
+
 /// An accessible chart in one of its layouts: a responsive `<svg>` of the layout's width
 /// and the given height, with a `<title>` and a `<desc>` that label it, their ids
 /// prefixed with `id` (several charts share a page) and marked by the layout.

@@ -28,6 +28,9 @@
 //! the bars; a capacity more than twice the tallest bar leaves the height scale to the
 //! bars and is named as above it.
 //!
+//! A lane draws each kind of bar as one `<path>`, a rectangle per bar in it, so that a
+//! chart of a thousand ticks is still a few dozen elements (see `draw::Rects`).
+//!
 //! The chart is drawn in two layouts (see `draw::Form`): the narrow one wraps its legend
 //! and puts a lane's totals under its name when they do not fit beside it.
 //!
@@ -43,7 +46,7 @@ use crate::engine::units::Micros;
 use crate::engine::{Lanes, Scenario, ScenarioResult, StrategyResult};
 use crate::format::{decimals_for, duration, milli, seconds, seconds_fixed, thousands};
 
-use super::draw::{Form, GRID, Label, halo, line, rect, text, wrap};
+use super::draw::{Form, GRID, Label, Rects, halo, line, rect, text, wrap};
 use super::{coord, tidy_ceiling, tidy_step};
 
 mod overload;
@@ -730,8 +733,8 @@ fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f64) -> Elem
     let per_tick = layout.per_tick();
     let wide = per_tick >= 3.0;
     let bar = if wide { per_tick * 0.8 } else { per_tick }.max(0.5);
-    let mut served = Element::new("g").set("class", "served").set("fill", SERVED);
-    let mut wasted = overload::wasted_group(&form.id(id, "waste"), wide, bar);
+    let served = Element::new("g").set("class", "served").set("fill", SERVED);
+    let wasted = overload::wasted_group(&form.id(id, "waste"), wide, bar);
     let mut rejected = Element::new("g")
         .set("class", "rejected")
         .set("fill", format!("url(#{})", form.id(id, "hatch")));
@@ -743,11 +746,15 @@ fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f64) -> Elem
     } else {
         rejected.set("stroke", "none")
     };
-    let mut outlines = Element::new("g")
+    let outlines = Element::new("g")
         .set("class", "outlined")
         .set("fill", "none")
         .set("stroke", REJECTED)
         .set("stroke-width", "0.75");
+    // The bars of each kind, and the runs' outlines, each one path.
+    let (mut served_bars, mut wasted_bars, mut rejected_bars) =
+        (Rects::default(), Rects::default(), Rects::default());
+    let mut outline = String::new();
     // The (top of the work below, turned-away top) of each bar of the current run of
     // turned-away bars, and the tick it started at.
     let mut run: Vec<(f64, f64)> = Vec::new();
@@ -765,31 +772,37 @@ fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f64) -> Elem
         let bar = layout.clipped(bar, x);
         // A bar too short to survive rounding would print as height 0: skipped.
         if base - s_top >= 0.005 {
-            served = served.add(rect(x, s_top, bar, base - s_top));
+            served_bars.push(x, s_top, bar, base - s_top);
         }
         if s_top - w_top >= 0.005 {
-            wasted = wasted.add(rect(x, w_top, bar, s_top - w_top));
+            wasted_bars.push(x, w_top, bar, s_top - w_top);
         }
         if w_top - r_top >= 0.005 {
-            rejected = rejected.add(rect(x, r_top, bar, w_top - r_top));
+            rejected_bars.push(x, r_top, bar, w_top - r_top);
             if run.is_empty() {
                 run_start = k;
             }
             run.push((w_top, r_top));
         } else if !run.is_empty() {
             if !wide {
-                outlines = outlines.add(run_outline(layout, run_start, &run));
+                outline.push_str(&run_outline(layout, run_start, &run));
             }
             run.clear();
         }
     }
-    let mut group = Element::new("g").set("class", "bars").add(served);
+    let mut group = Element::new("g")
+        .set("class", "bars")
+        .add(served_bars.into_group(served));
     if layout.overload.wasted {
-        group = group.add(wasted);
+        group = group.add(wasted_bars.into_group(wasted));
     }
-    group = group.add(rejected);
+    group = group.add(rejected_bars.into_group(rejected));
     if !wide {
-        group = group.add(outlines);
+        group = group.add(if outline.is_empty() {
+            outlines
+        } else {
+            outlines.add(Element::new("path").set("d", outline))
+        });
     }
     let above = [
         failed_fast(layout, strategy, base, bar, wide),
@@ -815,12 +828,13 @@ fn failed_fast(
         return None;
     }
     let per_tick = layout.per_tick();
-    let mut group = Element::new("g")
+    let group = Element::new("g")
         .set("class", "failed-fast")
         .set("fill", FAST_TINT)
         .set("stroke", FAST)
         .set("stroke-width", if wide { "0.75" } else { "0.5" })
         .set("stroke-dasharray", "1.5 1.5");
+    let mut rects = Rects::default();
     for k in 0..layout.columns {
         let c = layout.column(strategy, k);
         if c.failed_fast == 0.0 {
@@ -832,14 +846,15 @@ fn failed_fast(
             continue;
         }
         let x = layout.x_col(k) + (per_tick - bar) / 2.0;
-        group = group.add(rect(x, top, layout.clipped(bar, x), bottom - top));
+        rects.push(x, top, layout.clipped(bar, x), bottom - top);
     }
-    Some(group)
+    Some(rects.into_group(group))
 }
 
-/// The outline of a run of neighbouring turned-away bars from tick `start`: along
-/// their tops, down the last, back along the tops of the served bars beneath, and up.
-fn run_outline(layout: &Layout, start: usize, run: &[(f64, f64)]) -> Element {
+/// The outline of a run of neighbouring turned-away bars from tick `start`, as a
+/// subpath of the lane's outlines: along their tops, down the last, back along the tops
+/// of the served bars beneath, and up.
+fn run_outline(layout: &Layout, start: usize, run: &[(f64, f64)]) -> String {
     let x = |k: usize| coord(layout.x_col(k));
     let mut y = coord(run[0].0);
     let mut d = format!("M{} {y}", x(start));
@@ -870,7 +885,7 @@ fn run_outline(layout: &Layout, start: usize, run: &[(f64, f64)]) -> Element {
         d.push_str(&format!("H{px}"));
     }
     d.push('Z');
-    Element::new("path").set("d", d)
+    d
 }
 
 /// The dashed capacity line, stepping down (or up) to each slowdown's capacity for its

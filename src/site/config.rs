@@ -56,6 +56,31 @@ pub struct Config {
     pub smart_punctuation: bool,
 }
 
+impl Config {
+    /// Whether `base_url` is an absolute address (`https://example.org/docs/`), as the
+    /// sitemap named in `robots.txt`, the feed's links and each page's canonical link
+    /// need to be; the default `/` is only a path.
+    pub fn has_absolute_base(&self) -> bool {
+        let url = self.base_url.to_ascii_lowercase();
+        ["http://", "https://"]
+            .iter()
+            .any(|scheme| url.len() > scheme.len() && url.starts_with(scheme))
+    }
+}
+
+/// The note a build prints when the site has no absolute address.
+pub fn relative_base_note(config: &Config) -> Option<String> {
+    (!config.has_absolute_base()).then(|| {
+        format!(
+            "note: base_url is `{}`, not an absolute address: the sitemap named in \
+             robots.txt, the feed's links and the pages' canonical links are not absolute \
+             either, which search engines and feed readers reject; to publish, set base_url \
+             in site.yaml or pass `--base-url https://HOST/PATH/` to `retrylab build`",
+            config.base_url
+        )
+    })
+}
+
 /// Where the output folder was chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputFrom {
@@ -154,5 +179,28 @@ mod tests {
         assert_eq!(base_path("https://example.com"), "/");
         assert_eq!(base_path("/repo"), "/repo/");
         assert_eq!(base_path("repo/"), "/repo/");
+    }
+
+    #[test]
+    fn only_an_address_with_a_host_is_absolute() {
+        let with = |base_url: &str| Config {
+            title: String::new(),
+            description: String::new(),
+            base_url: with_slash(base_url),
+            base_path: base_path(base_url),
+            language: String::new(),
+            author: String::new(),
+            output: PathBuf::new(),
+            output_from: OutputFrom::Default,
+            smart_punctuation: true,
+        };
+        for absolute in ["https://user.github.io/retrylab/", "HTTP://example.com"] {
+            assert!(with(absolute).has_absolute_base(), "{absolute}");
+            assert_eq!(relative_base_note(&with(absolute)), None);
+        }
+        for relative in ["/", "/repo/", "repo", "https://", "//example.com/"] {
+            assert!(!with(relative).has_absolute_base(), "{relative}");
+            assert!(relative_base_note(&with(relative)).is_some(), "{relative}");
+        }
     }
 }

@@ -78,6 +78,9 @@ pub struct Summary {
     pub elapsed: Duration,
     /// Where the site is.
     pub output: PathBuf,
+    /// What the build has to say about the site beyond the summary, one `note:` line
+    /// each: that it has no absolute address.
+    pub notes: Vec<String>,
 }
 
 /// Each `sim` scenario's setup and results, by id: what references quote.
@@ -220,6 +223,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
             cached: simulated.as_ref().map_or(0, |(_, s)| s.cached),
             elapsed: started.elapsed(),
             output: config.output.clone(),
+            notes: Vec::new(),
         });
     };
 
@@ -267,6 +271,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         cached: stats.cached,
         elapsed: started.elapsed(),
         output: config.output.clone(),
+        notes: config::relative_base_note(&config).into_iter().collect(),
     })
 }
 

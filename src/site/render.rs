@@ -237,6 +237,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
         plan,
         out,
         code_blocks: 0,
+        tables: 0,
         links: 0,
         html_links: 0,
         level: 0,
@@ -727,6 +728,30 @@ mod tests {
         );
         // The indentation is the text's own: nothing joins or re-wraps its lines.
         assert!(r.html.contains("\n    "), "{}", r.html);
+    }
+
+    #[test]
+    fn every_markdown_table_scrolls_in_a_focusable_region_named_by_its_place() {
+        let body = "| a | b |\n|---|---|\n| 1 | 2 |\n\nBetween.\n\n| c |\n|---|\n| 3 |\n";
+        let r = page(body, &[], &[]);
+        assert!(
+            r.html.starts_with(
+                "<div class=\"table-region\" role=\"region\" tabindex=\"0\" aria-label=\"Table 1\">\n\
+                 <table><thead><tr><th>a</th><th>b</th></tr></thead><tbody>\n\
+                 <tr><td>1</td><td>2</td></tr>\n</tbody></table>\n</div>\n<p>Between.</p>\n"
+            ),
+            "{}",
+            r.html
+        );
+        assert!(
+            r.html.ends_with(
+                "<div class=\"table-region\" role=\"region\" tabindex=\"0\" aria-label=\"Table 2\">\n\
+                 <table><thead><tr><th>c</th></tr></thead><tbody>\n\
+                 <tr><td>3</td></tr>\n</tbody></table>\n</div>\n"
+            ),
+            "{}",
+            r.html
+        );
     }
 
     #[test]

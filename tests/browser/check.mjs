@@ -170,6 +170,8 @@ async function layoutProblems(page) {
 
     // A code block's region is the one element allowed to be wider inside: it scrolls.
     const codeRegion = (el) => el.closest('.code-scroll[role="region"][tabindex="0"][aria-label]');
+    // And an author's Markdown table, in a region of its own the same way.
+    const tableRegion = (el) => el.closest('.table-region[role="region"][tabindex="0"][aria-label]');
     // So is the chart's data, calls per tick, one tap away under a figure: a table of
     // up to sixteen columns of counts, for reading cell by cell, that scrolls both ways
     // in a focusable region named by its caption.
@@ -187,7 +189,7 @@ async function layoutProblems(page) {
     const clipped = [];
     for (const el of main.querySelectorAll('*')) {
       if (el.closest('svg') && el.tagName.toLowerCase() !== 'svg') continue;
-      const region = codeRegion(el) ?? dataRegion(el);
+      const region = codeRegion(el) ?? tableRegion(el) ?? dataRegion(el);
       if (region && region !== el) continue;
       // Visually hidden (a stacked table's headings, kept for screen readers): a
       // clipped box of a pixel, and everything in it.

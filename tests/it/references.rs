@@ -104,8 +104,9 @@ fn a_formatted_reference_fills_its_table_cell() {
             "| plain | escaped |\n|---|---|\n\
              | {{ s.fixed.served | percent }} | {{ s.fixed.served \\| percent }} of them |"
         ),
-        "<table><thead><tr><th>plain</th><th>escaped</th></tr></thead><tbody>\n\
-         <tr><td>100%</td><td>100% of them</td></tr>\n</tbody></table>\n"
+        "<div class=\"table-region\" role=\"region\" tabindex=\"0\" aria-label=\"Table 1\">\n\
+         <table><thead><tr><th>plain</th><th>escaped</th></tr></thead><tbody>\n\
+         <tr><td>100%</td><td>100% of them</td></tr>\n</tbody></table>\n</div>\n"
     );
     // Outside a table, `\|` is read the same.
     assert_eq!(
@@ -284,8 +285,9 @@ fn code_in_a_table_cell_keeps_its_reference_whole() {
     // the cells are, so the code span keeps it whole, as written.
     assert_eq!(
         published("| a |\n|---|\n| `{{ s.fixed.served | percent }}` |"),
-        "<table><thead><tr><th>a</th></tr></thead><tbody>\n\
-         <tr><td><code>{{ s.fixed.served | percent }}</code></td></tr>\n</tbody></table>\n"
+        "<div class=\"table-region\" role=\"region\" tabindex=\"0\" aria-label=\"Table 1\">\n\
+         <table><thead><tr><th>a</th></tr></thead><tbody>\n\
+         <tr><td><code>{{ s.fixed.served | percent }}</code></td></tr>\n</tbody></table>\n</div>\n"
     );
 }
 

@@ -230,3 +230,43 @@ fn a_folder_that_is_not_a_site_says_so() {
     assert!(stderr.starts_with("error: cannot read "), "{stderr}");
     assert!(stderr.contains("a retrylab site?)"), "{stderr}");
 }
+
+#[test]
+fn a_site_without_an_absolute_address_gets_a_note_naming_the_flag() {
+    let site = fixture("good");
+    let out = site.path().join("public");
+    // The fixture's own address is absolute: nothing to say.
+    let (code, _, stderr) = build(site.path(), &out);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("note:"), "{stderr}");
+    let config = site.path().join("site.yaml");
+    let yaml = read(&config).replace("base_url: https://example.org/fixture/", "base_url: /");
+    std::fs::write(&config, yaml).unwrap();
+    let (code, stdout, stderr) = build(site.path(), &out);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("built 3 pages"), "{stdout}");
+    let notes: Vec<&str> = stderr.lines().filter(|l| l.starts_with("note:")).collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    for words in [
+        "base_url is `/`, not an absolute address",
+        "robots.txt",
+        "canonical",
+        "`--base-url https://HOST/PATH/`",
+    ] {
+        assert!(notes[0].contains(words), "{words}: {}", notes[0]);
+    }
+    // What the note says is so: the sitemap it names is not an address.
+    assert!(read(&out.join("robots.txt")).contains("Sitemap: /sitemap.xml"));
+    // Given on the command line, the address silences it.
+    let (code, _, stderr) = run(&[
+        "build",
+        "--root",
+        site.path().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--base-url",
+        "https://u.github.io/repo/",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("note:"), "{stderr}");
+}

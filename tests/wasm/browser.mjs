@@ -315,8 +315,10 @@ try {
           const shown = await p.evaluate(() => {
             const svg = document.querySelector("#pg-chart > svg.sim-wide");
             const edge = Number(svg.querySelector(":scope > defs.pg-replay rect").getAttribute("width"));
-            return [...svg.querySelectorAll("g.bars > g.served > rect")]
-              .filter((r) => Number(r.getAttribute("x")) + Number(r.getAttribute("width")) <= edge + 0.02).length;
+            // Each lane's served bars are one path, a subpath "M{x} {y}h{width}v…" per bar.
+            return [...svg.querySelectorAll("g.bars > g.served > path")]
+              .flatMap((path) => [...path.getAttribute("d").matchAll(/M(-?[\d.]+) -?[\d.]+h(-?[\d.]+)/g)])
+              .filter(([, x, width]) => Number(x) + Number(width) <= edge + 0.02).length;
           });
           const served = expected.strategies.reduce((n, s) => n + s.served.slice(0, k).filter((c) => c > 0).length, 0);
           if (shown !== served) fail(`${what}: after tick ${k} the chart shows ${shown} served bars, the lanes have ${served}`);

@@ -21,7 +21,7 @@
 //!   top is written in its blue at the right of each lane, across from the bars' own.
 
 use super::super::coord;
-use super::super::draw::{Label, line, rect};
+use super::super::draw::{Label, Rects, line, rect};
 use super::super::svg::Element;
 use super::super::tidy_ceiling;
 use super::{Column, FAST, FAST_TINT, Layout, QUEUE, SERIES, SERVED, THROTTLED, WASTED};
@@ -182,11 +182,12 @@ pub(super) fn throttled(
         return None;
     }
     let per_tick = layout.per_tick();
-    let mut group = Element::new("g")
+    let group = Element::new("g")
         .set("class", "throttled")
         .set("fill", format!("url(#{throttle_id})"))
         .set("stroke", FAST)
         .set("stroke-width", if wide { "0.75" } else { "0.5" });
+    let mut rects = Rects::default();
     for k in 0..layout.columns {
         let c = layout.column(strategy, k);
         if c.throttled == 0.0 {
@@ -198,9 +199,9 @@ pub(super) fn throttled(
             continue;
         }
         let x = layout.x_col(k) + (per_tick - bar) / 2.0;
-        group = group.add(rect(x, top, layout.clipped(bar, x), bottom - top));
+        rects.push(x, top, layout.clipped(bar, x), bottom - top);
     }
-    Some(group)
+    Some(rects.into_group(group))
 }
 
 /// The height of `queued` calls above a baseline, on the queue's scale.

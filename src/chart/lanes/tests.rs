@@ -36,6 +36,32 @@ fn attribute_of(svg: &str, class: &str, name: &str) -> String {
     value[..value.find('"').unwrap()].to_string()
 }
 
+/// The rectangles (x, y, width, height) of the first group with a class in `svg`: the
+/// subpaths of its path, each traced as a `<rect>` is, from its top left corner.
+fn rects_of(svg: &str, class: &str) -> Vec<(f64, f64, f64, f64)> {
+    let group = svg
+        .split(&format!("<g class=\"{class}\""))
+        .nth(1)
+        .expect(class);
+    let group = &group[..group.find("</g>").unwrap()];
+    let Some(d) = group.split("<path d=\"").nth(1) else {
+        return Vec::new();
+    };
+    let d = &d[..d.find('"').unwrap()];
+    d.split('M')
+        .skip(1)
+        .map(|sub| {
+            let (x, rest) = sub.split_once(' ').unwrap();
+            let (y, rest) = rest.split_once('h').unwrap();
+            let (width, rest) = rest.split_once('v').unwrap();
+            let (height, rest) = rest.split_once('H').unwrap();
+            assert_eq!(rest, format!("{x}Z"), "a rectangle's subpath: {sub}");
+            let n = |v: &str| -> f64 { v.parse().unwrap() };
+            (n(x), n(y), n(width), n(height))
+        })
+        .collect()
+}
+
 #[test]
 fn overloaded_lanes_snapshot() {
     let (scenario, result) = overloaded();
@@ -105,22 +131,9 @@ fn wasted_work_stacks_on_the_served_and_under_the_turned_away() {
     let fixed = svg.split("<g class=\"lane\">").nth(1).unwrap();
     // Tick 20 of fixed: 2 served, 8 wasted, 6 turned away, each bar on the one below.
     let bars = |class: &str| -> Vec<(f64, f64, f64)> {
-        let group = fixed
-            .split(&format!("<g class=\"{class}\""))
-            .nth(1)
-            .unwrap();
-        let group = &group[..group.find("</g>").unwrap()];
-        group
-            .split("<rect ")
-            .skip(1)
-            .map(|r| {
-                let r = format!(" {r}");
-                let n = |name: &str| -> f64 {
-                    let v = r.split(&format!(" {name}=\"")).nth(1).unwrap();
-                    v[..v.find('"').unwrap()].parse().unwrap()
-                };
-                (n("x"), n("y"), n("height"))
-            })
+        rects_of(fixed, class)
+            .into_iter()
+            .map(|(x, y, _, height)| (x, y, height))
             .collect()
     };
     let at = |list: Vec<(f64, f64, f64)>, x: f64| {
@@ -256,16 +269,8 @@ fn throttled_attempts_stack_above_failed_fast_calls() {
     let svg = lane_chart(&scenario, &result, 3 * SECOND, Form::Wide);
     let fixed = svg.split("<g class=\"lane\">").nth(1).unwrap();
     let top_of = |class: &str| {
-        let group = fixed
-            .split(&format!("<g class=\"{class}\""))
-            .nth(1)
-            .unwrap();
-        let rect = group.split("<rect ").nth(1).unwrap();
-        let number = |name: &str| -> f64 {
-            let v = rect.split(&format!("{name}=\"")).nth(1).unwrap();
-            v[..v.find('"').unwrap()].parse().unwrap()
-        };
-        (number(" x"), number(" y"), number("height"))
+        let (x, y, _, height) = rects_of(fixed, class)[0];
+        (x, y, height)
     };
     // Tick 12: 10 wasted, 4 failed fast, then 2 throttled on top.
     let (fast_x, fast_y, _) = top_of("failed-fast");

@@ -32,6 +32,8 @@ pub struct Writer<'w> {
     pub out: Rendered,
     /// How many code blocks the page has had, which names each block's region.
     pub code_blocks: usize,
+    /// How many Markdown tables the page has had, which names each table's region.
+    pub tables: usize,
     /// How deep in Markdown links and images the writer is: no address is linked there.
     pub links: usize,
     /// How deep in links written as HTML (`<a …>`).
@@ -206,6 +208,22 @@ impl<'w> Writer<'w> {
                         Event::Text(CowStr::from(format!("[^{}]", tokens.restore(&label))))
                     };
                     written.push(html);
+                }
+                // A table wider than the column scrolls sideways in a region of its own,
+                // which the keyboard reaches and which says what it holds, so that it
+                // never makes the page scroll.
+                Event::Start(tag @ Tag::Table(_)) => {
+                    self.tables += 1;
+                    written.push(Event::Html(CowStr::from(format!(
+                        "<div class=\"table-region\" role=\"region\" tabindex=\"0\" \
+                         aria-label=\"Table {}\">\n",
+                        self.tables
+                    ))));
+                    written.push(Event::Start(tag));
+                }
+                Event::End(TagEnd::Table) => {
+                    written.push(Event::End(TagEnd::Table));
+                    written.push(Event::Html(CowStr::from("</div>\n")));
                 }
                 Event::Start(Tag::BlockQuote(Some(kind))) => {
                     let (class, title) = alert(kind);

@@ -107,6 +107,16 @@ pub fn without_our_markup(html: &str) -> String {
             out.push_str(&code_without_highlighting(&rest[end..close]));
             rest = &rest[(close + 6).min(rest.len())..];
             continue;
+        } else if tag.starts_with("<div class=\"table-region\"") {
+            // A Markdown table's region: its end follows the table's `</table>`.
+            let close = rest
+                .find("</table>\n</div>")
+                .map_or(rest.len(), |c| c + "</table>\n".len());
+            out.push_str(&without_our_markup(
+                rest[end..close].trim_start_matches('\n'),
+            ));
+            rest = rest[(close + "</div>".len()).min(rest.len())..].trim_start_matches('\n');
+            continue;
         } else if tag.starts_with("<a class=\"anchor\"") {
             let close = rest.find("</a>").map_or(rest.len(), |c| c + 4);
             if out.ends_with(' ') {
