@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 use crate::diag::{Diagnostic, Failure};
-use crate::engine::{Scenario, parse_scenario, run_scenario_with};
+use crate::engine::{Scenario, run_scenario_with};
+use crate::extends::{Chain, Source};
 use crate::report;
 use crate::site;
 use crate::yaml::Pos;
@@ -225,14 +226,14 @@ fn check(args: &SiteArgs) -> Result<String, Failure> {
 /// The scenario of `source` with each `NAME=VALUE` of `--set` in place, as a sweep
 /// sets it: the scenario's own mistakes, or a failure that names the setting.
 fn with_set(
-    source: &str,
+    tree: &crate::yaml::Node,
     id: Option<&str>,
     sets: &[String],
-) -> Result<crate::engine::Scenario, Result<Vec<crate::engine::ScenarioError>, Failure>> {
+) -> Result<crate::engine::Scenario, Failure> {
     use crate::engine::read::vary::{Parameter, placed, scalar, set_strategies};
-    let mut tree = crate::engine::read::parse_yaml(source).map_err(Ok)?;
+    let mut tree = tree.clone();
     for set in sets {
-        let fail = |message: String| Err(Failure::Other(format!("--set {set}: {message}")));
+        let fail = |message: String| Failure::Other(format!("--set {set}: {message}"));
         let Some((key, value)) = set.split_once('=') else {
             return Err(fail(
                 "write it as NAME=VALUE, for example clients=50".to_string(),
@@ -260,11 +261,11 @@ fn with_set(
         };
     }
     crate::engine::scenario_from_node(&tree, id).map_err(|errors| {
-        Err(Failure::Other(format!(
+        Failure::Other(format!(
             "with --set {}: {}",
             sets.join(" --set "),
             errors[0].message
-        )))
+        ))
     })
 }
 
@@ -276,20 +277,79 @@ fn stem_of(file: &std::path::Path) -> Option<&str> {
     })
 }
 
-/// Reads and validates the scenario file `file`: its name for messages, its text and the
-/// scenario. Every mistake is placed in the file.
-fn read_scenario_file(file: &std::path::Path) -> Result<(String, String, Scenario), Failure> {
+/// A scenario file or a page's block as read: where it stands, the bases its `extends`
+/// names, and its YAML laid over them.
+struct Text {
+    own: Source,
+    chain: Chain,
+    tree: crate::yaml::Node,
+}
+
+impl Text {
+    /// Reads `own`, resolving its `extends` against the site that `near` stands in.
+    fn read(own: Source, near: &std::path::Path) -> Result<Text, Failure> {
+        let mut chain = Chain::default();
+        let tree = crate::engine::read::parse_yaml(&own.body)
+            .and_then(|tree| {
+                crate::site::resolve_outside(&site_root_of(near), &own, tree, &mut chain)
+            })
+            .map_err(|errors| Text::placed(&chain, &own, errors))?;
+        Ok(Text { own, chain, tree })
+    }
+
+    fn placed(chain: &Chain, own: &Source, errors: Vec<crate::engine::ScenarioError>) -> Failure {
+        Failure::Input(errors.into_iter().map(|e| chain.place(own, e)).collect())
+    }
+
+    /// Mistakes of the merged YAML, each in the file where its key was written.
+    fn failure(&self, errors: Vec<crate::engine::ScenarioError>) -> Failure {
+        Text::placed(&self.chain, &self.own, errors)
+    }
+
+    /// The YAML that reads as the tree: the text itself, or, when it extends another,
+    /// the two merged.
+    fn yaml(&self) -> String {
+        match self.chain.is_empty() {
+            true => self.own.body.clone(),
+            false => crate::extends::emit(&self.tree),
+        }
+    }
+}
+
+/// The site a file stands in: the nearest folder above it with a `site.yaml`, or the
+/// current folder.
+fn site_root_of(file: &std::path::Path) -> PathBuf {
+    let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    absolute
+        .ancestors()
+        .skip(1)
+        .find(|dir| dir.join("site.yaml").is_file())
+        .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf)
+}
+
+/// Reads and validates the scenario file `file`, its `extends` resolved: the text as
+/// read and the scenario. Every mistake is placed in the file that has it.
+fn read_scenario_file(file: &std::path::Path) -> Result<(Text, Scenario), Failure> {
     let name = file.display().to_string();
     let bytes =
         std::fs::read(file).map_err(|e| Failure::Other(format!("cannot read {name}: {e}")))?;
     let source = crate::diag::utf8_or_located(&name, bytes)?;
-    let stem = stem_of(file);
-    let scenario =
-        parse_scenario(&source, stem).map_err(|errors| located(&name, &source, errors))?;
-    Ok((name, source, scenario))
+    let text = Text::read(
+        Source {
+            file: name,
+            text: source.clone(),
+            origin: Pos::START,
+            body: source,
+        },
+        file,
+    )?;
+    let scenario = crate::engine::scenario_from_node(&text.tree, stem_of(file))
+        .map_err(|errors| text.failure(errors))?;
+    Ok((text, scenario))
 }
 
 /// Scenario errors as the failure that prints them, placed in the file `name`.
+#[cfg(feature = "live")]
 fn located(name: &str, source: &str, errors: Vec<crate::engine::ScenarioError>) -> Failure {
     Failure::Input(
         errors
@@ -303,14 +363,11 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
     if let Some((page, id)) = page_block(&args.file) {
         return sim_block(args, &page, id.as_deref());
     }
-    let (name, source, scenario) = read_scenario_file(&args.file)?;
-    let stem = stem_of(&args.file);
+    let (text, scenario) = read_scenario_file(&args.file)?;
+    let name = &text.own.file;
     let scenario = match args.set.is_empty() {
         true => scenario,
-        false => with_set(&source, stem, &args.set).map_err(|e| match e {
-            Ok(errors) => located(&name, &source, errors),
-            Err(failure) => failure,
-        })?,
+        false => with_set(&text.tree, stem_of(&args.file), &args.set)?,
     };
     let progress = crate::site::progress::Progress::start(
         std::io::stderr().is_terminal(),
@@ -358,7 +415,8 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
         .collect();
     let line_of = |offset: usize| source[..offset].matches('\n').count() + 1;
     let Some(id) = id else {
-        let mut out = format!("{name}: {} blocks\n", blocks.len());
+        let noun = if blocks.len() == 1 { "block" } else { "blocks" };
+        let mut out = format!("{name}: {} {noun}\n", blocks.len());
         for (found, id) in &blocks {
             out.push_str(&format!(
                 "  {:<8} {:<24} line {}\n",
@@ -383,22 +441,21 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
         line: line_of(found.body_start),
         column: source[line_start..found.body_start].chars().count() + 1,
     };
-    let placed = |errors: Vec<crate::engine::ScenarioError>| {
-        Failure::Input(
-            errors
-                .into_iter()
-                .map(|e| Diagnostic::from_scenario(&name, &source, origin, e))
-                .collect(),
-        )
-    };
+    let text = Text::read(
+        Source {
+            file: name.clone(),
+            text: source.clone(),
+            origin,
+            body: found.body.clone(),
+        },
+        page,
+    )?;
+    let placed = |errors: Vec<crate::engine::ScenarioError>| text.failure(errors);
     let set = |scenario: crate::engine::Scenario| -> Result<_, Failure> {
         if args.set.is_empty() {
             return Ok(scenario);
         }
-        with_set(&found.body, Some(&scenario.id), &args.set).map_err(|e| match e {
-            Ok(errors) => placed(errors),
-            Err(failure) => failure,
-        })
+        with_set(&text.tree, Some(&scenario.id), &args.set)
     };
     let run = |scenario: &crate::engine::Scenario| {
         let progress = crate::site::progress::Progress::start(
@@ -411,7 +468,7 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
     };
     match found.kind {
         Kind::Sim => {
-            let sim = directive::read_sim(&found.body).map_err(placed)?;
+            let sim = directive::read_sim_root(&text.tree).map_err(placed)?;
             let result = run(&set(sim.scenario)?);
             Ok(if args.json {
                 report::json(&result, args.lanes) + "\n"
@@ -427,7 +484,7 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
                         .to_string(),
                 ));
             }
-            let sweep = directive::sweep::read_sweep(&found.body).map_err(placed)?;
+            let sweep = directive::sweep::read_sweep_root(&text.tree).map_err(placed)?;
             let results: Vec<(String, crate::engine::ScenarioResult)> = sweep
                 .points
                 .iter()
@@ -449,7 +506,13 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
 
 #[cfg(feature = "live")]
 fn live(args: &LiveArgs) -> Result<String, Failure> {
-    let (name, source, scenario) = read_scenario_file(&args.file)?;
+    let (text, scenario) = read_scenario_file(&args.file)?;
+    let source = text.yaml();
+    // Positions of the merged YAML, for a file that extends another.
+    let name = match text.chain.is_empty() {
+        true => text.own.file.clone(),
+        false => format!("{} (merged with what it extends)", text.own.file),
+    };
     crate::live::playable::check(&source, &scenario)
         .map_err(|errors| located(&name, &source, errors))?;
     if let Some(path) = &args.record {

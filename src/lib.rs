@@ -29,6 +29,8 @@ pub mod diag;
 #[cfg(feature = "site")]
 pub mod directive;
 pub mod engine;
+#[cfg(feature = "site")]
+pub mod extends;
 pub mod format;
 #[cfg(feature = "site")]
 pub mod live;

@@ -236,11 +236,15 @@ pub struct SimDirective {
 /// Reads a directive's YAML: the scenario (which must have an `id`) and its figure keys.
 /// Errors are positioned relative to the body.
 pub fn read_sim(body: &str) -> Result<SimDirective, Vec<ScenarioError>> {
-    let root = parse_yaml(body)?;
-    let figure = figure_spec(&root);
-    let scenario = scenario_from_node(&root, None);
+    read_sim_root(&parse_yaml(body)?)
+}
+
+/// Reads a directive from its parsed YAML (an `extends` already resolved).
+pub fn read_sim_root(root: &Node) -> Result<SimDirective, Vec<ScenarioError>> {
+    let figure = figure_spec(root);
+    let scenario = scenario_from_node(root, None);
     // The scenario format knows `sweep` for sweep blocks; here it would be ignored.
-    let stray = key_node(&root, "sweep").map(|key| ScenarioError {
+    let stray = key_node(root, "sweep").map(|key| ScenarioError {
         pos: key.pos,
         width: key.width,
         message: "a ```sim block has no `sweep`".to_string(),
@@ -250,7 +254,7 @@ pub fn read_sim(body: &str) -> Result<SimDirective, Vec<ScenarioError>> {
     });
     match (scenario, figure, stray) {
         (Ok(scenario), Ok(figure), None) => {
-            let explore = explore::read_explore(&root, &scenario)?;
+            let explore = explore::read_explore(root, &scenario)?;
             Ok(SimDirective {
                 scenario,
                 figure,

@@ -133,12 +133,16 @@ pub(super) fn noted<T>(
 
 /// Reads a sweep directive. Errors are positioned relative to the body.
 pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
-    let root = parse_yaml(body)?;
-    let base = scenario_from_node(&root, None);
-    let Some(sweep_node) = key(&root, "sweep") else {
+    read_sweep_root(&parse_yaml(body)?)
+}
+
+/// Reads a sweep directive from its parsed YAML (an `extends` already resolved).
+pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>> {
+    let base = scenario_from_node(root, None);
+    let Some(sweep_node) = key(root, "sweep") else {
         let mut errors = base.err().unwrap_or_default();
         errors.push(error(
-            &root,
+            root,
             "missing key `sweep`".to_string(),
             Some("add `sweep: {vary: clients, values: [10, 100, 1000]}`".to_string()),
         ));
@@ -203,7 +207,7 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     let mut caption = noted(sweep.text("caption"), &mut errors)
         .flatten()
         .map(str::to_string);
-    let keys = key(&root, "figure");
+    let keys = key(root, "figure");
     // A sweep's axis is the varied parameter: there is no time window to set.
     if let Some(window) = keys.and_then(|f| key_node(f, "window")) {
         errors.push(error(
@@ -212,7 +216,7 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
             Some("remove `figure.window`; the chart spans the values swept".to_string()),
         ));
     }
-    match figure_spec(&root) {
+    match figure_spec(root) {
         Ok(figure) => {
             match (
                 &caption,
@@ -279,7 +283,7 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     let mut points = Vec::new();
     let mut work: u128 = 0;
     for node in &values {
-        match point(&root, parameter, node) {
+        match point(root, parameter, node) {
             Ok((label, x, scenario)) => {
                 work += scenario.work();
                 points.push((label, x, scenario));

@@ -19,6 +19,7 @@ mod meta;
 pub mod output;
 pub mod page;
 mod parts;
+pub(crate) use parts::resolve_outside;
 pub mod playground;
 pub mod progress;
 pub mod render;

@@ -15,6 +15,8 @@ use crate::directive::schedule::ScheduleDirective;
 use crate::directive::sweep::{self, SweepDirective};
 use crate::directive::{self, Kind, Scan, SimDirective};
 use crate::engine::Scenario;
+use crate::engine::read::parse_yaml;
+use crate::extends::{self, Bases, Chain, Source};
 use crate::suggest::closest;
 
 /// One directive, read.
@@ -140,7 +142,6 @@ pub(super) fn read_parts(
 ) -> (Vec<PageParts>, Vec<Diagnostic>) {
     let mut last = std::mem::take(reads);
     let mut problems = Vec::new();
-    let mut scans = Vec::new();
     let mut scenarios: BTreeMap<String, Scenario> = BTreeMap::new();
     // Where each id is first used: the page and the byte offset in its source.
     let mut defined_at: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -150,12 +151,18 @@ pub(super) fn read_parts(
     // Each page's line index, made only when something on the page is placed.
     let indexes: Vec<OnceCell<LineIndex>> = pages.iter().map(|_| OnceCell::new()).collect();
     let index = |p: usize| indexes[p].get_or_init(|| LineIndex::new(&pages[p].source));
+    let scans: Vec<(String, Scanned)> = pages
+        .iter()
+        .map(|page| {
+            let body = page.body();
+            last.bodies
+                .remove_entry(body)
+                .unwrap_or_else(|| (body.to_string(), Scanned::of(body)))
+        })
+        .collect();
+    let bases = SiteBases::new(root, pages, &scans, &indexes);
     for (p, page) in pages.iter().enumerate() {
-        let body = page.body();
-        let (body_key, scanned) = last
-            .bodies
-            .remove_entry(body)
-            .unwrap_or_else(|| (body.to_string(), Scanned::of(body)));
+        let scanned = &scans[p].1;
         for problem in &scanned.scan.problems {
             problems.push(at(
                 page,
@@ -169,17 +176,48 @@ pub(super) fn read_parts(
         for found in &scanned.scan.directives {
             let offset = page.body_start + found.body_start;
             let origin = || index(p).pos(&page.source, offset);
-            let key = (found.kind, found.body.clone());
+            let own = Source {
+                file: page.file.clone(),
+                text: page.source.clone(),
+                origin: origin(),
+                body: found.body.clone(),
+            };
+            // A scenario's block is laid over the one its `extends` names, if any, and
+            // its reading is a function of every text of the chain.
+            let mut chain = Chain::default();
+            let merged = match found.kind {
+                Kind::Sim | Kind::Sweep => match parse_yaml(&found.body)
+                    .and_then(|root| extends::resolve(root, &own, &bases, &mut chain))
+                {
+                    Ok(root) => Some(root),
+                    Err(errors) => {
+                        if let Some(id) = directive::id_of(&found.body) {
+                            broken.insert(id);
+                        }
+                        problems.extend(errors.into_iter().map(|e| chain.place(&own, e)));
+                        continue;
+                    }
+                },
+                _ => None,
+            };
+            let text = chain.key(&found.body);
+            let key = (found.kind, text.clone());
             let read = match last.directives.remove(&key) {
                 Some(block) => Ok(block),
-                None => match found.kind {
-                    Kind::Sim => directive::read_sim(&found.body)
-                        .map(|sim| Block::Sim(Box::new(sim), found.body.clone())),
-                    Kind::Sweep => sweep::read_sweep(&found.body).map(Block::Sweep),
-                    Kind::Schedule => {
+                None => match (found.kind, &merged) {
+                    (Kind::Sim, Some(root)) => directive::read_sim_root(root).map(|sim| {
+                        let source = match chain.is_empty() {
+                            true => found.body.clone(),
+                            false => extends::emit(root),
+                        };
+                        Block::Sim(Box::new(sim), source)
+                    }),
+                    (Kind::Sweep, Some(root)) => sweep::read_sweep_root(root).map(Block::Sweep),
+                    (Kind::Sim | Kind::Sweep, None) => unreachable!("read above"),
+                    (Kind::Schedule, _) => {
                         directive::schedule::read_schedule(&found.body).map(Block::Schedule)
                     }
-                    Kind::Live => match directive::live::read_live(&found.body) {
+                    (Kind::Live, _) => match directive::live::read_live(&found.body) {
                         Ok(read) => match live::load(root, page, origin(), read) {
                             Ok(block) => Ok(Block::Live(Box::new(block))),
                             Err(more) => {
@@ -189,7 +227,7 @@ pub(super) fn read_parts(
                         },
                         Err(errors) => Err(errors),
                     },
-                    Kind::ReferenceTable => {
+                    (Kind::ReferenceTable, _) => {
                         let name = found.body.trim();
                         match docs::table_named(name) {
                             Some(html) => Ok(Block::Table(html)),
@@ -216,7 +254,7 @@ pub(super) fn read_parts(
                                 problems.push(at(
                                     page,
                                     index(p),
-                                    &name_range(body, found, name),
+                                    &name_range(page.body(), found, name),
                                     format!("there is no reference table `{name}`"),
                                     Some(help),
                                 ));
@@ -261,7 +299,7 @@ pub(super) fn read_parts(
                     }
                     blocks.push(Placed {
                         at: found.block.start,
-                        text: found.body.clone(),
+                        text,
                         block,
                     });
                 }
@@ -269,17 +307,11 @@ pub(super) fn read_parts(
                     if let Some(id) = directive::id_of(&found.body) {
                         broken.insert(id);
                     }
-                    let origin = origin();
-                    problems.extend(
-                        errors.into_iter().map(|e| {
-                            Diagnostic::from_scenario(&page.file, &page.source, origin, e)
-                        }),
-                    );
+                    problems.extend(errors.into_iter().map(|e| chain.place(&own, e)));
                 }
             }
         }
         blocks_of_pages.push(blocks);
-        scans.push((body_key, scanned));
     }
     let mut parts = Vec::new();
     for (p, ((page, (body_key, scanned)), mut blocks)) in
@@ -357,7 +389,7 @@ pub(super) fn read_parts(
         }
     }
     problems.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
-    (parts, problems)
+    (parts, once_each(problems))
 }
 
 /// Where `name`, the trimmed body of the directive `found`, stands in the page's body
@@ -395,4 +427,161 @@ fn card_problem(page: &Page, id: &str, scenarios: &BTreeMap<String, Scenario>) -
         format!("no scenario has the id `{id}`"),
     )
     .with_help(Some(help))
+}
+
+/// The scenarios an `extends` of this site can name: the files of `scenarios/`, then
+/// the `sim` and `sweep` blocks of every page, by id (the first, where an id is used
+/// twice: that mistake is reported on its own).
+struct SiteBases<'a> {
+    root: &'a Path,
+    pages: &'a [Page],
+    indexes: &'a [OnceCell<LineIndex>],
+    blocks: BTreeMap<String, (usize, &'a directive::Found)>,
+}
+
+impl<'a> SiteBases<'a> {
+    fn new(
+        root: &'a Path,
+        pages: &'a [Page],
+        scans: &'a [(String, Scanned)],
+        indexes: &'a [OnceCell<LineIndex>],
+    ) -> SiteBases<'a> {
+        let mut blocks = BTreeMap::new();
+        for (p, (_, scanned)) in scans.iter().enumerate() {
+            for found in &scanned.scan.directives {
+                if matches!(found.kind, Kind::Sim | Kind::Sweep)
+                    && let Some(id) = directive::id_of(&found.body)
+                {
+                    blocks.entry(id).or_insert((p, found));
+                }
+            }
+        }
+        SiteBases {
+            root,
+            pages,
+            indexes,
+            blocks,
+        }
+    }
+}
+
+impl Bases for SiteBases<'_> {
+    fn find(&self, name: &str) -> Result<Source, String> {
+        if let Some(source) = scenario_file(self.root, name)? {
+            return Ok(source);
+        }
+        if let Some(&(p, found)) = self.blocks.get(name) {
+            let page = &self.pages[p];
+            let index = self.indexes[p].get_or_init(|| LineIndex::new(&page.source));
+            return Ok(Source {
+                file: page.file.clone(),
+                text: page.source.clone(),
+                origin: index.pos(&page.source, page.body_start + found.body_start),
+                body: found.body.clone(),
+            });
+        }
+        let mut names: Vec<String> = self.blocks.keys().cloned().collect();
+        names.extend(scenario_files(self.root));
+        names.sort();
+        names.dedup();
+        Err(format!(
+            "a scenario extends a file of scenarios/ (by its name without `.yaml`) or a \
+             `sim` or `sweep` block of a page (by its id); {}",
+            crate::suggest::help(name, names.iter().map(String::as_str), "scenarios")
+        ))
+    }
+}
+
+/// The scenario file `scenarios/NAME.yaml` below `root`, if there is one; an error for
+/// a name that is no plain file name or a file that cannot be read.
+pub(crate) fn scenario_file(root: &Path, name: &str) -> Result<Option<Source>, String> {
+    let plain = !name.is_empty()
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !plain {
+        return Err(
+            "a name to extend is an id or a file name without `.yaml`: letters, digits, \
+             `-`, `_` and `.`"
+                .to_string(),
+        );
+    }
+    let file = format!("scenarios/{name}.yaml");
+    let path = root.join(&file);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{file} cannot be read: {e}")),
+    };
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{file} is not UTF-8 text (a byte that is no UTF-8 at byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    Ok(Some(Source {
+        file,
+        body: text.clone(),
+        text,
+        origin: crate::yaml::Pos::START,
+    }))
+}
+
+/// The names of the scenario files below `root`, for a help line.
+pub(crate) fn scenario_files(root: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root.join("scenarios")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".yaml").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// `problems`, sorted by place, with each told once: a mistake in a scenario that two
+/// blocks extend is found by reading each.
+fn once_each(problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut kept: Vec<Diagnostic> = Vec::with_capacity(problems.len());
+    let mut group = 0;
+    for problem in problems {
+        if kept
+            .last()
+            .is_some_and(|last| (&last.file, last.pos) != (&problem.file, problem.pos))
+        {
+            group = kept.len();
+        }
+        if !kept[group..].contains(&problem) {
+            kept.push(problem);
+        }
+    }
+    kept
+}
+
+/// `extends` resolved for a text read outside a build (`retrylab sim`, `retrylab
+/// live`): against the scenario files and every page, drafts included, of the site at
+/// `root`. A text that extends nothing is given back without reading the site.
+pub(crate) fn resolve_outside(
+    root: &Path,
+    own: &Source,
+    tree: crate::yaml::Node,
+    chain: &mut Chain,
+) -> Result<crate::yaml::Node, Vec<crate::engine::ScenarioError>> {
+    if directive::key_node(&tree, "extends").is_none() {
+        return Ok(tree);
+    }
+    let pages = super::page::load_all(root, true)
+        .map(|(pages, _)| pages)
+        .unwrap_or_default();
+    let scans: Vec<(String, Scanned)> = pages
+        .iter()
+        .map(|page| (String::new(), Scanned::of(page.body())))
+        .collect();
+    let indexes: Vec<OnceCell<LineIndex>> = pages.iter().map(|_| OnceCell::new()).collect();
+    let bases = SiteBases::new(root, &pages, &scans, &indexes);
+    extends::resolve(tree, own, &bases, chain)
 }

@@ -1,6 +1,6 @@
 //! `retrylab serve`: builds the site, serves its output folder over HTTP on loopback,
-//! rebuilds when content, templates, static files or `site.yaml` change, and reloads
-//! the open pages through Server-Sent Events.
+//! rebuilds when content, templates, static files, scenario files or `site.yaml` change,
+//! and reloads the open pages through Server-Sent Events.
 //!
 //! Like `zola serve`, it builds into the site's output folder (`public/` unless told
 //! otherwise) with `base_url` set to the server's own address, so run `retrylab build`
@@ -266,9 +266,10 @@ impl Hosts {
     }
 }
 
-/// The site's inputs: `content/`, `templates/`, `static/` and `site.yaml`.
+/// The site's inputs: `content/`, `templates/`, `static/`, `scenarios/` (which blocks may
+/// extend) and `site.yaml`.
 fn watched_paths(root: &Path) -> Vec<PathBuf> {
-    ["content", "templates", "static", "site.yaml"]
+    ["content", "templates", "static", "scenarios", "site.yaml"]
         .iter()
         .map(|p| root.join(p))
         .collect()

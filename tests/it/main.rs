@@ -11,6 +11,7 @@ mod corpus;
 mod engine_facts;
 mod errors;
 mod explorable;
+mod extends;
 mod front_matter;
 mod github;
 mod highlighting;
