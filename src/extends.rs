@@ -223,7 +223,7 @@ fn resolve_at(
         )]);
     }
     let base_root = resolve_at(base_root, bases, chain, seen, names)?;
-    Ok(lay_over(inherited(base_root), own))
+    Ok(id_first(lay_over(inherited(base_root), own)))
 }
 
 fn shifted(pos: Pos, depth: usize) -> Pos {
@@ -244,6 +244,17 @@ fn shift(node: &mut Node, depth: usize) {
             shift(v, depth);
         }),
     }
+}
+
+/// The scenario's own `id` written first, where an author writes it.
+fn id_first(mut node: Node) -> Node {
+    if let Value::Map(pairs) = &mut node.value
+        && let Some(i) = pairs.iter().position(|(k, _)| k.as_scalar() == Some("id"))
+    {
+        let id = pairs.remove(i);
+        pairs.insert(0, id);
+    }
+    node
 }
 
 /// The base without the keys that are its own.
@@ -312,7 +323,9 @@ fn null(at: &Node) -> Node {
 
 /// The merged tree as YAML that reads back to the same values: what the playground and
 /// the explorable figure are given for a block that extends another. Comments and the
-/// author's layout are not kept; every list is written one item a line.
+/// author's layout are not kept: maps are written a key a line, lists of scalars and the
+/// maps of scalars inside lists in flow style (`[fixed, full-jitter]`,
+/// `- {from: 10s, to: 12s}`), as this site's own scenarios write them.
 pub fn emit(root: &Node) -> String {
     let mut out = String::new();
     match &root.value {
@@ -331,6 +344,28 @@ fn emit_map(pairs: &[(Node, Node)], indent: usize, out: &mut String) {
     }
 }
 
+/// A list or map of scalars only, written on one line in flow style.
+fn flat(node: &Node) -> Option<String> {
+    let item = |n: &Node| match &n.value {
+        Value::Scalar { .. } => Some(flow_scalar(n)),
+        _ => None,
+    };
+    match &node.value {
+        Value::Seq(items) => {
+            let items: Option<Vec<String>> = items.iter().map(item).collect();
+            Some(format!("[{}]", items?.join(", ")))
+        }
+        Value::Map(pairs) => {
+            let pairs: Option<Vec<String>> = pairs
+                .iter()
+                .map(|(k, v)| Some(format!("{}: {}", item(k)?, item(v)?)))
+                .collect();
+            Some(format!("{{{}}}", pairs?.join(", ")))
+        }
+        Value::Scalar { .. } => None,
+    }
+}
+
 fn emit_value(value: &Node, indent: usize, out: &mut String) {
     match &value.value {
         Value::Scalar { .. } if value.is_null() => out.push_str(" ~\n"),
@@ -344,19 +379,24 @@ fn emit_value(value: &Node, indent: usize, out: &mut String) {
             emit_map(pairs, indent + 2, out);
         }
         Value::Seq(items) => {
+            if let Some(line) = flat(value) {
+                let _ = writeln!(out, " {line}");
+                return;
+            }
             out.push('\n');
             for item in items {
                 let _ = write!(out, "{:w$}-", "", w = indent + 2);
-                match &item.value {
-                    Value::Map(pairs) if !pairs.is_empty() => {
+                match (&item.value, flat(item)) {
+                    (Value::Scalar { .. }, _) => emit_value(item, indent + 2, out),
+                    (_, Some(line)) => {
+                        let _ = writeln!(out, " {line}");
+                    }
+                    (Value::Map(pairs), None) => {
                         out.push('\n');
                         emit_map(pairs, indent + 4, out);
                     }
-                    Value::Seq(inner) if !inner.is_empty() => {
-                        // A list in a list: its items one level deeper.
-                        emit_value(item, indent + 2, out);
-                    }
-                    _ => emit_value(item, indent + 2, out),
+                    // A list in a list: its items one level deeper.
+                    (Value::Seq(_), None) => emit_value(item, indent + 2, out),
                 }
             }
         }
@@ -373,6 +413,21 @@ fn scalar(node: &Node) -> String {
         Value::Scalar { text, .. } => quoted(text),
         // Not reached for a tree the reader accepts: keys are scalars.
         _ => quoted(&node.describe()),
+    }
+}
+
+/// A scalar inside `[...]` or `{...}`, where a plain one cannot hold the flow
+/// indicators.
+fn flow_scalar(node: &Node) -> String {
+    match &node.value {
+        Value::Scalar { text, .. } if node.is_null() && text.is_empty() => "~".to_string(),
+        Value::Scalar {
+            text, plain: true, ..
+        } if !text.contains([',', '[', ']', '{', '}']) && !text.is_empty() => text.clone(),
+        _ => match &node.value {
+            Value::Scalar { text, .. } => quoted(text),
+            _ => quoted(&node.describe()),
+        },
     }
 }
 
@@ -456,7 +511,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             out,
-            "clients: 100\nserver:\n  capacity: 20\n  tick: 100ms\nstrategies:\n  - fixed\nid: small\n"
+            "id: small\nclients: 100\nserver:\n  capacity: 20\n  tick: 100ms\nstrategies: [fixed]\n"
         );
     }
 
@@ -465,7 +520,7 @@ mod tests {
         let out = merged(&[("crowd", CROWD)], "extends: crowd\nserver:\n  tick: ~\n").unwrap();
         assert_eq!(
             out,
-            "clients: 100\nserver:\n  capacity: 10\nstrategies:\n  - fixed\n  - full-jitter\n"
+            "clients: 100\nserver:\n  capacity: 10\nstrategies: [fixed, full-jitter]\n"
         );
     }
 
@@ -476,7 +531,7 @@ mod tests {
             "extends: big\nid: x\n",
         )
         .unwrap();
-        assert!(out.starts_with("clients: 400\nserver:"), "{out}");
+        assert!(out.starts_with("id: x\nclients: 400\nserver:"), "{out}");
         let err = merged(
             &[("a", "extends: b\n"), ("b", "extends: a\n")],
             "extends: a\n",
@@ -508,7 +563,8 @@ mod tests {
     #[test]
     fn emitted_yaml_reads_back_to_the_same_values() {
         let text = "a: \"quoted: # odd\"\nb: [x, 'y z', \"\\t\"]\nc:\n  d: ~\n  e: {}\n  f: []\n\
-                    g:\n  - {h: 1, i: [2, 3]}\n  - [4, 5]\n  - plain words\nk: |\n  two\n  lines\n";
+                    g:\n  - {h: 1, i: [2, 3]}\n  - [4, 5]\n  - plain words\nk: |\n  two\n  lines\n\
+                    l:\n  - {m: \"x, y\", n: ~, o: 'p'}\n  - q: plain, with a comma\n";
         let tree = yaml::parse(text).unwrap();
         let again = yaml::parse(&emit(&tree)).unwrap();
         fn strip(n: &Node) -> String {

@@ -20,6 +20,7 @@ pub mod output;
 pub mod page;
 mod parts;
 pub(crate) use parts::resolve_outside;
+pub use parts::resolved;
 pub mod playground;
 pub mod progress;
 pub mod render;

@@ -565,6 +565,26 @@ fn once_each(problems: Vec<Diagnostic>) -> Vec<Diagnostic> {
 /// `extends` resolved for a text read outside a build (`retrylab sim`, `retrylab
 /// live`): against the scenario files and every page, drafts included, of the site at
 /// `root`. A text that extends nothing is given back without reading the site.
+/// The YAML of a block or a scenario file of the site at `root`, with everything it
+/// `extends` laid under it, as the build reads it; `file` names the text in messages.
+/// For tools and tests that read a page's blocks themselves.
+pub fn resolved(
+    root: &Path,
+    file: &str,
+    body: &str,
+) -> Result<crate::yaml::Node, Vec<crate::diag::Diagnostic>> {
+    let own = Source {
+        file: file.to_string(),
+        text: body.to_string(),
+        origin: crate::yaml::Pos::START,
+        body: body.to_string(),
+    };
+    let mut chain = Chain::default();
+    crate::engine::read::parse_yaml(body)
+        .and_then(|tree| resolve_outside(root, &own, tree, &mut chain))
+        .map_err(|errors| errors.into_iter().map(|e| chain.place(&own, e)).collect())
+}
+
 pub(crate) fn resolve_outside(
     root: &Path,
     own: &Source,

@@ -45,7 +45,9 @@ fn every_preset_on_the_site_is_the_preset_file() {
             if d.kind != Kind::Sim {
                 continue;
             }
-            let on_page = directive::read_sim(&d.body).unwrap().scenario;
+            let on_page = directive::read_sim_root(&crate::util::resolved(&d.body))
+                .unwrap()
+                .scenario;
             let file = root()
                 .join("scenarios")
                 .join(format!("{}.yaml", on_page.id));

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use retrylab::directive::{Kind, read_sim, scan};
+use retrylab::directive::{Kind, read_sim_root, scan};
 use retrylab::engine::{Scenario, parse_scenario};
 
 /// Every `sim` block of `content/`, by id, with the file it is in.
@@ -22,7 +22,7 @@ fn blocks() -> BTreeMap<String, (String, Scenario)> {
             if found.kind != Kind::Sim {
                 continue;
             }
-            let sim = read_sim(&found.body).unwrap();
+            let sim = read_sim_root(&crate::util::resolved(&found.body)).unwrap();
             let id = sim.scenario.id.clone();
             all.insert(id, (path.display().to_string(), sim.scenario));
         }

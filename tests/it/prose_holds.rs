@@ -9,7 +9,13 @@ use crate::util::{copy_tree, root, run_in};
 fn check_with(page: &str, changes: &[(&str, &str)]) -> (i32, String) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let site = dir.path();
-    for folder in ["content", "templates", "static", ".retrylab-cache"] {
+    for folder in [
+        "content",
+        "scenarios",
+        "templates",
+        "static",
+        ".retrylab-cache",
+    ] {
         if root().join(folder).exists() {
             copy_tree(&root().join(folder), &site.join(folder));
         }
@@ -56,7 +62,10 @@ fn without_a_crowd_the_gap_without_jitter_is_refused() {
     refused(
         "backoff-and-jitter.md",
         &[
-            ("id: crowd\nclients: 100\n", "id: crowd\nclients: 10\n"),
+            (
+                "id: crowd\nextends: crowd\n",
+                "id: crowd\nextends: crowd\nclients: 10\n",
+            ),
             // The stored live run is of the crowd of a hundred.
             ("```live\nscenario: crowd\ndata: live/crowd.json\n```\n", ""),
         ],
@@ -75,8 +84,9 @@ fn a_breaker_that_never_opens_refuses_the_sentence_on_its_retried_fast_failures(
     refused(
         "beyond-backoff.md",
         &[(
-            "  outages: [{from: 10s, to: 12s}]\nretry:\n  base: 100ms\n  cap: 10s\n  max_attempts: 10\n  breaker: {}\n",
-            "  outages: [{from: 10s, to: 10.1s}]\nretry:\n  base: 100ms\n  cap: 10s\n  max_attempts: 10\n  breaker: {}\n",
+            "id: metastable-breaker\nextends: metastable-breaker\n",
+            "id: metastable-breaker\nextends: metastable-breaker\n\
+             server:\n  outages: [{from: 10s, to: 10.1s}]\n",
         )],
         "metastable-breaker",
         "metastable-breaker.fixed.failed_fast > 0 and \
@@ -91,8 +101,9 @@ fn a_collapse_that_recovers_refuses_the_sentence_on_its_latency() {
     refused(
         "timeouts-and-overload.md",
         &[(
-            "id: collapse\nclients: 0\narrivals: {rate: 80}\nhorizon: 1m\nserver:\n  model: capacity\n  capacity: 10\n  tick: 100ms\n  rejection_cost: 0.1\n  slowdowns: [{from: 10s, to: 15s, capacity: 5}]\n",
-            "id: collapse\nclients: 0\narrivals: {rate: 80}\nhorizon: 1m\nserver:\n  model: capacity\n  capacity: 10\n  tick: 100ms\n  rejection_cost: 0.1\n  slowdowns: [{from: 10s, to: 15s, capacity: 9}]\n",
+            "id: collapse\nextends: collapse\n",
+            "id: collapse\nextends: collapse\n\
+             server:\n  slowdowns: [{from: 10s, to: 15s, capacity: 9}]\n",
         )],
         "collapse",
         "collapse.full-jitter.latency_p99 < 1 and collapse.full-jitter.goodput < collapse.offered",
@@ -107,8 +118,8 @@ fn with_free_rejections_equal_jitter_no_longer_beats_full_jitter_in_the_crowd() 
         "backoff-and-jitter.md",
         &[
             (
-                "  capacity: 10\n  tick: 100ms\n  rejection_cost: 0.1\nretry:\n  base: 100ms\n  cap: 10s\n  multiplier: 2\nstrategies: [fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter]\n",
-                "  capacity: 10\n  tick: 100ms\n  rejection_cost: 0\nretry:\n  base: 100ms\n  cap: 10s\n  multiplier: 2\nstrategies: [fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter]\n",
+                "id: crowd\nextends: crowd\n",
+                "id: crowd\nextends: crowd\nserver:\n  rejection_cost: 0\n",
             ),
             ("```live\nscenario: crowd\ndata: live/crowd.json\n```\n", ""),
         ],
@@ -140,8 +151,8 @@ fn a_server_big_enough_for_the_crowd_refuses_the_seconds_when_everyone_collides(
     refused(
         "why-waiting-longer.md",
         &[(
-            "  capacity: 10\n  tick: 1s\n",
-            "  capacity: 40\n  tick: 1s\n",
+            "id: beginner\nextends: beginner\n",
+            "id: beginner\nextends: beginner\nserver:\n  capacity: 40\n",
         )],
         "beginner",
         "beginner.full-jitter.peak_rejected == beginner.clients",

@@ -2,12 +2,12 @@
 //! the very blocks of the article, so that an engine change that breaks one fails here
 //! before the page says something its runs no longer show.
 
-use retrylab::directive::sweep::{SweepDirective, read_sweep};
-use retrylab::directive::{Kind, read_sim, scan};
+use retrylab::directive::sweep::{SweepDirective, read_sweep_root};
+use retrylab::directive::{Kind, read_sim_root, scan};
 use retrylab::engine::units::{Micros, SECOND};
 use retrylab::engine::{Run, Scenario, ScenarioResult, Strategy, run_scenario, simulate};
 
-use crate::util::root;
+use crate::util::{resolved, root};
 
 fn article() -> String {
     std::fs::read_to_string(root().join("content/timeouts-and-overload.md")).unwrap()
@@ -19,7 +19,7 @@ fn block(id: &str) -> Scenario {
         .directives
         .into_iter()
         .filter(|d| d.kind == Kind::Sim)
-        .map(|d| read_sim(&d.body).unwrap().scenario)
+        .map(|d| read_sim_root(&resolved(&d.body)).unwrap().scenario)
         .find(|s| s.id == id)
         .unwrap_or_else(|| panic!("the article has no scenario `{id}`"))
 }
@@ -30,7 +30,7 @@ fn sweep(id: &str) -> SweepDirective {
         .directives
         .into_iter()
         .filter(|d| d.kind == Kind::Sweep)
-        .map(|d| read_sweep(&d.body).unwrap())
+        .map(|d| read_sweep_root(&resolved(&d.body)).unwrap())
         .find(|s| s.id == id)
         .unwrap_or_else(|| panic!("the article has no sweep `{id}`"))
 }

@@ -102,3 +102,17 @@ fn outcome(out: std::process::Output) -> (i32, String, String) {
         String::from_utf8(out.stderr).unwrap(),
     )
 }
+
+/// A block of this site's pages as the build reads it: its YAML with everything it
+/// `extends` laid under it.
+pub fn resolved(body: &str) -> retrylab::yaml::Node {
+    retrylab::site::resolved(&root(), "content", body).unwrap_or_else(|e| {
+        panic!(
+            "{}",
+            e.iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })
+}
