@@ -42,7 +42,8 @@ pub(super) fn sweep_table(sweep: &Sweep, total: Metric) -> String {
         rows.push((escape(&p.label), cells));
     }
     let names: Vec<&str> = strategies.iter().map(|s| s.name()).collect();
-    let axis = escape(sweep.axis);
+    // A duration's value is written with its unit ("500 ms"), so its heading has none.
+    let axis = escape(sweep.axis.strip_suffix(" (s)").unwrap_or(sweep.axis));
     let mut out = format!(
         "<table class=\"sim-results sim-sweep-data sim-fit-{}\">\n<caption id=\"{id}-sweep-caption\">{}{} by {}{how}</caption>\n<thead>\n<tr>",
         super::super::table::fit_class(&names, &rows),

@@ -63,6 +63,12 @@ fn a_sweep_of_latency_is_to_the_millisecond_and_never_where_nothing_was_answered
         "Where no run answered a call in time, the point is a hollow marker in the row marked “never”."
     ));
     assert!(html.contains("P99 latency (s) by timeout"));
+    // The values carry their unit ("1 s"), so the column's heading does not.
+    assert!(
+        html.contains("<th scope=\"col\" class=\"num\">timeout</th>"),
+        "{html}"
+    );
+    assert!(html.contains("data-label=\"timeout\">1 s</th>"), "{html}");
     assert!(
         html.contains("exponential: 0.250 s at 1 s, never at 3 s."),
         "{html}"
