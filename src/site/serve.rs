@@ -171,22 +171,47 @@ pub fn serve(options: &ServeOptions) -> Result<(), Failure> {
     let handler = Arc::clone(&shared);
     std::thread::spawn(move || runtime.block_on(accept(listener, handler)));
 
+    // A change of the site's inputs: not reading them (the build itself does), nor
+    // the build's own writes.
+    let is_change = |event: &notify::Result<notify::Event>| {
+        event.as_ref().is_ok_and(|event| {
+            !matches!(event.kind, EventKind::Access(_))
+                && event
+                    .paths
+                    .iter()
+                    .any(|p| relevant(p, &watched, &shared.output))
+        })
+    };
+    // Whether a change comes within `wait`.
+    let changed_within = |wait: Duration| {
+        let until = std::time::Instant::now() + wait;
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match changes.recv_timeout(left) {
+                Ok(event) if is_change(&event) => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+    };
     while let Ok(event) = changes.recv() {
-        let Ok(event) = event else { continue };
-        // Reading files (the build itself does) is no change.
-        if matches!(event.kind, EventKind::Access(_))
-            || !event
-                .paths
-                .iter()
-                .any(|p| relevant(p, &watched, &shared.output))
-        {
+        if !is_change(&event) {
             continue;
         }
-        // One save is often several events (write, rename, attributes), which come
-        // within a millisecond or two of each other: wait until the files are quiet for
-        // SETTLE, then build once. A later event of the same save only builds again.
-        while changes.recv_timeout(SETTLE).is_ok() {}
-        rebuild(&site, &shared, &mut memo);
+        loop {
+            // One save is often several events (write, rename, attributes), and a
+            // program may write a file in parts: build once the inputs have been quiet
+            // for SETTLE.
+            while changed_within(SETTLE) {}
+            let outcome = caught(|| super::build_with(&site, &mut memo));
+            // A failure may be of a file still being written: it is shown once the
+            // inputs have stayed quiet for HOLD more; a change meanwhile builds again.
+            if outcome.is_err() && changed_within(HOLD) {
+                continue;
+            }
+            publish(outcome, &shared);
+            break;
+        }
     }
     Ok(())
 }
@@ -301,8 +326,14 @@ fn say(line: &str) {
     let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }
 
-/// How long the inputs must be quiet after a change before a rebuild starts.
-const SETTLE: Duration = Duration::from_millis(5);
+/// How long the inputs must be quiet after a change before a rebuild starts: long
+/// enough for the events of one save, and for a program that writes a file in a few
+/// parts, short enough not to be felt.
+const SETTLE: Duration = Duration::from_millis(100);
+
+/// How long a failed rebuild waits for the inputs to change again before it shows its
+/// problem: a file still being written fails to build, and is whole a moment later.
+const HOLD: Duration = Duration::from_millis(1000);
 
 /// Builds once, with what the last build left in `memo`, and publishes the outcome to
 /// the open pages.

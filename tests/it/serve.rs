@@ -214,6 +214,35 @@ fn serve_rebuilds_reloads_shows_errors_and_stays_inside_the_site() {
     }
 }
 
+#[test]
+fn serve_builds_a_page_written_in_two_parts_once_it_is_whole() {
+    let site = fixture("good");
+    let server = start(site.path());
+    let events = server.events();
+    wait_for("the first build event", || {
+        events.lock().unwrap().contains("event: build\ndata: 1\n\n")
+    });
+    // A program writes a new page in two parts, with a pause between them longer than
+    // one save's events take: the first part alone is no page (its front matter is
+    // open), and that problem is never shown.
+    let page = "---\ntitle: Halves\n---\n\nWritten in two parts.\n";
+    let (first, second) = page.split_at(12);
+    let path = site.path().join("content/halves.md");
+    let mut file = std::fs::File::create(&path).unwrap();
+    file.write_all(first.as_bytes()).unwrap();
+    file.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    file.write_all(second.as_bytes()).unwrap();
+    drop(file);
+    wait_for("the new page", || {
+        server.get("/halves/").1.contains("Written in two parts.")
+    });
+    // Quiet for a while: whatever was held is shown by now.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!server.stderr().contains("error"), "{}", server.stderr());
+    assert!(!events.lock().unwrap().contains("event: problem"));
+}
+
 #[cfg(unix)]
 #[test]
 fn serve_stopped_by_ctrl_c_removes_the_site_it_kept_for_its_next_build() {
