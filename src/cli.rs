@@ -37,6 +37,9 @@ pub enum Command {
     Init(InitArgs),
     /// Run one scenario file and print its results.
     Sim(SimArgs),
+    /// Print the authors' reference: every key of a scenario and of each directive, with
+    /// its type, default and meaning, as Markdown tables.
+    Keys(KeysArgs),
     /// Play a scenario file for real, an HTTP server and its clients on loopback, and
     /// print the live run beside the simulation.
     #[cfg(feature = "live")]
@@ -139,6 +142,14 @@ pub struct LiveArgs {
     pub record: Option<PathBuf>,
 }
 
+/// Arguments of `retrylab keys`.
+#[derive(Debug, clap::Args)]
+pub struct KeysArgs {
+    /// The table to print (`retry`, `budget`, `sweep`, ...); without one, every table.
+    #[arg(value_name = "TABLE")]
+    pub table: Option<String>,
+}
+
 /// Runs a parsed command line and returns what to print.
 pub fn run(cli: Cli) -> Result<String, Failure> {
     match cli.command {
@@ -148,6 +159,7 @@ pub fn run(cli: Cli) -> Result<String, Failure> {
         Command::New(args) => new(&args),
         Command::Init(args) => init(&args),
         Command::Sim(args) => sim(&args),
+        Command::Keys(args) => keys(&args),
         #[cfg(feature = "live")]
         Command::Live(args) => live(&args),
     }
@@ -194,6 +206,31 @@ fn new(args: &NewArgs) -> Result<String, Failure> {
         "wrote {}: edit its scenario and prose, then `retrylab serve` to see it\n",
         file.display()
     ))
+}
+
+/// The reference tables, the same the ```` ```reference ```` blocks of a page show.
+fn keys(args: &KeysArgs) -> Result<String, Failure> {
+    let tables = site::docs::TABLES;
+    let names: Vec<&str> = match &args.table {
+        None => tables.iter().map(|(name, _)| *name).collect(),
+        Some(name) if tables.iter().any(|(t, _)| t == name) => vec![name.as_str()],
+        Some(name) => {
+            let help = crate::suggest::help(name, tables.iter().map(|(t, _)| *t), "tables");
+            let message = format!("there is no table `{name}`\n  = help: {help}");
+            return Err(Failure::Other(message));
+        }
+    };
+    let printed: Vec<String> = names
+        .iter()
+        .filter_map(|name| {
+            let what = tables
+                .iter()
+                .find(|(t, _)| t == name)
+                .map_or("", |(_, w)| w);
+            site::docs::table(name).map(|t| format!("## {name}: {what}\n\n{}", t.markdown()))
+        })
+        .collect();
+    Ok(printed.join("\n"))
 }
 
 fn init(args: &InitArgs) -> Result<String, Failure> {

@@ -14,9 +14,17 @@ use super::page::FRONT_MATTER;
 /// The tables a reference block can name, with what each lists.
 pub const TABLES: &[(&str, &str)] = &[
     ("scenario", "the top-level keys of a scenario"),
+    ("arrivals", "the keys of each window of `arrivals`"),
     ("server", "the keys under `server:`"),
     ("outage", "the keys of each entry of `server.outages`"),
+    ("slowdown", "the keys of each entry of `server.slowdowns`"),
+    ("queue", "the keys under `server.queue:`"),
+    ("retry-after", "the keys under `server.retry_after:`"),
     ("retry", "the keys under `retry:`"),
+    ("budget", "the keys of a `retry.budget` map, for each kind"),
+    ("breaker", "the keys under `retry.breaker:`"),
+    ("throttle", "the keys under `retry.throttle:`"),
+    ("layer", "the keys of each entry of `layers`"),
     ("figure", "the keys under `figure:`"),
     ("sweep", "the keys under `sweep:`"),
     ("sweep-parameters", "what a sweep can vary"),
@@ -29,6 +37,25 @@ pub const TABLES: &[(&str, &str)] = &[
     ("front-matter", "the keys of a page's front matter"),
     ("site", "the keys of site.yaml"),
 ];
+
+/// The reference table of a section of the scenario format: every section has one.
+pub fn table_of(section: Section) -> &'static str {
+    match section {
+        Section::Top => "scenario",
+        Section::Arrivals => "arrivals",
+        Section::Server => "server",
+        Section::Outage => "outage",
+        Section::Slowdown => "slowdown",
+        Section::Queue => "queue",
+        Section::RetryAfter => "retry-after",
+        Section::Retry => "retry",
+        Section::Budget => "budget",
+        Section::Breaker => "breaker",
+        Section::Throttle => "throttle",
+        Section::Layer => "layer",
+        Section::Figure => "figure",
+    }
+}
 
 fn code(text: &str) -> String {
     format!("<code>{}</code>", escape(text))
@@ -47,61 +74,114 @@ fn prose(text: &str) -> String {
     out
 }
 
-fn table(caption: &str, heads: &[&str], rows: Vec<Vec<String>>) -> String {
-    let mut out = format!(
-        "<div class=\"table-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"{}\">\n<table class=\"reference\">\n<caption>{}</caption>\n<thead><tr>",
-        escape(caption),
-        escape(caption)
-    );
-    for h in heads {
-        out.push_str(&format!("<th scope=\"col\">{h}</th>"));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in rows {
-        out.push_str("<tr>");
-        for (i, cell) in row.iter().enumerate() {
-            if i == 0 {
-                out.push_str(&format!("<th scope=\"row\">{cell}</th>"));
-            } else {
-                // The label names the cell where a narrow screen stacks a row.
-                let label = heads.get(i).copied().unwrap_or_default();
-                out.push_str(&format!("<td data-label=\"{label}\">{cell}</td>"));
-            }
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody>\n</table>\n</div>\n");
-    out
+/// A reference table as text: its caption, its column heads, and its rows, each a
+/// name (the first cell) and cells of Markdown-ish text, where backticks mark code.
+pub struct Table {
+    /// What the table lists, as its caption says.
+    pub caption: &'static str,
+    /// The heads of its columns.
+    pub heads: &'static [&'static str],
+    /// Its rows.
+    pub rows: Vec<Vec<String>>,
 }
 
-fn keys_of(section: Section, caption: &str) -> String {
+impl Table {
+    /// The table as the site shows it.
+    pub fn html(&self) -> String {
+        let (caption, heads) = (self.caption, self.heads);
+        let mut out = format!(
+            "<div class=\"table-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"{}\">\n<table class=\"reference\">\n<caption>{}</caption>\n<thead><tr>",
+            escape(caption),
+            escape(caption)
+        );
+        for h in heads {
+            out.push_str(&format!("<th scope=\"col\">{h}</th>"));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for row in &self.rows {
+            out.push_str("<tr>");
+            for (i, cell) in row.iter().enumerate() {
+                if i == 0 {
+                    out.push_str(&format!("<th scope=\"row\">{}</th>", code(cell)));
+                } else {
+                    // The label names the cell where a narrow screen stacks a row.
+                    let label = heads.get(i).copied().unwrap_or_default();
+                    out.push_str(&format!("<td data-label=\"{label}\">{}</td>", prose(cell)));
+                }
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table>\n</div>\n");
+        out
+    }
+
+    /// The table as Markdown (GitHub's tables), as `retrylab keys` prints it.
+    pub fn markdown(&self) -> String {
+        let cell = |text: &str| text.replace('|', "\\|");
+        let mut out = format!("{}\n\n| {} |\n|", self.caption, self.heads.join(" | "));
+        out.push_str(&"---|".repeat(self.heads.len()));
+        out.push('\n');
+        for row in &self.rows {
+            out.push('|');
+            for (i, text) in row.iter().enumerate() {
+                match i {
+                    0 => out.push_str(&format!(" `{}` |", cell(text))),
+                    _ => out.push_str(&format!(" {} |", cell(text))),
+                }
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn keys_of(section: Section, caption: &'static str) -> Table {
     let rows = KEYS
         .iter()
         .filter(|k| k.section == section)
         .map(|k| {
             vec![
-                code(k.name),
-                prose(k.kind),
-                prose(k.default),
-                prose(k.meaning),
+                k.name.to_string(),
+                k.kind.to_string(),
+                k.default.to_string(),
+                k.meaning.to_string(),
             ]
         })
         .collect();
-    table(caption, &["key", "type", "default", "meaning"], rows)
+    Table {
+        caption,
+        heads: &["key", "type", "default", "meaning"],
+        rows,
+    }
 }
 
-fn pairs(caption: &str, heads: &[&str], items: &[(&str, &str)]) -> String {
-    let rows = items.iter().map(|(k, m)| vec![code(k), prose(m)]).collect();
-    table(caption, heads, rows)
+fn pairs(caption: &'static str, heads: &'static [&'static str], items: &[(&str, &str)]) -> Table {
+    let rows = items
+        .iter()
+        .map(|(k, m)| vec![k.to_string(), m.to_string()])
+        .collect();
+    Table {
+        caption,
+        heads,
+        rows,
+    }
 }
 
-/// The HTML of the table a reference block names, or `None` for an unknown name.
-pub fn table_named(name: &str) -> Option<String> {
+/// The table a reference block names, or `None` for an unknown name.
+pub fn table(name: &str) -> Option<Table> {
     Some(match name {
         "scenario" => keys_of(Section::Top, "Keys of a scenario"),
+        "arrivals" => keys_of(Section::Arrivals, "Keys of a window of arrivals"),
         "server" => keys_of(Section::Server, "Keys under server:"),
         "outage" => keys_of(Section::Outage, "Keys of an outage"),
+        "slowdown" => keys_of(Section::Slowdown, "Keys of a slowdown"),
+        "queue" => keys_of(Section::Queue, "Keys under server.queue:"),
+        "retry-after" => keys_of(Section::RetryAfter, "Keys under server.retry_after:"),
         "retry" => keys_of(Section::Retry, "Keys under retry:"),
+        "budget" => keys_of(Section::Budget, "Keys of a retry.budget map"),
+        "breaker" => keys_of(Section::Breaker, "Keys under retry.breaker:"),
+        "throttle" => keys_of(Section::Throttle, "Keys under retry.throttle:"),
+        "layer" => keys_of(Section::Layer, "Keys of a layer"),
         "figure" => keys_of(Section::Figure, "Keys under figure:"),
         "sweep" => pairs("Keys under sweep:", &["key", "meaning"], SWEEP_KEYS),
         "sweep-parameters" => pairs(
@@ -114,10 +194,14 @@ pub fn table_named(name: &str) -> Option<String> {
                 .iter()
                 .map(|t| {
                     let meaning = FIELDS.iter().find(|(f, _)| f == t).map_or("", |(_, m)| m);
-                    vec![code(t), prose(meaning)]
+                    vec![t.to_string(), meaning.to_string()]
                 })
                 .collect();
-            table("What a sweep can chart", &["total", "meaning"], rows)
+            Table {
+                caption: "What a sweep can chart",
+                heads: &["total", "meaning"],
+                rows,
+            }
         }
         "schedule" => pairs("Keys of a schedule", &["key", "meaning"], SCHEDULE_KEYS),
         "live" => pairs(
@@ -134,6 +218,11 @@ pub fn table_named(name: &str) -> Option<String> {
     })
 }
 
+/// The HTML of the table a reference block names, or `None` for an unknown name.
+pub fn table_named(name: &str) -> Option<String> {
+    table(name).map(|t| t.html())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,5 +237,39 @@ mod tests {
             assert!(retry.contains(&format!("<code>{key}</code>")), "{key}");
         }
         assert!(table_named("nonsense").is_none());
+    }
+
+    #[test]
+    fn every_key_of_the_scenario_format_is_in_the_table_of_its_section() {
+        for key in KEYS {
+            let name = table_of(key.section);
+            assert!(TABLES.iter().any(|(t, _)| *t == name), "{name}");
+            let table = table(name).unwrap();
+            assert!(
+                table.rows.iter().any(|row| row[0] == key.name),
+                "{} in {name}",
+                key.name
+            );
+            assert!(table.markdown().contains(&format!("| `{}` |", key.name)));
+        }
+    }
+
+    #[test]
+    fn the_authors_guide_names_every_table() {
+        let guide = include_str!("../../content/writing-articles.md");
+        let at = guide.find("## The `reference` directive").unwrap();
+        let section = &guide[at..];
+        for (name, _) in TABLES {
+            assert!(section.contains(&format!("`{name}`")), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_table_as_markdown_escapes_its_pipes() {
+        let table = pairs("Pipes", &["key", "meaning"], &[("a", "x | y")]);
+        assert_eq!(
+            table.markdown(),
+            "Pipes\n\n| key | meaning |\n|---|---|\n| `a` | x \\| y |\n"
+        );
     }
 }

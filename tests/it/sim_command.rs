@@ -178,3 +178,29 @@ fn a_mistake_in_a_pages_block_is_placed_in_the_page() {
     );
     assert!(err.contains("page.md:7:12"), "{err}");
 }
+
+#[test]
+fn keys_prints_the_reference_tables_and_names_a_misspelt_one() {
+    let out = retrylab(&["keys", "budget"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for setting in [
+        "max_tokens",
+        "token_ratio",
+        "percent_can_retry",
+        "quota",
+        "retry_cost",
+    ] {
+        assert!(text.contains(&format!("| `{setting}` |")), "{text}");
+    }
+    let all = String::from_utf8(retrylab(&["keys"]).stdout).unwrap();
+    assert!(
+        all.contains("## breaker: ") && all.contains("## site: "),
+        "{all}"
+    );
+    let out = retrylab(&["keys", "bugdet"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("there is no table `bugdet`"), "{err}");
+    assert!(err.contains("did you mean `budget`?"), "{err}");
+}
