@@ -131,6 +131,15 @@ impl<C: Copy> Bucket<C> {
         }
     }
 
+    /// Reorders the front of the bucket: afterwards the call at `i` is the one that was
+    /// at the place in the low 32 bits of `order[i]` (see [`by_arrival`]).
+    pub fn permute(&mut self, order: &[u64]) {
+        let calls: Vec<C> = order.iter().map(|&k| self.get(k as u32 as usize)).collect();
+        for (i, call) in calls.into_iter().enumerate() {
+            self.set(i, call);
+        }
+    }
+
     /// Moves the calls in `[0, n)` for which `keep` is false to the back of that range,
     /// keeping the order of each part; returns how many are kept.
     pub fn partition(&mut self, n: usize, mut keep: impl FnMut(usize) -> bool) -> usize {
@@ -229,6 +238,40 @@ impl<C> Bucket<C> {
     }
 }
 
+/// Puts calls in order of arrival. Each key is a call's time shifted up by 32 bits, with
+/// its place in the tick below (times are below an hour, 2³² µs; places below 2³²). The
+/// keys are sorted (by time, then by place, so the sort is the same on every machine),
+/// then each run of equal times, front to back, gets a Fisher–Yates shuffle from its
+/// back: calls of equal times come in a uniformly random order, at one draw per call of
+/// the run but its first. Out of line and not generic, so that the browser's module
+/// carries it once.
+#[inline(never)]
+pub fn by_arrival(keys: &mut [u64], rng: &mut Pcg64) {
+    keys.sort_unstable();
+    let n = keys.len();
+    let mut lo = 0;
+    while lo < n {
+        let t = keys[lo] >> 32;
+        let mut hi = lo + 1;
+        while hi < n && keys[hi] >> 32 == t {
+            hi += 1;
+        }
+        for i in (lo + 1..hi).rev() {
+            keys.swap(i, rng.random_range(lo..=i));
+        }
+        lo = hi;
+    }
+}
+
+/// Moves the last `n` of the first `len` keys to the front, each part keeping its order
+/// (a rotation by three reversals: out of line, and small in the browser's module).
+#[inline(never)]
+pub fn last_to_front(keys: &mut [u64], len: usize, n: usize) {
+    keys[..len].reverse();
+    keys[..n].reverse();
+    keys[n..len].reverse();
+}
+
 // Always inlined in the browser's module, which is built for size: a call per retry
 // there cost a tenth of the open-loop crowd's time.
 #[cfg_attr(target_arch = "wasm32", inline(always))]
@@ -295,6 +338,45 @@ mod tests {
             assert_eq!(bucket.iter().copied().collect::<Vec<_>>(), slice);
             assert_eq!(bucket.front(served).flatten().count(), served);
         }
+    }
+
+    #[test]
+    fn calls_arrive_in_order_of_time_and_only_ties_are_shuffled() {
+        let mut buckets = Buckets::new(1);
+        // Times 3, 1, 2, 1, 1, 0 (tens), then calls past the sorted front.
+        for call in [30u32, 11, 20, 12, 13, 0, 99, 5] {
+            buckets.push(0, call);
+        }
+        let mut bucket = buckets.take(0);
+        let mut keys: Vec<u64> = (0..6)
+            .map(|i| (u64::from(bucket.get(i) / 10) << 32) | i as u64)
+            .collect();
+        let mut rng = Pcg64::seed_from_u64(1);
+        by_arrival(&mut keys, &mut rng);
+        bucket.permute(&keys);
+        let calls: Vec<u32> = bucket.iter().copied().collect();
+        assert_eq!((calls[0], calls[4], calls[5]), (0, 20, 30));
+        let mut ties = calls[1..4].to_vec();
+        ties.sort_unstable();
+        assert_eq!(ties, [11, 12, 13]);
+        assert_eq!(&calls[6..], [99, 5]);
+        // The three calls of equal times took two draws.
+        let mut check = Pcg64::seed_from_u64(1);
+        check.random_range(0..=2usize);
+        check.random_range(0..=1usize);
+        assert_eq!(rng.random::<u64>(), check.random::<u64>());
+        // Same seed, same order; three tied calls come out in all six orders over seeds.
+        let mut orders = std::collections::BTreeSet::new();
+        for seed in 0..200 {
+            let mut keys = [7 << 32, (7 << 32) | 1, (7 << 32) | 2];
+            by_arrival(&mut keys, &mut Pcg64::seed_from_u64(seed));
+            orders.insert(keys);
+        }
+        assert_eq!(orders.len(), 6);
+        // The last two of the first five to the front.
+        let mut keys = [0, 1, 2, 3, 4, 5];
+        last_to_front(&mut keys, 5, 2);
+        assert_eq!(keys, [3, 4, 0, 1, 2, 5]);
     }
 
     #[test]

@@ -2,22 +2,29 @@
 //!
 //! Without `server.queue` (or with `limit: 0`) every call is answered in the tick that
 //! sees it: served or turned away. With a queue, a call that is not served in its tick
-//! may wait for a later one, and a client may stop waiting. The rules, for anyone
+//! may wait for a later one, and a client may stop waiting. The server is one with a
+//! real queue, served once per tick, and each rule below is chosen to be that server's
+//! (held against one on loopback, with real client timers). The rules, for anyone
 //! reproducing a run (tick `k` spans `[k·tick, (k+1)·tick)`; `b` is the tick's budget of
 //! [`super::server`], 0 while the server is down; a queue needs the `capacity` model):
 //!
-//! - **Order of service.** The tick's new calls are those it sees, as without a queue;
-//!   the queue holds calls of earlier ticks. `fifo`: the queue is served first, oldest
-//!   first, up to `b` calls, and what is left of `b` serves the new calls. `lifo`: the
-//!   new calls first, up to `b`, then the queue, newest first. Which of the new calls
-//!   are served is the uniformly random choice of the model without a queue, with the
-//!   same draws.
-//! - **Joining.** The new calls that are not served join the back of the queue, in their
-//!   order in the tick, while it holds fewer than `limit` calls (counted after this
-//!   tick's service). When fewer places are left than calls, which of them join is a
-//!   uniformly random choice, drawn right after the choice of the served ones (the same
-//!   partial shuffle, over the calls that were not served). The others are rejected at
-//!   the rejection cost, as without a queue: only they are paid for in the next tick.
+//! - **Arrival.** The tick's new calls are those it sees, as without a queue. They
+//!   arrive in the order of their times on their clients' clocks (calls of equal times
+//!   in a uniformly random order, see [`super::buckets::Bucket::sort_by_time`]); a
+//!   retry moved to the next tick keeps its time and still arrives in that tick, after
+//!   every call of the queue. The queue holds every call the server has taken and not
+//!   yet served, those of the tick being served included: a call that arrives when it
+//!   holds `limit` calls is refused at once, in its own tick, at the rejection cost, as
+//!   without a queue (only these are paid for in the next tick). So the first
+//!   `limit − q` of the tick's calls join, `q` being what the queue held at the start of
+//!   the tick (expired calls that `drop_expired` will discard included: a real server
+//!   discards them when it comes to serve them), and the rest are turned away. So a
+//!   tick serves at most `limit` calls.
+//! - **Order of service.** The server then serves up to `b` calls of the queue, the
+//!   tick's new ones included. `fifo`: oldest first: the calls of earlier ticks in the
+//!   order they joined, then the tick's in the order they arrived. `lifo`: newest first:
+//!   the tick's calls, last arrival first, then the earlier ones, last joined first.
+//!   What is not served stays queued, in the order of arrival.
 //! - **Outages.** While the server is down nothing is served and nothing joins: the
 //!   tick's calls are rejected at no cost. The queue keeps its calls; they may time out.
 //! - **Latency.** A call made at `t` on its client's clock and served in tick `j` is
@@ -26,8 +33,11 @@
 //!   the latencies of the calls answered in time, with a queue only: without one every
 //!   call is answered in the tick that sees it, and its latency would say no more than
 //!   where in its tick it was sent (so the plain crowd spends nothing on it).
-//! - **Timeouts** (`retry.timeout: T`, at least two ticks). A call seen in tick `s` has
-//!   the expiry tick `m = max(floor((t + T) / tick), s + 1)`: it is answered in time when
+//! - **Timeouts** (`retry.timeout: T`, at least two ticks). A call made at `t` has its
+//!   deadline at `t + T`, and is answered in time only when its answer comes strictly
+//!   before the deadline: at the deadline, the client's timer has already fired. A call
+//!   seen in tick `s` has the expiry tick `m = max(ceil((t + T) / tick) − 1, s + 1)`,
+//!   the first tick whose end is at or after its deadline: it is answered in time when
 //!   it is served in a tick before `m` (so a call is never late in the tick that sees
 //!   it, as a retry never lands in the tick that rejected it). In tick `m`, a client
 //!   whose call has not been answered in time (still queued, or served in tick `m`
@@ -40,17 +50,22 @@
 //! - **Wasted work.** A call whose client has timed out stays in the queue; when it is
 //!   served, the server has spent a call on it for nobody: it counts in `wasted`, not
 //!   in `served`. It still takes its place in the queue and a call of the budget.
-//! - **`drop_expired: true`** (deadline propagation). At the start of tick `k`, before
-//!   anything is served, the server discards every queued call whose expiry tick is `k`
-//!   (it could no longer be answered in time), at no cost; those clients time out in
-//!   tick `k`, in the order their calls joined the queue. No call is then ever wasted.
+//! - **`drop_expired: true`** (deadline propagation). A real server that knows its
+//!   callers' deadlines does not start work on a call whose deadline has passed or
+//!   would pass before the answer. In tick `k`, after the tick's calls have arrived and
+//!   before anything is served, the server discards every queued call whose expiry tick
+//!   is `k` (its deadline is at or before the end of the tick: served now, it would be
+//!   late), at no cost; those clients time out in tick `k`, in the order their calls
+//!   joined the queue. No call it serves is then ever wasted.
 //! - **Order in a tick.** (1) The tick's calls: retries and new requests, the breaker's
-//!   choice and throttling ([`super::guards`]). (2) With `drop_expired`, the expired
-//!   calls are discarded and their clients time out (their draws come first). (3) The
-//!   choice of the served new calls, then of those that join. (4) Failures, each client
-//!   in turn: the rejected new calls, the throttled ones, those that failed fast, then
-//!   the timeouts of this tick: calls served late in their expiry tick, in the order
-//!   served, then the queued calls whose expiry tick this is, in the order they joined.
+//!   choice and throttling ([`super::guards`]). (2) The calls put in order of arrival
+//!   (the draws for equal times), the first ones join, the rest are turned away.
+//!   (3) With `drop_expired`, the expired calls are discarded and their clients time
+//!   out (their draws come first). (4) Service. (5) Failures, each client in turn: the
+//!   rejected new calls in the order they arrived, the throttled ones, those that failed
+//!   fast, then the timeouts of this tick: calls served late in their expiry tick, in
+//!   the order served, then the queued calls whose expiry tick this is, in the order
+//!   they joined.
 //! - **At the horizon**, a client whose call is still queued and has not timed out is
 //!   still retrying. A call's way through the server adds up: `calls` = `served` +
 //!   `wasted` + rejected + discarded + still queued at the horizon.
@@ -164,16 +179,19 @@ impl<C: Client> Queue<C> {
         self.order == QueueOrder::Fifo
     }
 
-    /// Places left after `served` of its calls are served.
-    pub fn room(&self, served: usize) -> usize {
-        self.limit - (self.len - served)
+    /// Places left for the calls that arrive now: the limit less every call it holds.
+    pub fn room(&self) -> usize {
+        self.limit - self.len
     }
 
-    /// The expiry tick of `call`, seen in tick `k`; `u32::MAX` without a timeout.
+    /// The expiry tick of `call`, seen in tick `k`: the first tick whose end is at or
+    /// after its deadline, `ceil((t + T) / tick) - 1`, and at least `k + 1`; `u32::MAX`
+    /// without a timeout.
     pub fn expiry(&self, call: &C, k: usize) -> u32 {
         match self.timeout {
             Some(t0) => {
-                let m = ((call.t() + t0) / self.tick).max(k as u64 + 1);
+                // A timeout is at least two ticks, so `t + T` is at least 1.
+                let m = ((call.t() + t0 - 1) / self.tick).max(k as u64 + 1);
                 m.min(u64::from(u32::MAX)) as u32
             }
             None => u32::MAX,
@@ -344,7 +362,7 @@ mod tests {
                     let t = k as u64 * 100_000;
                     queue.expire(k, |_| {});
                     queue.serve(10, |_| {});
-                    for _ in 0..queue.room(0).min(30) {
+                    for _ in 0..queue.room().min(30) {
                         queue.join(Single::fresh(&chain, t), k, ticks);
                     }
                     queue.tidy();

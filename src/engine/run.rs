@@ -8,9 +8,9 @@
 //! Order of random draws, for anyone reproducing a run: first the start of every client
 //! in client order (only with `spread`), then per tick: throttling's draw for each call
 //! past the breaker (only while it can refuse, see [`super::guards::throttle`]), the
-//! choice of served calls, with a queue the choice of those that join it (only when it
-//! has fewer places than calls), then the jittered wait of each failed call in the order
-//! of [`super::queue`]: rejected, throttled, failed fast, timed out. The other guards
+//! choice of served calls (with a queue instead: the order of calls of equal times, see
+//! [`super::queue`]), then the jittered wait of each failed call in the order of
+//! [`super::queue`]: rejected, throttled, failed fast, timed out. The other guards
 //! add no draws.
 //!
 //! What a rejected client does, in this order:
@@ -162,6 +162,8 @@ impl Setup<'_> {
         // that time out with the time of their failure.
         let mut answered: Vec<C> = Vec::new();
         let mut timeouts: Vec<(C, Micros)> = Vec::new();
+        // With a queue: the tick's calls in order of arrival ([`super::buckets::by_arrival`]).
+        let mut order: Vec<u64> = Vec::new();
         let env = Env {
             chain,
             tick,
@@ -195,6 +197,10 @@ impl Setup<'_> {
                 }
                 Some(queue) => {
                     let timeout = |call: C| (call, call.t() + env.timeout);
+                    // The tick's calls arrive in the order of their times; the first
+                    // find the places left (expired calls still hold theirs), the rest
+                    // are turned away. Nothing joins while the server is down.
+                    let admitted = if down { 0 } else { sent.min(queue.room()) };
                     if queue.drops_expired() {
                         queue.expire(k, |call| timeouts.push(timeout(call)));
                     }
@@ -202,22 +208,24 @@ impl Setup<'_> {
                     let waiting = queue.len();
                     let (from_queue, served) = if queue.first() {
                         let q = waiting.min(budget);
-                        (q, sent.min(budget - q))
+                        (q, admitted.min(budget - q))
                     } else {
-                        let s = sent.min(budget);
+                        let s = admitted.min(budget);
                         (waiting.min(budget - s), s)
                     };
-                    calls.choose_served(sent, served, &mut rng);
-                    let left = sent - served;
-                    let joined = if down {
-                        0
-                    } else {
-                        left.min(queue.room(from_queue))
-                    };
-                    if joined < left {
-                        calls.choose_in(served, sent, joined, &mut rng);
+                    if sent > 1 {
+                        order.clear();
+                        order.extend((0..sent).map(|i| (calls.get(i).t() << 32) | i as u64));
+                        super::buckets::by_arrival(&mut order, &mut rng);
+                        if !queue.first() {
+                            // Newest first: the last `served` of those that join, to
+                            // the front; the others keep their order of arrival.
+                            super::buckets::last_to_front(&mut order, admitted, served);
+                        }
+                        calls.permute(&order);
                     }
-                    server.rejected((left - joined) as u64, down);
+                    let joined = admitted - served;
+                    server.rejected((sent - admitted) as u64, down);
                     let mut wasted = 0;
                     queue.serve(from_queue, |out| {
                         if out.waiting && (out.expiry as usize) > k {
@@ -230,7 +238,7 @@ impl Setup<'_> {
                             }
                         }
                     });
-                    for i in served..served + joined {
+                    for i in served..admitted {
                         queue.join(calls.get(i), k, ticks);
                     }
                     if !queue.drops_expired() {

@@ -680,7 +680,7 @@ mod tests {
         );
         assert_eq!(
             Cache::key(&s),
-            "ece50870e3c27d1d0f4bc0b4b23960ea6aab5c1f2d0ff18ee67b14d224ca3c8b"
+            "34b21ccb5288e9b1aa527d96397efa94c536882910b03c68070900e6d3471c67"
         );
     }
 

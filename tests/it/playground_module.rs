@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::util::{fixture, root, run};
 
 /// The uncompressed size the module must stay within.
-const BUDGET_BYTES: usize = 307_200;
+const BUDGET_BYTES: usize = 308_224;
 
 /// What `scripts/build-wasm.sh` wrote about the module.
 #[derive(Debug, Default)]
