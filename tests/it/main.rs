@@ -24,6 +24,7 @@ mod output_safety;
 mod overload;
 mod overload_keys;
 mod overload_totals;
+mod page_weight;
 mod playground_module;
 mod presets;
 mod properties;
