@@ -38,6 +38,7 @@ mod scaffold;
 mod serve;
 mod sim_command;
 mod site;
+mod tick_data;
 mod timeouts_article;
 mod util;
 mod yaml_maps;
