@@ -253,7 +253,12 @@ fn init(args: &InitArgs) -> Result<String, Failure> {
 }
 
 fn check(args: &SiteArgs) -> Result<String, Failure> {
-    let pages = site::check(&options(args))?;
+    let summary = site::check_site(&options(args))?;
+    let mut stderr = std::io::stderr().lock();
+    for note in &summary.notes {
+        let _ = writeln!(stderr, "{note}");
+    }
+    let pages = summary.pages;
     Ok(format!(
         "checked {pages} page{}: no problems\n",
         if pages == 1 { "" } else { "s" }

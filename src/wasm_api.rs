@@ -27,13 +27,14 @@ pub fn run(source: &str) -> String {
 /// Runs a scenario for the playground's page, from one simulation:
 ///
 /// ```text
-/// {"figure": {"charts", "caption", "ticks", "shown", "plots": [[left, right], …]},
+/// {"figure": {"charts", "caption", "ticks", "csv", "shown", "plots": [[left, right], …]},
 ///  "table": …, "report": …, "settings": …}
 /// ```
 ///
 /// `figure` holds the parts of the figure an article's ```` ```sim ```` block of the
 /// scenario becomes ([`crate::chart::FigureParts`]): the lane chart in both its layouts,
-/// the caption and the per-tick data table, as HTML, byte for byte the article's; then
+/// the caption and the per-tick data's disclosure, as HTML, byte for byte the article's
+/// but for the address of its CSV link, and that data as CSV; then
 /// the ticks the chart shows and, for each layout, wide then narrow, the x of the
 /// plots' left and right edges, by which the replay shows the bars up to a tick.
 /// `table` is the results table, `report` what [`run`] returns and `settings` what
@@ -49,7 +50,7 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
 /// on, from one simulation:
 ///
 /// ```text
-/// {"figure": {"charts", "caption", "ticks"}, "table": …, "values": […]}
+/// {"figure": {"charts", "caption", "ticks", "csv"}, "table": …, "values": […]}
 /// ```
 ///
 /// `source`, `window` and `caption` are as for [`page`], the scenario as its author
@@ -110,12 +111,14 @@ fn figure_page(
         window: parse_duration(window.trim()).ok(),
         caption: (!caption.is_empty()).then(|| caption.to_string()),
     };
-    let parts = FigureParts::new(&scenario, &result, &options);
+    // The data's link gets its address in the browser, which holds the CSV.
+    let parts = FigureParts::new(&scenario, &result, &options, "");
     let figure = format!(
-        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{}",
+        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{},\"csv\":{}",
         text(parts.charts),
         text(parts.caption),
         text(parts.ticks),
+        text(parts.csv),
     );
     let table = text(parts.results);
     if let Some(values) = values {

@@ -64,24 +64,28 @@ pub struct FigureOptions {
 /// The whole HTML block for one scenario directive: a `<figure class="sim" id="sim-{id}">`
 /// holding the lane chart in both its layouts, wide and narrow, and a `<figcaption>`, then
 /// the results table, then a
-/// `<details>` with the per-tick data of the window as a table (the chart's data for
-/// readers who cannot see it). A window with more ticks than the chart has columns is
-/// drawn and tabulated in bins of ticks (see [`lanes`]), so that neither grows with the
-/// horizon.
+/// `<details>` with the per-tick data of the window (the chart's data for readers who
+/// cannot see it): a link to it as CSV, and the table that `ticks.js` builds from that
+/// file when the reader opens it, so that its thousands of cells are not in the page
+/// until asked for. A window with more ticks than the chart has columns is drawn and
+/// tabulated in bins of ticks (see [`lanes`]), so that neither grows with the horizon.
+/// `csv` is the address of the data's file ([`table::tick_data`]); empty for a figure
+/// whose script holds its data.
 pub fn figure(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> String {
-    explorable_figure(scenario, result, options, "")
+    explorable_figure(scenario, result, options, "", "")
 }
 
 /// A [`figure`] whose reader may rerun it: the `<figure>` carries `data-scenario` with
 /// the scenario's id, and `controls` (HTML) stand under its charts, above its caption.
-/// Without controls it is the printed [`figure`].
+/// Without controls it is the printed [`figure`], its data at the address `csv`.
 pub fn explorable_figure(
     scenario: &Scenario,
     result: &ScenarioResult,
     options: &FigureOptions,
     controls: &str,
+    csv: &str,
 ) -> String {
-    let parts = FigureParts::new(scenario, result, options);
+    let parts = FigureParts::new(scenario, result, options, csv);
     let id = escape(&result.id);
     let mut out = String::new();
     if controls.is_empty() {
@@ -122,13 +126,21 @@ pub struct FigureParts {
     pub caption: String,
     /// The results table, as HTML.
     pub results: String,
-    /// The per-tick data table in its scrolling region, as HTML.
+    /// What the per-tick data's disclosure holds, as HTML: the link to its CSV and the
+    /// place of the table that `ticks.js` builds from it.
     pub ticks: String,
+    /// The per-tick data as CSV ([`table::tick_data`]).
+    pub csv: String,
 }
 
 impl FigureParts {
-    /// The parts of the figure of `scenario`'s `result`.
-    pub fn new(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> Self {
+    /// The parts of the figure of `scenario`'s `result`, its data's file at `csv`.
+    pub fn new(
+        scenario: &Scenario,
+        result: &ScenarioResult,
+        options: &FigureOptions,
+        csv: &str,
+    ) -> Self {
         let window = options
             .window
             .unwrap_or_else(|| auto_window(scenario, result));
@@ -143,17 +155,35 @@ impl FigureParts {
             caption.push(' ');
             caption.push_str(&escape(&lanes::binned_note(scenario, bin)));
         }
+        let data = table::tick_data(scenario, result, window, bin);
+        // The table's caption and its id ride on the place the script fills; the link's
+        // `download` names the file a reader saves after the figure.
+        let ticks = format!(
+            "<p class=\"sim-data-csv\"><a href=\"{}\" download=\"{id}-ticks.csv\" \
+             type=\"text/csv\">CSV</a> of the calls per tick</p>\n<div class=\"sim-ticks-box\" \
+             data-id=\"{id}\" data-caption=\"{}\"></div>\n",
+            escape(csv),
+            escape(&data.caption),
+        );
         FigureParts {
             window,
             charts: charts(|form| lanes::lane_chart(scenario, result, window, form)),
             caption,
             results: table::results_table(result),
-            ticks: scroll(
-                &format!("{id}-ticks"),
-                &table::tick_table(scenario, result, window, bin),
-            ),
+            ticks,
+            csv: data.csv,
         }
     }
+}
+
+/// The per-tick data of the figure of `scenario`'s `result` as CSV, as
+/// [`FigureParts::new`] gives it, for the file beside the page.
+pub fn tick_csv(scenario: &Scenario, result: &ScenarioResult, options: &FigureOptions) -> String {
+    let window = options
+        .window
+        .unwrap_or_else(|| auto_window(scenario, result));
+    let bin = lanes::ticks_per_column(scenario, result, window);
+    table::tick_data(scenario, result, window, bin).csv
 }
 
 /// A chart in both its layouts, wide then narrow, one a line: drawn for the width it is
@@ -166,14 +196,6 @@ pub(crate) fn charts(chart: impl Fn(draw::Form) -> String) -> String {
         out.push('\n');
     }
     out
-}
-
-/// A table in a keyboard-reachable region that scrolls sideways, named by the table's
-/// caption (whose id the table functions give as `{id}-results-caption` and so on).
-fn scroll(name: &str, table: &str) -> String {
-    format!(
-        "<div class=\"sim-scroll\" role=\"region\" tabindex=\"0\" aria-labelledby=\"{name}-caption\">\n{table}</div>\n"
-    )
 }
 
 /// The automatic window, in µs, so that a chart shows the action and not minutes of

@@ -147,102 +147,92 @@ fn unbreakable_pieces(html: &str) -> Vec<usize> {
     text.split(' ').map(|piece| piece.chars().count()).collect()
 }
 
-/// The chart's data as an HTML `<table>`: one row per tick of the window in which any
-/// strategy saw a call, with served and turned-away calls per strategy. Its caption's
-/// id is `{id}-ticks-caption`. With `bin` ticks per column of the chart (more than 1
-/// when the window has more ticks than the chart has columns), a row is a bin and holds
-/// the calls of all its ticks, so the table has no more rows than the chart has bars.
-pub fn tick_table(
+/// The chart's data, for the table that the page builds when its reader opens it
+/// (`ticks.js`) and for a file a reader may download: one row per tick of the window
+/// in which any strategy saw a call, with served and turned-away calls per strategy.
+/// With `bin` ticks per column of the chart (more than 1 when the window has more ticks
+/// than the chart has columns), a row is a bin and holds the calls of all its ticks, so
+/// the table has no more rows than the chart has bars.
+pub struct TickData {
+    /// The table's caption, as plain text.
+    pub caption: String,
+    /// The rows as CSV: a heading `time (s)`, then `NAME served`, `NAME turned away`
+    /// (and `NAME failed fast` with a breaker) for each strategy, in their order; the
+    /// time as the table shows it and whole numbers of calls without separators.
+    pub csv: String,
+}
+
+/// The [`TickData`] of `result`'s chart over `window`, in rows of `bin` ticks.
+pub fn tick_data(
     scenario: &Scenario,
     result: &ScenarioResult,
     window: Micros,
     bin: usize,
-) -> String {
-    let id = escape(&result.id);
+) -> TickData {
+    let id = &result.id;
     let tick = scenario.server.tick.max(1);
     let shown = super::lanes::ticks_shown(scenario, result, window);
     let bin = bin.max(1);
     let step = bin as u64 * tick;
     let decimals = decimals_for(step).max(1);
-    let mut out = if bin == 1 {
+    let first = duration(shown as u64 * tick);
+    let caption = if bin == 1 {
         format!(
-            "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">{id}: calls per \
-             tick in the first {}, one run per strategy as in the chart; ticks in which no \
-             strategy saw a call are left out</caption>\n<thead>\n",
-            duration(shown as u64 * tick)
+            "{id}: calls per tick in the first {first}, one run per strategy as in the chart; \
+             ticks in which no strategy saw a call are left out"
         )
     } else {
         format!(
-            "<table class=\"sim-ticks\">\n<caption id=\"{id}-ticks-caption\">{id}: calls per {} \
-             ({} ticks, each a bar of the chart, which shows their mean per tick) in the \
-             first {}, one run per strategy as in the chart; stretches in which no \
-             strategy saw a call are left out</caption>\n<thead>\n",
+            "{id}: calls per {} ({} ticks, each a bar of the chart, which shows their mean \
+             per tick) in the first {first}, one run per strategy as in the chart; \
+             stretches in which no strategy saw a call are left out",
             duration(step),
             thousands(bin as u64),
-            duration(shown as u64 * tick)
         )
     };
     let fast = result.features.breaker;
-    out.push_str("<tr><th scope=\"col\" rowspan=\"2\" class=\"num\">time (s)</th>");
+    let mut csv = String::from("time (s)");
     for s in &result.strategies {
-        out.push_str(&format!(
-            "<th scope=\"colgroup\" colspan=\"{}\">{}</th>",
-            if fast { 3 } else { 2 },
-            escape(s.strategy.name())
-        ));
-    }
-    out.push_str("</tr>\n<tr>");
-    for _ in &result.strategies {
-        out.push_str("<th scope=\"col\" class=\"num\">served</th>");
-        out.push_str("<th scope=\"col\" class=\"num\">turned away</th>");
+        let name = s.strategy.name();
+        csv.push_str(&format!(",{name} served,{name} turned away"));
         if fast {
-            out.push_str("<th scope=\"col\" class=\"num\">failed fast</th>");
+            csv.push_str(&format!(",{name} failed fast"));
         }
     }
-    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    csv.push('\n');
     let at = |lane: Option<&Vec<u32>>, k: usize| {
         u64::from(lane.and_then(|l| l.get(k)).copied().unwrap_or(0))
     };
     for row_start in (0..shown).step_by(bin) {
         let ticks = row_start..(row_start + bin).min(shown);
-        let row: Vec<(u64, u64, u64)> = result
+        let row: Vec<[u64; 3]> = result
             .strategies
             .iter()
             .map(|s| {
                 let lanes = s.typical.lanes.as_ref();
-                ticks.clone().fold((0, 0, 0), |(a, b, c), k| {
-                    (
+                ticks.clone().fold([0, 0, 0], |[a, b, c], k| {
+                    [
                         a + at(lanes.map(|l| &l.served), k),
                         b + at(lanes.map(|l| &l.rejected), k),
                         c + at(lanes.map(|l| &l.failed_fast), k),
-                    )
+                    ]
                 })
             })
             .collect();
-        if row.iter().all(|&(s, r, f)| s == 0 && r == 0 && f == 0) {
+        if row.iter().all(|counts| counts == &[0, 0, 0]) {
             continue;
         }
-        out.push_str(&format!(
-            "<tr><th scope=\"row\" class=\"num\">{}</th>",
-            seconds_fixed(row_start as u64 * tick, decimals)
-        ));
-        for (served, rejected, failed_fast) in row {
-            out.push_str(&format!(
-                "<td class=\"num\">{}</td><td class=\"num\">{}</td>",
-                thousands(served),
-                thousands(rejected)
-            ));
-            if fast {
-                out.push_str(&format!(
-                    "<td class=\"num\">{}</td>",
-                    thousands(failed_fast)
-                ));
+        csv.push_str(&seconds_fixed(row_start as u64 * tick, decimals));
+        for counts in row {
+            let counts = if fast { &counts[..] } else { &counts[..2] };
+            for count in counts {
+                csv.push(',');
+                csv.push_str(&count.to_string());
             }
         }
-        out.push_str("</tr>\n");
+        csv.push('\n');
     }
-    out.push_str("</tbody>\n</table>\n");
-    out
+    TickData { caption, csv }
 }
 
 #[cfg(test)]

@@ -142,13 +142,36 @@ fn results_table_shows_spreads_and_partial_finishes() {
 }
 
 #[test]
-fn tick_table_lists_only_busy_ticks_in_the_window() {
+fn tick_data_lists_only_busy_ticks_in_the_window() {
     let (scenario, result) = crowd();
-    let html = table::tick_table(&scenario, &result, 3 * SECOND, 1);
-    let rows = html.matches("<tr><th scope=\"row\"").count();
-    assert!(rows > 0 && rows <= 30, "{rows}");
-    assert!(html.contains("<th scope=\"row\" class=\"num\">0.0</th>"));
-    assert!(!html.contains(">3.0</th>"), "a tick past the window");
+    let data = table::tick_data(&scenario, &result, 3 * SECOND, 1);
+    let mut lines = data.csv.lines();
+    let names: Vec<&str> = result
+        .strategies
+        .iter()
+        .map(|s| s.strategy.name())
+        .collect();
+    let head: String = names
+        .iter()
+        .map(|n| format!(",{n} served,{n} turned away"))
+        .collect();
+    assert_eq!(lines.next(), Some(format!("time (s){head}").as_str()));
+    let rows: Vec<&str> = lines.collect();
+    assert!(!rows.is_empty() && rows.len() <= 30, "{}", rows.len());
+    assert!(rows[0].starts_with("0.0,"), "{}", rows[0]);
+    assert!(
+        rows.iter()
+            .all(|r| r.split(',').count() == 1 + 2 * names.len())
+    );
+    assert!(
+        !rows.iter().any(|r| r.starts_with("3.0,")),
+        "a tick past the window"
+    );
+    assert!(!rows.iter().any(|r| r.split(',').skip(1).all(|c| c == "0")));
+    assert!(
+        data.caption
+            .starts_with("crowd: calls per tick in the first 3 s")
+    );
 }
 
 /// What `coord` printed by the float formatter, which it must go on giving.
@@ -459,11 +482,16 @@ fn ticks_are_binned_only_when_they_outnumber_the_columns() {
         },
     );
     assert!(html.contains("each bar is the mean of 5 ticks (500 ms).</figcaption>"));
-    // 240 bins, each a row of the data table.
-    assert_eq!(
-        html.matches("<tr><th scope=\"row\" class=\"num\">").count(),
-        240
+    // 240 bins, each a row of the data.
+    let csv = tick_csv(
+        &scenario,
+        &result,
+        &FigureOptions {
+            window: Some(1200 * tick),
+            caption: None,
+        },
     );
+    assert_eq!(csv.lines().count(), 1 + 240);
 }
 
 /// A caption writes an hour as prose and tables do, `1 h`: it used to say `60 min`

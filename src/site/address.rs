@@ -45,6 +45,8 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (playground::DEFAULTS_SCRIPT, "the playground's defaults"),
     (playground::SCENARIOS_SCRIPT, "the playground's presets"),
     (playground::MODULE, "the playground's engine"),
+    (super::ticks::FOLDER, "the folder of the figures' data"),
+    (super::ticks::SCRIPT.0, "the script of the figures' data"),
     (output::MARKER, "the mark of a folder that retrylab built"),
 ];
 

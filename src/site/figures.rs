@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::page::Page;
 use super::parts::{Block, PageParts};
-use super::{BlockResults, Figures, explore, live, playground};
+use super::{BlockResults, Figures, explore, live, playground, ticks};
 use crate::chart::{self, Sweep, SweepPoint};
 use crate::directive::Kind;
 use crate::engine::ScenarioResult;
@@ -16,18 +17,22 @@ impl Block {
     /// [`Block::scenarios`] (see [`BlockResults`]).
     /// A scenario's figure links to the playground at `playground`, when the site has one
     /// and the playground can show the scenario.
+    /// A scenario's figure links to its data's file, which the page in `folder` has.
     fn figure(
         &self,
         results: &[ScenarioResult],
         playground: Option<&str>,
         base_path: &str,
+        folder: &str,
     ) -> String {
         match self {
             Block::Sim(sim, source) => {
                 let result = &results[0];
                 let options = &sim.figure;
+                let csv = ticks::address(base_path, folder, &sim.scenario.id);
                 let figure = if sim.explore.is_empty() {
-                    chart::figure(&sim.scenario, result, options)
+                    chart::explorable_figure(&sim.scenario, result, options, "", &csv)
+                        + &ticks::script(base_path)
                 } else {
                     let controls = explore::controls(
                         &sim.scenario.id,
@@ -37,7 +42,8 @@ impl Block {
                         options.window,
                         options.caption.as_deref(),
                     );
-                    chart::explorable_figure(&sim.scenario, result, options, &controls)
+                    chart::explorable_figure(&sim.scenario, result, options, &controls, &csv)
+                        + &ticks::script(base_path)
                         + &explore::script(base_path)
                 };
                 // Every scenario runs there: what the form cannot show stays in its YAML
@@ -103,6 +109,7 @@ pub struct Drawn {
 /// Each page's figures, by the place of their blocks: drawn, or found in `memo`.
 /// `memo` is left holding this build's figures.
 pub(super) fn draw_figures(
+    pages: &[Page],
     parts: &[PageParts],
     results: &BlockResults,
     playground: Option<&str>,
@@ -116,8 +123,9 @@ pub(super) fn draw_figures(
     }
     let figures = parts
         .iter()
+        .zip(pages)
         .zip(results)
-        .map(|(p, results)| {
+        .map(|((p, page), results)| {
             p.blocks
                 .iter()
                 .zip(results)
@@ -125,14 +133,20 @@ pub(super) fn draw_figures(
                     let block = &placed.block;
                     let key = match block {
                         Block::Live(_) => (Kind::Live, format!("{block:?}")),
-                        Block::Sim(..) | Block::Sweep(_) | Block::Schedule(_) | Block::Table(_) => {
+                        // A scenario's figure links to its page's data file.
+                        Block::Sim(..) => {
+                            (block.kind(), format!("{}\n{}", page.folder, placed.text))
+                        }
+                        Block::Sweep(_) | Block::Schedule(_) | Block::Table(_) => {
                             (block.kind(), placed.text.clone())
                         }
                     };
                     let known = last.by_source.remove(&key);
                     let figure = match known.or_else(|| memo.by_source.get(&key).cloned()) {
                         Some(figure) => figure,
-                        None => Figure::from(block.figure(results, playground, base_path)),
+                        None => {
+                            Figure::from(block.figure(results, playground, base_path, &page.folder))
+                        }
                     };
                     memo.by_source.insert(key, Figure::clone(&figure));
                     (placed.at, figure)

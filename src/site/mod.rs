@@ -27,6 +27,8 @@ pub mod render;
 pub mod scaffold;
 pub mod serve;
 pub mod templates;
+pub mod ticks;
+pub mod weight;
 mod write;
 
 use std::collections::{BTreeMap, HashSet};
@@ -80,8 +82,8 @@ pub struct Summary {
     pub elapsed: Duration,
     /// Where the site is.
     pub output: PathBuf,
-    /// What the build has to say about the site beyond the summary, one `note:` line
-    /// each: that it has no absolute address.
+    /// What the build has to say about the site beyond the summary, one `warning:` or
+    /// `note:` each: a page too heavy for a phone, that it has no absolute address.
     pub notes: Vec<String>,
 }
 
@@ -132,7 +134,13 @@ pub fn build_with(options: &Options, memo: &mut Memo) -> Result<Summary, Failure
 /// Validates everything `build` does, by the same steps, without writing the site:
 /// the same problems, in the same order. Returns the number of pages checked.
 pub fn check(options: &Options) -> Result<usize, Failure> {
-    pipeline(options, &mut Memo::new(), End::Check).map(|summary| summary.pages)
+    check_site(options).map(|summary| summary.pages)
+}
+
+/// [`check`], with what the build would say beyond its problems: the warnings of a
+/// page too heavy for a phone ([`weight`]), as `build` gives them.
+pub fn check_site(options: &Options) -> Result<Summary, Failure> {
+    pipeline(options, &mut Memo::new(), End::Check)
 }
 
 /// Where the pipeline ends: with the site written into its output folder, or checked.
@@ -183,6 +191,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     let playground = playground::address(pages, &config);
     let drawn = simulated.as_ref().map(|(results, _)| {
         let figures = draw_figures(
+            pages,
             &parts,
             results,
             playground.as_deref(),
@@ -216,6 +225,10 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     if !problems.is_empty() {
         return Err(in_order(problems));
     }
+    // A page too heavy for a phone, said by `build` and `check` alike.
+    let heavy = drawn.as_ref().map_or_else(Vec::new, |(figures, _)| {
+        weight::warnings(pages, rendered.iter().map(|r| r.html.as_str()), figures)
+    });
     let (Some(place), Some((results, stats)), Some((_, by_id))) = (place, &simulated, &drawn)
     else {
         return Ok(Summary {
@@ -225,7 +238,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
             cached: simulated.as_ref().map_or(0, |(_, s)| s.cached),
             elapsed: started.elapsed(),
             output: config.output.clone(),
-            notes: Vec::new(),
+            notes: heavy,
         });
     };
 
@@ -255,6 +268,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     write_copied(&staging, &content.files)?;
     write_aliases(&staging, &config, pages)?;
     write_defaults(&staging)?;
+    ticks::write_files(&staging, pages, &parts, results, playground.is_some())?;
     if playground.is_some() {
         playground::write_files(&staging, root, &shown(&parts, results))?;
     }
@@ -273,7 +287,10 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         cached: stats.cached,
         elapsed: started.elapsed(),
         output: config.output.clone(),
-        notes: config::relative_base_note(&config).into_iter().collect(),
+        notes: heavy
+            .into_iter()
+            .chain(config::relative_base_note(&config))
+            .collect(),
     })
 }
 

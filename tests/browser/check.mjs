@@ -144,7 +144,31 @@ async function checkPage(context, origin, file, shot) {
 /** What the layout hides from a reader, as lines of text: measured with every
  * `<details>` of the article open, so that what is one tap away is measured too. */
 async function layoutProblems(page) {
-  return page.evaluate((minText) => {
+  // The chart's data is built from its CSV file when its disclosure opens (ticks.js):
+  // opened, each must become a table with its caption, in its region, before measuring.
+  const opened = await page.evaluate(async () => {
+    // (The playground's is hidden and empty until it has run.)
+    const boxes = [...document.querySelectorAll('main details.sim-data:not([hidden])')];
+    for (const d of document.querySelectorAll('main details')) d.open = true;
+    const out = [];
+    for (const d of boxes) {
+      const box = d.querySelector('.sim-ticks-box');
+      const link = d.querySelector('.sim-data-csv a[href][download]');
+      if (!link || !box) {
+        out.push(`the chart's data after ${d.previousElementSibling?.previousElementSibling?.id ?? 'a figure'} has no CSV link or no place for its table`);
+        continue;
+      }
+      for (let i = 0; i < 100 && box.dataset.filled !== 'yes'; i++) await new Promise((r) => setTimeout(r, 50));
+      const table = box.querySelector('.sim-scroll[role="region"][tabindex="0"] > table.sim-ticks');
+      const caption = table?.querySelector(':scope > caption');
+      const name = box.querySelector('.sim-scroll')?.getAttribute('aria-labelledby');
+      if (!table || !caption?.textContent || caption.id !== name) {
+        out.push(`the chart's data of ${box.dataset.id}: no table named by its caption once opened`);
+      }
+    }
+    return out;
+  });
+  return opened.concat(await page.evaluate((minText) => {
     const out = [];
     const px = (n) => `${Math.round(n * 10) / 10} px`;
     /** A short name for an element: its tag, id or class, and its caption or label. */
@@ -242,7 +266,7 @@ async function layoutProblems(page) {
       else if (getComputedStyle(region).overflowX !== 'auto') out.push(`code region does not scroll: ${name(region)}`);
     }
     return out;
-  }, MIN_CHART_TEXT);
+  }, MIN_CHART_TEXT));
 }
 
 /** A screenshot of every figure and results table of the page (with its `<details>`

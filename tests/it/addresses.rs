@@ -270,17 +270,26 @@ fn the_built_in_files_are_all_that_a_build_writes_beside_pages_and_static() {
             "content/play.md",
             "---\ntitle: Playground\ntemplate: playground.html\n---\nPlay.\n",
         ),
-        ("content/a.md", &page("A", "Text.")),
+        (
+            "content/a.md",
+            &page("A", "Text.\n\n```sim\nid: x\nclients: 5\n```"),
+        ),
         ("static/extra.txt", "extra"),
     ]);
     let out = dir.path().join("public");
     let (code, _, stderr) = on("build", dir.path(), &out, &[]);
     assert_eq!(code, 0, "{stderr}");
     let listed: Vec<&str> = BUILT_IN.iter().chain([&HOME]).map(|(n, _)| *n).collect();
-    let written: Vec<String> = files(&out)
+    // The figures' data is in a folder of the build's own.
+    let mut written: Vec<String> = files(&out)
         .into_keys()
         .filter(|n| !matches!(n.as_str(), "a/index.html" | "play/index.html" | "extra.txt"))
+        .map(|n| match n.split_once('/') {
+            Some(("ticks", _)) => "ticks".to_string(),
+            _ => n,
+        })
         .collect();
+    written.dedup();
     for name in &written {
         assert!(
             listed.contains(&name.as_str()),
@@ -369,5 +378,29 @@ error: `date` is not a day of the calendar: February 2100 has 28 days
   = help: the last day of February 2100 is 2100-02-28
 
 error: 3 problems found",
+    );
+}
+
+#[test]
+fn no_file_of_content_takes_the_place_of_the_figures_data() {
+    // The figures' data is written in `ticks/`, a folder of the build's own: a file of
+    // content/ there, or a page at its address, is refused before anything is written,
+    // so that no file an author wrote is overwritten by a figure's data.
+    let dir = site(&[
+        ("content/a.md", &page("A", "```sim\nid: x\nclients: 5\n```")),
+        ("content/ticks/a/x.csv", "time (s)\n"),
+        ("content/ticks.md", &page("T", "Text.")),
+    ]);
+    refused(
+        dir.path(),
+        "error: the page's address `/ticks/` is taken by the folder of the figures' data, `ticks`
+ --> content/ticks.md
+  = help: rename or move the page: its folder would have the name of a file the build writes
+
+error: the file content/ticks/a/x.csv needs a folder `ticks`, but the folder of the figures' data, `ticks` is written there
+ --> content/ticks/a/x.csv
+  = help: rename or move one of them
+
+error: 2 problems found",
     );
 }

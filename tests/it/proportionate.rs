@@ -3,7 +3,7 @@
 //! bounds what a run really does, ceilings shared by the runs give the same waits, and
 //! thousands of problems on one page are all reported.
 
-use retrylab::chart::{FigureOptions, figure};
+use retrylab::chart::{FigureOptions, figure, tick_csv};
 use retrylab::engine::policy::{Policies, RetryPolicy, least_waits};
 use retrylab::engine::run::simulate_with;
 use retrylab::engine::scenario::MAX_WORK;
@@ -56,14 +56,18 @@ fn a_long_chart_has_no_more_bars_or_rows_than_columns() {
     // A bar is a closed subpath of its lane's path of that kind (or, in the legend and
     // the hatch, a rect); each run's outline and the arrow past a lane close one too.
     let bars = html.matches("<rect").count() + html.matches('Z').count();
-    let rows = html.matches("<tr><th scope=\"row\"").count();
+    let rows = html.matches("<tr><th scope=\"row\"").count()
+        + tick_csv(&s, &result, &FigureOptions::default())
+            .lines()
+            .skip(1)
+            .count();
     // 1,000,000 ticks in bins of 2,000: 500 columns, a served and a turned-away bar each
     // at most, plus the legend, the hatch and the marks of where the lane ends.
     assert!(bars <= 2 * 500 + 10, "{bars} bars");
     // However many bars, a lane draws each kind as one path: a few in all.
     let paths = html.matches("<path").count();
     assert!(paths <= 20, "{paths} paths");
-    assert_eq!(rows, 1 + 500, "the results row and a row per bin");
+    assert_eq!(rows, 1 + 500, "the results row and a row of data per bin");
     // The author's caption gets the note too.
     let options = FigureOptions {
         window: None,

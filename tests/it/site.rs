@@ -50,7 +50,10 @@ fn builds_pages_figures_and_references() {
             "robots.txt",
             "sitemap.xml",
             "storm/index.html",
-            "style.css"
+            "style.css",
+            "ticks.js",
+            "ticks/guide/notes/jitter.csv",
+            "ticks/storm/storm.csv",
         ]
     );
     let storm = read(&out.join("storm/index.html"));

@@ -496,11 +496,19 @@ try {
     });
     return got.length;
   };
+  // The chart's data is built from its CSV file when its disclosure opens (ticks.js).
+  const openData = (page) => page.evaluate(async () => {
+    for (const d of document.querySelectorAll("details.sim-data")) d.open = true;
+    for (const box of document.querySelectorAll("details.sim-data .sim-ticks-box")) {
+      for (let i = 0; i < 100 && box.dataset.filled !== "yes"; i++) await new Promise((r) => setTimeout(r, 50));
+    }
+  });
   let charts = 0;
   let tables = 0;
   for (const [at, path] of articles) {
     const article = await early.newPage();
     await article.goto(`${at}${path}`);
+    await openData(article);
     // Each link follows its figure, its results table and the chart's data.
     const found = await article.locator("p.sim-try").evaluateAll((ps, textOf) => ps.map((p) => {
       let e = p.previousElementSibling;
@@ -520,6 +528,8 @@ try {
       await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
       await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
       const got = await tableText(p, "#pg-results table");
+      await p.$eval("#pg-ticks-details", (d) => { d.open = true; });
+      await p.waitForSelector("#pg-ticks .sim-ticks-box[data-filled=yes] table", { state: "attached" });
       const gotTicks = await tableText(p, "#pg-ticks table");
       if (JSON.stringify(got) !== JSON.stringify(expected)) {
         fail(`${path}#sim-${id}: the playground's table differs:\n  article:    ${expected.join("\n              ")}\n  playground: ${got.join("\n              ")}`);
@@ -551,6 +561,7 @@ try {
     for (const [i, [id, name]] of presets.entries()) {
       const article = await early.newPage();
       await article.goto(new URL(links[i], `${at}/playground/`).href);
+      await openData(article);
       const [expected, expectedTicks, expectedCharts] = await article.locator(`#sim-${id}`).evaluate((e, textOf) => {
         const text = new Function("t", `return (${textOf})(t)`);
         return [text(e.nextElementSibling.querySelector("table.sim-results")),
@@ -563,6 +574,8 @@ try {
       await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
       if ((await p.getAttribute(`#pg-presets button[data-preset="${id}"]`, "aria-pressed")) !== "true") fail(`the preset ${name} is not shown as pressed`);
       const got = await tableText(p, "#pg-results table");
+      await p.$eval("#pg-ticks-details", (d) => { d.open = true; });
+      await p.waitForSelector("#pg-ticks .sim-ticks-box[data-filled=yes] table", { state: "attached" });
       const gotTicks = await tableText(p, "#pg-ticks table");
       if (JSON.stringify(got) !== JSON.stringify(expected)) fail(`the preset ${name}: the results differ from #sim-${id}:\n  ${got.join("\n  ")}`);
       if (JSON.stringify(gotTicks) !== JSON.stringify(expectedTicks)) fail(`the preset ${name}: the chart's data differs from #sim-${id}`);

@@ -119,12 +119,20 @@ function agrees(path, text, json, settings) {
   return value === n;
 }
 
-// The state of a figure on the page: its charts, caption, tables and references.
-const stateOf = (page, id) => page.evaluate((id) => {
+// The state of a figure on the page: its charts, caption, tables and references. The
+// chart's data is opened, for ticks.js to build its table, from the build's CSV file
+// or from the engine's CSV after a redraw, and `csv` is what its link gives.
+const stateOf = (page, id) => page.evaluate(async (id) => {
   const figure = document.querySelector(`figure[data-scenario="${id}"]`);
   const results = figure.nextElementSibling;
   const data = results.nextElementSibling;
+  data.open = true;
+  const box = () => data.querySelector(".sim-ticks-box");
+  for (let i = 0; i < 100 && box()?.dataset.filled !== "yes"; i++) await new Promise((r) => setTimeout(r, 50));
+  const link = data.querySelector(".sim-data-csv a");
+  const csv = link?.href ? await (await fetch(link.href)).text() : "";
   return {
+    csv,
     charts: [...figure.children].filter((e) => e.localName === "svg").map((e) => e.outerHTML),
     caption: figure.querySelector("figcaption").innerHTML,
     results: results.innerHTML,
@@ -409,7 +417,9 @@ try {
         if (JSON.stringify(again.charts) !== JSON.stringify(built.charts)) fail(`${id}: the module's charts differ from the built figure's`);
         if (again.out.figure.caption !== built.caption) fail(`${id}: the module's caption differs from the built figure's`);
         if (`\n${again.out.table}` !== built.results) fail(`${id}: the module's results table differs from the built one`);
-        if (!built.data.endsWith(again.out.figure.ticks)) fail(`${id}: the module's data table differs from the built one`);
+        if (again.out.figure.csv !== built.csv) fail(`${id}: the module's data (CSV) differs from the built file`);
+        const place = (html) => html.replace(/ href="[^"]*"/, "").replace(/(<div class="sim-ticks-box"[^>]*?)( data-filled="[^"]*")?>[^]*$/, "$1>");
+        if (!place(built.data).endsWith(place(again.out.figure.ticks))) fail(`${id}: the module's data disclosure differs from the built one`);
         const value = new Map(again.refs.map((r, i) => [r, again.out.values[i]]));
         for (const [ref, text] of built.refs) {
           if (value.get(ref) !== text) fail(`${id}: the module quotes {{ ${ref} }} as ${JSON.stringify(value.get(ref))}, the build as ${JSON.stringify(text)}`);

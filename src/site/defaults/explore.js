@@ -16,6 +16,8 @@
 // Each finished update dispatches `retrylab:explored` on its figure, with the time from
 // the change to the redrawn page in `detail.ms`.
 
+import { holdData } from "./ticks.js";
+
 const figures = [...document.querySelectorAll("figure[data-scenario]")]
   .filter((figure) => figure.querySelector(".sim-explore"));
 
@@ -227,6 +229,7 @@ function apply(state, out) {
   if (state.data) {
     const summary = state.data.querySelector("summary").outerHTML;
     state.data.innerHTML = `\n${summary}\n${out.figure.ticks}`;
+    holdData(state.data, out.figure.csv);
   }
   const asks = asksOf(state);
   const value = new Map(asks.map((ask, i) => [ask, out.values[i]]));
@@ -264,7 +267,10 @@ function restore(state) {
   charts(figure, built.charts.join("\n"));
   figure.querySelector("figcaption").innerHTML = built.caption;
   if (state.results) state.results.innerHTML = built.results;
-  if (state.data) state.data.innerHTML = built.data;
+  if (state.data) {
+    state.data.innerHTML = built.data;
+    holdData(state.data, null);
+  }
   state.refs.forEach((e, i) => { e.textContent = built.refs[i]; });
   for (const e of state.conditions) e.hidden = false;
   marked(state, false);

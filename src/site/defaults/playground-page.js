@@ -7,6 +7,7 @@ import { load } from "./playground.js";
 import { DEFAULTS } from "./playground-defaults.js";
 import { readYaml, settingsOf } from "./playground-yaml.js";
 import { SCENARIOS } from "./playground-scenarios.js";
+import { holdData } from "./ticks.js";
 
 const root = document.getElementById("playground");
 const form = document.getElementById("pg-form");
@@ -463,6 +464,7 @@ function run() {
   }
   caption.innerHTML = figurePart.caption;
   ticksBox.innerHTML = figurePart.ticks;
+  holdData(ticksDetails, figurePart.csv);
   performance.mark("playground-chart");
   startReplay(chart, countersOf(result, settings, yaml), () => {
     resultsBox.innerHTML = resultsTable;

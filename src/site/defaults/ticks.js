@@ -1,0 +1,92 @@
+// The chart's data under a scenario figure: the calls of each tick, per strategy. The
+// page holds a link to the data as CSV (ticks/PAGE/ID.csv, written by the build) and an
+// empty place for its table; when the reader opens the disclosure, this builds the
+// table from the CSV, the same headings and numbers the build would have written, in a
+// focusable region named by its caption. So the page carries no thousands of cells
+// until they are asked for, and a screen reader gets a real table once it is open.
+// Without JavaScript the link still gives the data.
+//
+// A figure that the browser redraws (an explorable figure, the playground) holds its
+// data from the engine: `holdData` points the link at it and builds the table if open.
+
+const esc = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// A count as the build writes it: 12,345.
+const thousands = (digits) => digits.replace(/\B(?=(\d{3})+$)/g, ",");
+
+// The table of a CSV: a heading `time (s)`, then `NAME served`, `NAME turned away` and,
+// with a breaker, `NAME failed fast` for each strategy.
+export function tickTable(csv, id, caption) {
+  const [head, ...rows] = csv.split("\n").filter((line) => line !== "");
+  const columns = head.split(",").slice(1);
+  const per = columns.some((c) => c.endsWith(" failed fast")) ? 3 : 2;
+  const names = [];
+  for (let i = 0; i < columns.length; i += per) names.push(columns[i].replace(/ served$/, ""));
+  const name = `${esc(id)}-ticks-caption`;
+  let out = `<div class="sim-scroll" role="region" tabindex="0" aria-labelledby="${name}">\n`
+    + `<table class="sim-ticks">\n<caption id="${name}">${esc(caption)}</caption>\n<thead>\n`
+    + `<tr><th scope="col" rowspan="2" class="num">time (s)</th>`;
+  for (const n of names) out += `<th scope="colgroup" colspan="${per}">${esc(n)}</th>`;
+  out += "</tr>\n<tr>";
+  const kinds = ["served", "turned away", "failed fast"].slice(0, per);
+  for (let i = 0; i < names.length; i++) {
+    for (const kind of kinds) out += `<th scope="col" class="num">${kind}</th>`;
+  }
+  out += "</tr>\n</thead>\n<tbody>\n";
+  for (const row of rows) {
+    const [time, ...counts] = row.split(",");
+    out += `<tr><th scope="row" class="num">${esc(time)}</th>`;
+    for (const count of counts) out += `<td class="num">${thousands(count)}</td>`;
+    out += "</tr>\n";
+  }
+  return `${out}</tbody>\n</table>\n</div>\n`;
+}
+
+// The data each redrawn disclosure holds, and its link's address for it.
+const held = new WeakMap();
+
+async function fill(details) {
+  const box = details.querySelector(".sim-ticks-box");
+  if (!box || box.dataset.filled) return;
+  box.dataset.filled = "loading";
+  let csv = held.get(details)?.csv;
+  if (csv === undefined) {
+    const link = details.querySelector(".sim-data-csv a");
+    try {
+      const answer = await fetch(link.href);
+      if (!answer.ok) throw new Error(`${answer.status}`);
+      csv = await answer.text();
+    } catch {
+      box.innerHTML = "<p>The table could not be loaded here; the CSV link above gives its data.</p>";
+      delete box.dataset.filled;
+      return;
+    }
+  }
+  // A redraw while the file was on its way put a new place in the disclosure.
+  if (!box.isConnected) return;
+  box.innerHTML = tickTable(csv, box.dataset.id, box.dataset.caption);
+  box.dataset.filled = "yes";
+  details.dispatchEvent(new CustomEvent("retrylab:ticks", { bubbles: true }));
+}
+
+// Gives a disclosure its data from the engine, after its HTML was replaced with the
+// engine's, whose link has no address yet; `null` after it was put back as built, to
+// read the build's file again.
+export function holdData(details, csv) {
+  const last = held.get(details);
+  if (last) URL.revokeObjectURL(last.url);
+  held.delete(details);
+  if (csv !== null) {
+    const url = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
+    held.set(details, { csv, url });
+    const link = details.querySelector(".sim-data-csv a");
+    if (link) link.href = url;
+  }
+  if (details.open) fill(details);
+}
+
+// `toggle` does not bubble: it is caught on its way down.
+document.addEventListener("toggle", (event) => {
+  const details = event.target;
+  if (details instanceof HTMLDetailsElement && details.matches(".sim-data") && details.open) fill(details);
+}, true);
+for (const details of document.querySelectorAll("details.sim-data[open]")) fill(details);
