@@ -204,6 +204,21 @@ impl Reader {
     }
 
     fn missing(&mut self, map: &Node, name: &str, meaning: &str) {
+        // A misspelt key (`client:`) is already an unknown key with this one suggested:
+        // one mistake, one error.
+        if let Value::Map(pairs) = &map.value {
+            let misspelt = pairs.iter().any(|(key, _)| {
+                key.as_scalar()
+                    .is_some_and(|k| suggest::closest(k, [name]).is_some())
+                    && self
+                        .errors
+                        .iter()
+                        .any(|e| e.pos == key.pos && e.message.starts_with("unknown key"))
+            });
+            if misspelt {
+                return;
+            }
+        }
         self.error(
             &Node {
                 width: 1,

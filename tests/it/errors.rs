@@ -10,16 +10,10 @@ fn check(yaml: &str, expected: &str) {
 
 #[test]
 fn unknown_key_suggests_the_nearest() {
+    // One mistake, one error: the misspelt key is not also a missing one.
     check(
         "id: a\nclinets: 100\n",
         r"
-error: missing key `clients`
- --> s.yaml:1:1
-  |
-1 | id: a
-  | ^
-  = help: add `clients:`, how many clients call at once
-
 error: unknown key `clinets`
  --> s.yaml:2:1
   |
@@ -28,6 +22,28 @@ error: unknown key `clinets`
   = help: did you mean `clients`?
 ",
     );
+}
+
+#[test]
+fn a_missing_key_with_no_misspelling_of_it_is_still_reported() {
+    check(
+        "id: a\nstrategies: [fixed]\n",
+        r"
+error: missing key `clients`
+ --> s.yaml:1:1
+  |
+1 | id: a
+  | ^
+  = help: add `clients:`, how many clients call at once
+",
+    );
+    // A misspelt nested key that is required: the queue's `limit`.
+    let text = errors("id: a\nclients: 5\nserver: {queue: {limt: 5}}\n");
+    assert!(
+        text.contains("unknown key `server.queue.limt`") || text.contains("unknown key `limt`"),
+        "{text}"
+    );
+    assert!(!text.contains("missing key"), "{text}");
 }
 
 #[test]

@@ -422,13 +422,6 @@ fn an_unknown_slowdown_key_suggests_the_nearest() {
     check(
         "id: a\nclients: 1\nserver:\n  slowdowns: [{from: 1s, to: 2s, capcity: 5}]\n",
         r"
-error: missing key `capacity`
- --> s.yaml:4:16
-  |
-4 |   slowdowns: [{from: 1s, to: 2s, capcity: 5}]
-  |                ^
-  = help: add `capacity:`, calls the server can serve per tick during the slowdown
-
 error: unknown key `server.slowdowns[].capcity`
  --> s.yaml:4:34
   |
