@@ -228,9 +228,41 @@ pub(super) fn read_parts(
                         Err(errors) => Err(errors),
                     },
                     (Kind::ReferenceTable, _) => {
-                        let name = found.body.trim();
-                        match docs::table_named(name) {
-                            Some(html) => Ok(Block::Table(html)),
+                        // The table's name, then, optionally, the table itself as
+                        // `retrylab keys NAME` writes it, for readers of the source.
+                        let (first, written) =
+                            found.body.split_once('\n').unwrap_or((&found.body, ""));
+                        let name = first.trim();
+                        let name = if written.trim().is_empty() {
+                            found.body.trim()
+                        } else {
+                            name
+                        };
+                        match docs::table(name) {
+                            Some(table) => match stale_line(&table.markdown(), written) {
+                                None => Ok(Block::Table(table.html())),
+                                Some((line, expected)) => {
+                                    let should = match expected {
+                                        Some(w) => format!("this line should read `{w}`"),
+                                        None => "the table ends before this line".to_string(),
+                                    };
+                                    problems.push(at(
+                                        page,
+                                        index(p),
+                                        &name_range(page.body(), found, line),
+                                        format!(
+                                            "this `{name}` table is not the one retrylab checks \
+                                             against: {should}"
+                                        ),
+                                        Some(format!(
+                                            "replace the lines after `{name}` with what \
+                                             `retrylab keys {name}` prints under its heading, \
+                                             or leave the name alone"
+                                        )),
+                                    ));
+                                    continue;
+                                }
+                            },
                             None if name.is_empty() => {
                                 problems.push(at(
                                     page,
@@ -395,6 +427,27 @@ pub(super) fn read_parts(
 /// Where `name`, the trimmed body of the directive `found`, stands in the page's body
 /// `markdown`: after any blank lines and indentation that open the block. A body the
 /// Markdown split (a block indented in a list) falls back to the body's start.
+/// The first line of a reference table written out in its block that differs from
+/// the table the build knows (`expected`, as Markdown), with the line it should be;
+/// `None` when nothing is written out or all of it is right.
+fn stale_line<'a>(expected: &'a str, written: &'a str) -> Option<(&'a str, Option<&'a str>)> {
+    let written = written.trim();
+    if written.is_empty() {
+        return None;
+    }
+    let mut want = expected.trim().lines();
+    let mut have = written.lines();
+    loop {
+        match (want.next(), have.next()) {
+            (None, None) => return None,
+            (Some(w), Some(h)) if w.trim_end() == h.trim_end() => {}
+            (Some(w), Some(h)) => return Some((h, Some(w))),
+            (Some(w), None) => return Some((written.lines().last().unwrap_or(written), Some(w))),
+            (None, Some(h)) => return Some((h, None)),
+        }
+    }
+}
+
 fn name_range(markdown: &str, found: &directive::Found, name: &str) -> Range<usize> {
     let start = markdown
         .get(found.body_start..found.block.end)

@@ -81,3 +81,37 @@ fn a_block_that_is_no_yaml_is_one_error_not_one_per_reference() {
     assert!(!check_err.contains("no scenario has the id"), "{check_err}");
     assert!(check_err.contains("--> content/a.md:10:"), "{check_err}");
 }
+
+#[test]
+fn a_reference_table_written_out_in_its_block_is_held_to_the_one_the_build_knows() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retrylab"))
+        .args(["keys", "layer"])
+        .output()
+        .unwrap();
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let table = printed.split_once("\n\n").unwrap().1.trim_end();
+    let block = |table: &str| format!("```reference\nlayer\n\n{table}\n```\n");
+    // Written as `retrylab keys` prints it: the page builds.
+    let ((check, err), (build, _), written) = both(&block(table));
+    assert_eq!((check, build), (0, 0), "{err}");
+    assert!(written);
+    // A key's default changed in the code but not in the page: one error, at the line.
+    let stale = table.replace("| required |", "| 1 |");
+    let ((check, check_err), (build, build_err), written) = both(&block(&stale));
+    assert_eq!((check, build), (1, 1));
+    assert_eq!(check_err, build_err);
+    assert!(!written);
+    assert!(
+        check_err.contains("this `layer` table is not the one retrylab checks against: this line should read `| `attempts` | whole number, 1 to 1,000 | required |"),
+        "{check_err}"
+    );
+    // Line 5 of the page is ```reference, 6 the name, 8 the caption, 10 the heads, 11
+    // the rule, 12 the first key.
+    assert!(check_err.contains("--> content/a.md:12:1"), "{check_err}");
+    assert!(check_err.contains("retrylab keys layer"), "{check_err}");
+    // A row too many.
+    let longer = format!("{table}\n| `extra` | x | y | z |");
+    let ((_, err), _, _) = both(&block(&longer));
+    assert!(err.contains("the table ends before this line"), "{err}");
+    assert!(err.contains("1 problem found"), "{err}");
+}
