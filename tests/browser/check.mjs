@@ -274,11 +274,27 @@ async function layoutProblems(page) {
 async function figureShots(page, base) {
   const figures = await page.$$('main figure:not([hidden])');
   for (const [i, f] of figures.entries()) {
-    if (await f.isVisible()) await f.screenshot({ path: `${base}-figure-${i + 1}.png` });
+    if (await f.isVisible()) await elementShot(page, f, `${base}-figure-${i + 1}.png`);
   }
   const tables = await page.$$('main .sim-results-wrap, main .table-scroll');
   for (const [i, t] of tables.entries()) {
-    if (await t.isVisible()) await t.screenshot({ path: `${base}-table-${i + 1}.png` });
+    if (await t.isVisible()) await elementShot(page, t, `${base}-table-${i + 1}.png`);
+  }
+}
+
+/** A picture of one element. Playwright first waits for the element to stand still;
+ * on a loaded machine that wait can run out while the page still lays itself out, and
+ * a picture is no check, so then the page is shot at the element's box instead. */
+async function elementShot(page, element, path) {
+  try {
+    await element.screenshot({ path, animations: 'disabled', timeout: 10000 });
+  } catch (e) {
+    if (e.name !== 'TimeoutError') throw e;
+    const clip = await element.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height };
+    });
+    if (clip.width > 0 && clip.height > 0) await page.screenshot({ path, fullPage: true, clip });
   }
 }
 
