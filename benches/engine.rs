@@ -80,7 +80,7 @@ fn engine(c: &mut Criterion) {
 fn bench(c: &mut Criterion, name: &str, scenario: &Scenario) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
-    for strategy in Strategy::ALL {
+    for strategy in Strategy::GENERIC {
         let before = LIVE.load(Ordering::Relaxed);
         PEAK.store(before, Ordering::Relaxed);
         let run = simulate(scenario, strategy, 1, false);

@@ -35,9 +35,51 @@ pub(crate) enum Shape {
     Plus,
 }
 
+/// The six shapes, in the order of the six strategies of the model.
+const SHAPES: [Shape; 6] = [
+    Shape::Circle,
+    Shape::Square,
+    Shape::Triangle,
+    Shape::Diamond,
+    Shape::Down,
+    Shape::Plus,
+];
+
+/// The library strategies' classes and dashes, in the order of [`Strategy::ALL`]. Each
+/// takes the hue of one of the six (in turn) and the marker of the next but one or two,
+/// and a dash of its own: any two strategies differ in dash and in hue or marker.
+const LIBRARY_MARKS: [(&str, &str); 11] = [
+    ("st-aws-standard", "1 2"),
+    ("st-aws-legacy", "6 2"),
+    ("st-google-cloud", "3 2"),
+    ("st-python-backoff", "4 4"),
+    ("st-urllib3", "8 2 2 2"),
+    ("st-tenacity", "1 4"),
+    ("st-polly", "6 3 1 3"),
+    ("st-resilience4j", "3 1"),
+    ("st-spring-retry", "10 3"),
+    ("st-spring-retryable", "2 2 6 2"),
+    ("st-go-backoff", "4 1 1 1"),
+];
+
 /// The marks of the strategies, fixed per strategy rather than per position so that a
 /// strategy looks the same in every figure.
 pub(crate) fn mark(strategy: Strategy) -> Mark {
+    let at = Strategy::ALL
+        .iter()
+        .position(|&s| s == strategy)
+        .unwrap_or(0);
+    if let Some(i) = at.checked_sub(Strategy::GENERIC.len()) {
+        let (class, dash) = LIBRARY_MARKS[i % LIBRARY_MARKS.len()];
+        let hue = i % 6;
+        let like = mark(Strategy::GENERIC[hue]);
+        return Mark {
+            class,
+            colour: like.colour,
+            dash: Some(dash),
+            shape: SHAPES[(hue + 1 + i / 6) % 6],
+        };
+    }
     let (class, colour, dash, shape) = match strategy {
         Strategy::Fixed => ("st-fixed", "#0072b2", None, Shape::Circle),
         Strategy::Exponential => ("st-exponential", "#c15500", Some("9 4"), Shape::Square),
@@ -63,6 +105,8 @@ pub(crate) fn mark(strategy: Strategy) -> Mark {
             Some("5 2 5 6"),
             Shape::Plus,
         ),
+        // The libraries', above.
+        _ => ("st-fixed", "#0072b2", None, Shape::Circle),
     };
     Mark {
         class,
@@ -178,24 +222,33 @@ pub(crate) fn legend(
 mod tests {
     use super::*;
 
-    /// Every strategy differs from every other by hue, dash and marker alike, and the
-    /// stylesheet colours each in both themes.
+    /// Each of the six strategies of the model differs from every other by hue, dash
+    /// and marker alike; a library strategy differs from every strategy by dash and by
+    /// hue or marker. The stylesheet colours each in both themes.
     #[test]
     fn every_strategy_has_a_mark_of_its_own() {
         let marks: Vec<(Strategy, Mark)> = Strategy::ALL.iter().map(|&s| (s, mark(s))).collect();
         for (i, (a, ma)) in marks.iter().enumerate() {
             for (b, mb) in &marks[i + 1..] {
-                assert_ne!(ma.colour, mb.colour, "{a:?} and {b:?}");
                 assert_ne!(ma.dash, mb.dash, "{a:?} and {b:?}");
-                assert_ne!(ma.shape, mb.shape, "{a:?} and {b:?}");
+                assert!(
+                    ma.colour != mb.colour || ma.shape != mb.shape,
+                    "{a:?} and {b:?}"
+                );
+                if a.library().is_none() && b.library().is_none() {
+                    assert_ne!(ma.colour, mb.colour, "{a:?} and {b:?}");
+                    assert_ne!(ma.shape, mb.shape, "{a:?} and {b:?}");
+                }
             }
-            let property = format!("--sim-{}:", ma.class);
-            // Light, dark by the reader's system, and dark by the page.
-            assert_eq!(
-                super::super::CSS.matches(&property).count(),
-                3,
-                "{property}"
-            );
+            if a.library().is_none() {
+                let property = format!("--sim-{}:", ma.class);
+                // Light, dark by the reader's system, and dark by the page.
+                assert_eq!(
+                    super::super::CSS.matches(&property).count(),
+                    3,
+                    "{property}"
+                );
+            }
             assert!(super::super::CSS.contains(&format!("svg.sim-sweep .{},", ma.class)));
             assert_eq!(ma.class, format!("st-{}", a.name()));
         }

@@ -182,7 +182,7 @@ pub fn read_explore(root: &Node, scenario: &Scenario) -> Result<Explore, Vec<Sce
     }
     if errors.is_empty() {
         let all = strategies.then(|| map.key(STRATEGIES)).flatten();
-        errors.extend(corners(root, &knobs, &ranges, all));
+        errors.extend(corners(root, &knobs, &ranges, all, &scenario.strategies));
     }
     if errors.is_empty() {
         Ok(Explore { knobs, strategies })
@@ -328,14 +328,16 @@ fn knob(parameter: Parameter, range: &Node, scenario: &Scenario) -> Result<Knob,
 /// Every combination of the ends of the ranges, read as the scenario: each mistake is
 /// placed at the first range whose end the combination takes (or at `strategies`, the
 /// key of `strategies: true`, when there is no range), with the combination. With
-/// `strategies`, every combination compares all six strategies.
+/// `strategies`, every combination compares every strategy a reader may choose
+/// ([`Strategy::offered`]).
 fn corners(
     root: &Node,
     knobs: &[Knob],
     ranges: &[&Node],
     strategies: Option<&Node>,
+    own: &[Strategy],
 ) -> Option<ScenarioError> {
-    let all: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
+    let all: Vec<&str> = Strategy::offered(own).iter().map(|s| s.name()).collect();
     // 2^n combinations; a directive has at most one range per parameter.
     for corner in 0u32..1 << knobs.len() {
         let ends: Vec<u64> = knobs

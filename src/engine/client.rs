@@ -15,7 +15,7 @@
 
 use rand_pcg::Pcg64;
 
-use super::policy::{Policies, RetryPolicy, Strategy};
+use super::policy::{Kind, Policies, RetryPolicy};
 use super::scenario::{MAX_LAYERS, Scenario};
 use super::units::Micros;
 
@@ -64,7 +64,7 @@ impl Chain<'_> {
     pub fn remembers_waits(&self) -> bool {
         self.policies
             .iter()
-            .any(|p| p.strategy() == Strategy::DecorrelatedJitter)
+            .any(|p| p.kind() == Kind::DecorrelatedJitter)
     }
 }
 

@@ -13,11 +13,13 @@
 //!   circuit breaker;
 //! - [`recovery`]: goodput and the recovery time of open-loop load;
 //! - [`outcome`]: what a run gives back;
+//! - [`library`]: the strategies named after retry libraries, with their sources;
 //! - [`metric`]: the totals and statistics that results are quoted by.
 
 pub mod buckets;
 pub mod client;
 pub mod guards;
+pub mod library;
 pub mod metric;
 pub mod outcome;
 pub mod policy;

@@ -19,10 +19,13 @@ use rand::RngExt;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+use super::library::{self, Library};
 use super::scenario::{Retry, Scenario};
 use super::units::Micros;
 
-/// A retry strategy, by the name scenarios use.
+/// A retry strategy, by the name scenarios use: one of the six rules of the model, or
+/// a library's defaults ([`super::library`]), which follow one of those rules with the
+/// library's own parameters, limits and budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
@@ -38,11 +41,54 @@ pub enum Strategy {
     DecorrelatedJitter,
     /// `d(a)` times a uniform factor in `[1 - jitter, 1 + jitter]` (gRPC's backoff).
     ProportionalJitter,
+    /// botocore's standard retry mode.
+    AwsStandard,
+    /// botocore's legacy retry mode, its default.
+    AwsLegacy,
+    /// google-api-core's `Retry()`.
+    GoogleCloud,
+    /// Python backoff's `on_exception(expo, ...)`.
+    PythonBackoff,
+    /// urllib3's `Retry.DEFAULT`.
+    Urllib3,
+    /// tenacity's `Retrying()`.
+    Tenacity,
+    /// Polly v8's `RetryStrategyOptions`.
+    Polly,
+    /// resilience4j's `RetryConfig.ofDefaults()`.
+    Resilience4j,
+    /// spring-retry's `RetryTemplate`.
+    SpringRetry,
+    /// spring-retry's `@Retryable`.
+    SpringRetryable,
+    /// cenkalti/backoff v4's `ExponentialBackOff` (and the Rust `backoff` crate's).
+    GoBackoff,
 }
 
 impl Strategy {
-    /// Every strategy, in the order the articles show them.
-    pub const ALL: [Strategy; 6] = [
+    /// Every strategy: the six of the model, then the libraries.
+    pub const ALL: [Strategy; 17] = [
+        Strategy::Fixed,
+        Strategy::Exponential,
+        Strategy::FullJitter,
+        Strategy::EqualJitter,
+        Strategy::DecorrelatedJitter,
+        Strategy::ProportionalJitter,
+        Strategy::AwsStandard,
+        Strategy::AwsLegacy,
+        Strategy::GoogleCloud,
+        Strategy::PythonBackoff,
+        Strategy::Urllib3,
+        Strategy::Tenacity,
+        Strategy::Polly,
+        Strategy::Resilience4j,
+        Strategy::SpringRetry,
+        Strategy::SpringRetryable,
+        Strategy::GoBackoff,
+    ];
+
+    /// The six strategies of the model, whose parameters are the scenario's `retry:`.
+    pub const GENERIC: [Strategy; 6] = [
         Strategy::Fixed,
         Strategy::Exponential,
         Strategy::FullJitter,
@@ -69,6 +115,17 @@ impl Strategy {
             Strategy::EqualJitter => "equal-jitter",
             Strategy::DecorrelatedJitter => "decorrelated-jitter",
             Strategy::ProportionalJitter => "proportional-jitter",
+            Strategy::AwsStandard => "aws-standard",
+            Strategy::AwsLegacy => "aws-legacy",
+            Strategy::GoogleCloud => "google-cloud",
+            Strategy::PythonBackoff => "python-backoff",
+            Strategy::Urllib3 => "urllib3",
+            Strategy::Tenacity => "tenacity",
+            Strategy::Polly => "polly",
+            Strategy::Resilience4j => "resilience4j",
+            Strategy::SpringRetry => "spring-retry",
+            Strategy::SpringRetryable => "spring-retryable",
+            Strategy::GoBackoff => "go-backoff",
         }
     }
 
@@ -77,14 +134,69 @@ impl Strategy {
         Strategy::ALL.into_iter().find(|s| s.name() == name)
     }
 
+    /// The rule its waits follow.
+    pub fn kind(self) -> Kind {
+        match self {
+            Strategy::Fixed => Kind::Fixed,
+            Strategy::Exponential => Kind::Exponential,
+            Strategy::FullJitter => Kind::FullJitter,
+            Strategy::EqualJitter => Kind::EqualJitter,
+            Strategy::DecorrelatedJitter => Kind::DecorrelatedJitter,
+            Strategy::ProportionalJitter => Kind::ProportionalJitter,
+            library => library::of(library).map_or(Kind::Fixed, |l| l.kind),
+        }
+    }
+
+    /// The library whose defaults it follows, for a library strategy.
+    pub fn library(self) -> Option<&'static Library> {
+        library::of(self)
+    }
+
+    /// Whether its waits are random.
+    pub fn is_jittered(self) -> bool {
+        self.kind().is_jittered()
+    }
+
+    /// The strategies a reader may choose among in a figure that compares `own`: its
+    /// own first, then the rest of their family, the six of the model or, when `own`
+    /// names a library, every library.
+    pub fn offered(own: &[Strategy]) -> Vec<Strategy> {
+        let family: &[Strategy] = if own.iter().any(|s| s.library().is_some()) {
+            &Strategy::ALL[Strategy::GENERIC.len()..]
+        } else {
+            &Strategy::GENERIC
+        };
+        let others = family.iter().filter(|s| !own.contains(s));
+        own.iter().chain(others).copied().collect()
+    }
+}
+
+/// The rule a strategy's waits follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// Always `base`.
+    Fixed,
+    /// `d(a)`, no jitter.
+    Exponential,
+    /// Uniform in `[0, d(a)]`.
+    FullJitter,
+    /// `d(a)/2` plus uniform in `[0, d(a)/2]`.
+    EqualJitter,
+    /// `min(cap, uniform in [base, 3 * prev])`, `prev` starting at `base`.
+    DecorrelatedJitter,
+    /// `d(a)` times a uniform factor in `[1 - jitter, 1 + jitter]`.
+    ProportionalJitter,
+}
+
+impl Kind {
     /// Whether its waits are random.
     pub fn is_jittered(self) -> bool {
         matches!(
             self,
-            Strategy::FullJitter
-                | Strategy::EqualJitter
-                | Strategy::DecorrelatedJitter
-                | Strategy::ProportionalJitter
+            Kind::FullJitter
+                | Kind::EqualJitter
+                | Kind::DecorrelatedJitter
+                | Kind::ProportionalJitter
         )
     }
 }
@@ -92,7 +204,7 @@ impl Strategy {
 /// A strategy with its parameters, ready to produce waits.
 #[derive(Clone, Debug)]
 pub struct RetryPolicy {
-    strategy: Strategy,
+    kind: Kind,
     base: Micros,
     cap: Micros,
     /// `d(a)` for `a = 0, 1, …` until it reaches the cap; `cap` after that.
@@ -103,7 +215,7 @@ pub struct RetryPolicy {
 
 impl RetryPolicy {
     /// Builds the policy. `max_failures` bounds how many ceilings are ever needed.
-    pub fn new(strategy: Strategy, retry: &Retry, max_failures: u64) -> RetryPolicy {
+    pub fn new(kind: Kind, retry: &Retry, max_failures: u64) -> RetryPolicy {
         let cap = retry.cap as f64;
         let mut ceilings = Vec::new();
         let mut d = retry.base as f64;
@@ -118,7 +230,7 @@ impl RetryPolicy {
             ceilings.push(cap);
         }
         RetryPolicy {
-            strategy,
+            kind,
             base: retry.base,
             cap: retry.cap,
             ceilings,
@@ -126,9 +238,9 @@ impl RetryPolicy {
         }
     }
 
-    /// The strategy.
-    pub fn strategy(&self) -> Strategy {
-        self.strategy
+    /// The rule of its waits.
+    pub fn kind(&self) -> Kind {
+        self.kind
     }
 
     /// The ceiling `d(a)` after failure `a` (counting from 0), unrounded.
@@ -144,15 +256,15 @@ impl RetryPolicy {
     // cost a quarter of the throughput.
     #[inline(always)]
     pub fn wait(&self, failures: u32, prev: &mut u32, rng: &mut Pcg64) -> Micros {
-        match self.strategy {
-            Strategy::Fixed => self.base,
-            Strategy::Exponential => round(self.ceiling(failures)),
-            Strategy::FullJitter => round(rng.random::<f64>() * self.ceiling(failures)),
-            Strategy::EqualJitter => {
+        match self.kind {
+            Kind::Fixed => self.base,
+            Kind::Exponential => round(self.ceiling(failures)),
+            Kind::FullJitter => round(rng.random::<f64>() * self.ceiling(failures)),
+            Kind::EqualJitter => {
                 let half = self.ceiling(failures) / 2.0;
                 round(half + rng.random::<f64>() * half)
             }
-            Strategy::DecorrelatedJitter => {
+            Kind::DecorrelatedJitter => {
                 let low = self.base as f64;
                 let high = 3.0 * f64::from(*prev);
                 let w = round(low + rng.random::<f64>() * (high - low)).min(self.cap);
@@ -160,7 +272,7 @@ impl RetryPolicy {
                 *prev = w as u32;
                 w
             }
-            Strategy::ProportionalJitter => {
+            Kind::ProportionalJitter => {
                 let d = self.ceiling(failures);
                 let low = d * (1.0 - self.jitter);
                 round(low + rng.random::<f64>() * (2.0 * self.jitter * d))
@@ -180,7 +292,7 @@ fn grows(d: f64, multiplier: f64) -> bool {
 /// the same values. Used to bound the calls a client can make (see
 /// [`Scenario::calls_per_client`]). The iterator ends once the wait cannot change
 /// any more; every later wait is its last item.
-pub fn least_waits(strategy: Strategy, retry: &Retry) -> impl Iterator<Item = Micros> {
+pub fn least_waits(kind: Kind, retry: &Retry) -> impl Iterator<Item = Micros> {
     let cap = retry.cap as f64;
     let multiplier = retry.multiplier;
     let mut next = Some(retry.base as f64);
@@ -188,14 +300,14 @@ pub fn least_waits(strategy: Strategy, retry: &Retry) -> impl Iterator<Item = Mi
         let d = next?;
         let ceiling = d.min(cap);
         next = (d < cap && grows(d, multiplier)).then_some(d * multiplier);
-        Some(match strategy {
-            Strategy::Fixed => retry.base,
-            Strategy::Exponential => round(ceiling),
-            Strategy::FullJitter => 0,
-            Strategy::EqualJitter => round(ceiling / 2.0),
+        Some(match kind {
+            Kind::Fixed => retry.base,
+            Kind::Exponential => round(ceiling),
+            Kind::FullJitter => 0,
+            Kind::EqualJitter => round(ceiling / 2.0),
             // `min(cap, base + r · (3 · prev − base))` with `prev >= base`: at least base.
-            Strategy::DecorrelatedJitter => retry.base.min(retry.cap),
-            Strategy::ProportionalJitter => round(ceiling * (1.0 - retry.jitter)),
+            Kind::DecorrelatedJitter => retry.base.min(retry.cap),
+            Kind::ProportionalJitter => round(ceiling * (1.0 - retry.jitter)),
         })
     })
 }
@@ -208,29 +320,40 @@ pub struct Policies {
     pub strategy: Strategy,
     /// One policy, or one per layer.
     pub layers: Vec<RetryPolicy>,
+    /// For a library strategy, the scenario with the library's `retry:` in place of
+    /// the scenario's own ([`Scenario::lane`]): what its runs run.
+    pub lane: Option<Box<Scenario>>,
 }
 
 impl Policies {
     /// The policies of `strategy` in `scenario`, with ceilings for as many failures as
     /// the horizon has ticks.
     pub fn new(scenario: &Scenario, strategy: Strategy) -> Policies {
+        let lane = strategy
+            .library()
+            .map(|library| Box::new(scenario.with_library(library)));
+        let scenario = lane.as_deref().unwrap_or(scenario);
         let ticks = scenario.ticks();
         let layers = if scenario.layers.is_empty() {
-            vec![RetryPolicy::new(strategy, &scenario.retry, ticks)]
+            vec![RetryPolicy::new(strategy.kind(), &scenario.retry, ticks)]
         } else {
             scenario
                 .layers
                 .iter()
                 .map(|layer| {
                     RetryPolicy::new(
-                        layer.strategy.unwrap_or(strategy),
+                        layer.strategy.unwrap_or(strategy).kind(),
                         &layer.retry(&scenario.retry),
                         ticks,
                     )
                 })
                 .collect()
         };
-        Policies { strategy, layers }
+        Policies {
+            strategy,
+            layers,
+            lane,
+        }
     }
 }
 
@@ -252,7 +375,11 @@ mod tests {
     use rand::SeedableRng;
 
     fn policy(strategy: Strategy) -> RetryPolicy {
-        RetryPolicy::new(strategy, &Scenario::with_clients("t", 1).retry, 1_000)
+        RetryPolicy::new(
+            strategy.kind(),
+            &Scenario::with_clients("t", 1).retry,
+            1_000,
+        )
     }
 
     #[test]
@@ -278,7 +405,7 @@ mod tests {
         let mut retry = Scenario::with_clients("t", 1).retry;
         retry.base = 1;
         retry.multiplier = 1.5;
-        let p = RetryPolicy::new(Strategy::Exponential, &retry, 100);
+        let p = RetryPolicy::new(Kind::Exponential, &retry, 100);
         let mut rng = Pcg64::seed_from_u64(1);
         let mut prev = 1;
         let waits: Vec<Micros> = (0..5).map(|a| p.wait(a, &mut prev, &mut rng)).collect();
@@ -309,7 +436,7 @@ mod tests {
     fn a_multiplier_of_one_is_fixed_at_the_base() {
         let mut retry = Scenario::with_clients("t", 1).retry;
         retry.multiplier = 1.0;
-        let p = RetryPolicy::new(Strategy::Exponential, &retry, 1_000_000);
+        let p = RetryPolicy::new(Kind::Exponential, &retry, 1_000_000);
         assert_eq!(p.ceilings.len(), 1);
         assert_eq!(p.ceiling(500), 100_000.0);
     }

@@ -482,6 +482,7 @@ impl Reader {
             max_attempts: max_attempts?,
             deadline: deadline?,
             honor_retry_after: honor_retry_after?,
+            only_with_hint: false,
             budget: budget?,
             breaker: breaker?,
             timeout: timeout?,
@@ -534,6 +535,78 @@ impl Reader {
         ok.then_some(out)
     }
 
+    /// The library strategies decide their own retry settings: a scenario that sets one
+    /// of them while only library strategies would run it, or that gives them layers,
+    /// asks for what cannot happen.
+    fn relations_of_libraries(&mut self, s: &Scenario, top: &Fields) {
+        let libraries: Vec<&str> = s
+            .strategies
+            .iter()
+            .filter_map(|st| st.library().map(|l| l.name))
+            .collect();
+        let Some(&first) = libraries.first() else {
+            return;
+        };
+        let item = |name: &str| match top.get("strategies").map(|n| &n.value) {
+            Some(Value::Seq(items)) => items.iter().find(|i| i.as_scalar() == Some(name)),
+            _ => None,
+        };
+        if let Some(layers) = top.get("layers") {
+            let at = item(first).unwrap_or(layers).clone();
+            self.error(
+                &at,
+                format!(
+                    "`{first}` retries as its library does, in one layer: it cannot run a scenario with `layers`"
+                ),
+                Some(
+                    "compare the libraries in a scenario of their own, without `layers`"
+                        .to_string(),
+                ),
+            );
+        }
+        if libraries.len() < s.strategies.len() {
+            // The keys still set the strategies of the model beside them.
+            return;
+        }
+        let Some(Value::Map(pairs)) = top.get("retry").map(|n| &n.value) else {
+            return;
+        };
+        const DECIDED: [&str; 8] = [
+            "base",
+            "cap",
+            "multiplier",
+            "jitter",
+            "max_attempts",
+            "deadline",
+            "honor_retry_after",
+            "budget",
+        ];
+        let named = match libraries.as_slice() {
+            [one] => format!("`{one}` waits, limits and budgets as its library does"),
+            _ => format!(
+                "{} wait, limit and budget as their libraries do",
+                libraries
+                    .iter()
+                    .map(|l| format!("`{l}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        };
+        for (key, _) in pairs {
+            let Some(name) = key.as_scalar().filter(|k| DECIDED.contains(k)) else {
+                continue;
+            };
+            self.error(
+                key,
+                format!("`retry.{name}` changes no strategy of this scenario: {named} by default"),
+                Some(format!(
+                    "remove `{name}`, or compare a strategy of the model beside them ({}), which it sets",
+                    Strategy::GENERIC.map(|s| s.name()).join(", ")
+                )),
+            );
+        }
+    }
+
     /// Checks what no single key can: how keys relate, and the limits of the whole.
     fn relations(&mut self, s: &Scenario, top: &Fields) {
         let server = top.get("server");
@@ -545,6 +618,7 @@ impl Reader {
             _ => None,
         };
         self.relations_of_overload(s, top);
+        self.relations_of_libraries(s, top);
         let horizon_node = top.get("horizon").cloned().or_else(|| server_key("tick"));
         let at = |fallback: Option<Node>| {
             fallback.unwrap_or(Node {
@@ -641,8 +715,21 @@ impl Reader {
 }
 
 fn all_strategies() -> String {
+    let libraries: Vec<&str> = Strategy::ALL[Strategy::GENERIC.len()..]
+        .iter()
+        .map(|s| s.name())
+        .collect();
+    format!(
+        "{}, and the libraries' {}",
+        model_strategies(),
+        libraries.join(", ")
+    )
+}
+
+/// The strategies of the model, which layers may name.
+pub(crate) fn model_strategies() -> String {
     format!(
         "the strategies are: {}",
-        Strategy::ALL.map(|s| s.name()).join(", ")
+        Strategy::GENERIC.map(|s| s.name()).join(", ")
     )
 }

@@ -14,8 +14,10 @@
 //! add no draws.
 //!
 //! What a rejected client does, in this order:
-//! 1. if it has made `max_attempts` calls (every layer is out of attempts), it gives up
-//!    (no wait is drawn);
+//! 1. if it has made `max_attempts` calls (every layer is out of attempts), or it
+//!    retries a rejection only when the rejection carries a Retry-After hint (urllib3's
+//!    rule, see [`super::library`]) and this one carries none, it gives up (no wait is
+//!    drawn);
 //! 2. it draws its wait and computes `t_next = t + wait` on its own clock (at least the
 //!    Retry-After hint, when it honours one);
 //! 3. if `t_next` is after its first call plus `deadline`, it gives up (a retry exactly
@@ -56,7 +58,10 @@ pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: 
 
 /// [`simulate`] with the strategy's policies built beforehand, so that many runs of one
 /// scenario share their tables of ceilings. `policies` must be those of `scenario`.
+/// A library strategy runs the scenario with the library's `retry:`
+/// ([`super::library`]).
 pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes: bool) -> Run {
+    let scenario = policies.lane.as_deref().unwrap_or(scenario);
     let chain = Chain::new(scenario, policies);
     let run = Setup {
         scenario,
@@ -291,11 +296,13 @@ impl Setup<'_> {
                 answered.clear();
             }
             let hint = guards.hint(down);
+            // A client that retries only on a hint gives up on a rejection without one.
+            let retried = hint > 0 || !scenario.retry.only_with_hint;
 
             // The failed calls: rejected (with the hint), throttled, failed fast, each a
             // range of the tick's calls in that order, then the timeouts.
             let parts = [
-                (served + joined, sent, hint, true),
+                (served + joined, sent, hint, retried),
                 (sent, admitted, 0, true),
                 (admitted, n, 0, guards.retries_failed_fast()),
             ];
@@ -593,22 +600,24 @@ mod tests {
             assert!(scenario.layers.is_empty());
             for strategy in Strategy::ALL {
                 let policies = Policies::new(&scenario, strategy);
-                let chain = Chain::new(&scenario, &policies);
+                let lane = scenario.lane(strategy);
+                let scenario = lane.as_ref();
+                let chain = Chain::new(scenario, &policies);
                 for seed in [1, 2] {
                     let setup = || Setup {
-                        scenario: &scenario,
+                        scenario,
                         chain: &chain,
                         seed,
                         with_lanes: true,
                     };
                     assert_eq!(
-                        setup().go::<Layered, _, true>(Guarded::new(&scenario)),
-                        simulate_with(&scenario, &policies, seed, true),
+                        setup().go::<Layered, _, true>(Guarded::new(scenario)),
+                        simulate_with(scenario, &policies, seed, true),
                         "{strategy:?}"
                     );
                     assert_eq!(
-                        setup().go::<Single<u32, u32>, _, false>(Guarded::new(&scenario)),
-                        simulate_with(&scenario, &policies, seed, true),
+                        setup().go::<Single<u32, u32>, _, false>(Guarded::new(scenario)),
+                        simulate_with(scenario, &policies, seed, true),
                         "{strategy:?}"
                     );
                 }

@@ -375,6 +375,10 @@ pub struct Retry {
     pub deadline: Option<Micros>,
     /// Whether clients wait at least the server's Retry-After hint.
     pub honor_retry_after: bool,
+    /// Whether a rejection is retried only when it carries the Retry-After hint (a
+    /// library's rule, urllib3's: see [`super::library`]); not a key of scenarios.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub only_with_hint: bool,
     /// The shared retry budget, if any.
     pub budget: Option<Budget>,
     /// The shared circuit breaker, if any.
@@ -442,6 +446,7 @@ impl Scenario {
                 max_attempts: None,
                 deadline: None,
                 honor_retry_after: true,
+                only_with_hint: false,
                 budget: None,
                 breaker: None,
                 timeout: None,
@@ -473,6 +478,7 @@ impl Scenario {
             || self.server.retry_after.is_some()
             || self.retry.budget.is_some()
             || self.retry.breaker.is_some()
+            || self.retry.only_with_hint
     }
 
     /// The end of the trigger, for goodput and the recovery time: the end of the last
@@ -492,6 +498,14 @@ impl Scenario {
     /// of the layers' attempts), and the waits between them, each at least the shortest
     /// the policy can draw, add up to less than the horizon and at most the deadline.
     pub fn calls_per_client(&self, strategy: Strategy) -> u64 {
+        if let Some(library) = strategy.library() {
+            return self.with_library(library).calls_per_client_of(strategy);
+        }
+        self.calls_per_client_of(strategy)
+    }
+
+    /// [`Scenario::calls_per_client`] with this scenario's own `retry:`.
+    fn calls_per_client_of(&self, strategy: Strategy) -> u64 {
         let mut most = self.ticks();
         let attempts = if self.layers.is_empty() {
             self.retry.max_attempts.map(u64::from)
@@ -514,7 +528,7 @@ impl Scenario {
                 .layers
                 .iter()
                 .map(|l| {
-                    least_waits(l.strategy.unwrap_or(strategy), &l.retry(&self.retry))
+                    least_waits(l.strategy.unwrap_or(strategy).kind(), &l.retry(&self.retry))
                         .next()
                         .unwrap_or(0)
                 })
@@ -526,7 +540,7 @@ impl Scenario {
             };
         }
         let (mut calls, mut spent, mut last) = (1u64, 0u64, 0);
-        for wait in least_waits(strategy, &self.retry) {
+        for wait in least_waits(strategy.kind(), &self.retry) {
             if calls >= most {
                 return most;
             }
@@ -560,11 +574,14 @@ impl Scenario {
         let ticks = u128::from(self.ticks()) * per_tick;
         let requests = u128::from(self.clients) + u128::from(self.arrivals_total());
         let runs = u128::from(self.runs) + 1;
-        let queued = self.server.queue.is_some_and(|q| q.limit > 0);
-        let weight = if self.has_guards() || queued { 2 } else { 1 };
         self.strategies
             .iter()
-            .map(|&s| weight * runs * (ticks + requests * u128::from(self.calls_per_client(s))))
+            .map(|&s| {
+                let lane = self.lane(s);
+                let queued = lane.server.queue.is_some_and(|q| q.limit > 0);
+                let weight = if lane.has_guards() || queued { 2 } else { 1 };
+                weight * runs * (ticks + requests * u128::from(lane.calls_per_client_of(s)))
+            })
             .sum()
     }
 }

@@ -5,7 +5,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
-use super::policy::{RetryPolicy, Strategy};
+use super::policy::{Kind, RetryPolicy, Strategy};
 use super::scenario::Retry;
 use super::units::Micros;
 
@@ -24,26 +24,32 @@ pub struct Step {
     pub wait: Micros,
 }
 
-/// The first `waits` waits of `strategy` with `retry`'s parameters, drawn with `seed`.
-/// For decorrelated jitter the range depends on the previous sampled wait, as it does
-/// for a real client.
+/// The first `waits` waits of `strategy` with `retry`'s parameters (a library
+/// strategy's own, [`super::library`]), drawn with `seed`. For decorrelated jitter the
+/// range depends on the previous sampled wait, as it does for a real client.
 pub fn schedule(strategy: Strategy, retry: &Retry, waits: u32, seed: u64) -> Vec<Step> {
-    let policy = RetryPolicy::new(strategy, retry, u64::from(waits));
+    let own;
+    let retry = match strategy.library() {
+        Some(library) => {
+            own = library.retry(retry);
+            &own
+        }
+        None => retry,
+    };
+    let policy = RetryPolicy::new(strategy.kind(), retry, u64::from(waits));
     let mut rng = Pcg64::seed_from_u64(seed);
     let mut prev = retry.base as u32;
     (0..waits)
         .map(|a| {
             let d = policy.ceiling(a);
             let ceiling = d.round() as Micros;
-            let (low, high) = match strategy {
-                Strategy::Fixed => (retry.base, retry.base),
-                Strategy::Exponential => (ceiling, ceiling),
-                Strategy::FullJitter => (0, ceiling),
-                Strategy::EqualJitter => ((d / 2.0).round() as Micros, ceiling),
-                Strategy::DecorrelatedJitter => {
-                    (retry.base, (3 * Micros::from(prev)).min(retry.cap))
-                }
-                Strategy::ProportionalJitter => (
+            let (low, high) = match strategy.kind() {
+                Kind::Fixed => (retry.base, retry.base),
+                Kind::Exponential => (ceiling, ceiling),
+                Kind::FullJitter => (0, ceiling),
+                Kind::EqualJitter => ((d / 2.0).round() as Micros, ceiling),
+                Kind::DecorrelatedJitter => (retry.base, (3 * Micros::from(prev)).min(retry.cap)),
+                Kind::ProportionalJitter => (
                     (d * (1.0 - retry.jitter)).round() as Micros,
                     (d * (1.0 + retry.jitter)).round() as Micros,
                 ),
@@ -77,7 +83,7 @@ mod tests {
                 10_000_000
             ]
         );
-        for strategy in Strategy::ALL {
+        for strategy in Strategy::GENERIC {
             for step in schedule(strategy, &retry, 12, 7) {
                 assert!(
                     step.low <= step.wait && step.wait <= step.high,

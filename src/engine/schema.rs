@@ -152,8 +152,11 @@ pub const KEYS: &[Key] = &[
         name: "strategies",
         kind: "list of strategy names",
         default: "the first five (all but proportional-jitter)",
-        meaning: "The strategies to compare, each one a lane: fixed, exponential, \
-                  full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter.",
+        meaning: "The strategies to compare, each one a lane: the model's fixed, \
+                  exponential, full-jitter, equal-jitter, decorrelated-jitter and \
+                  proportional-jitter, or a library's defaults (aws-standard, aws-legacy, \
+                  google-cloud, python-backoff, urllib3, tenacity, polly, resilience4j, \
+                  spring-retry, spring-retryable, go-backoff: see the table of strategies).",
     },
     Key {
         section: Section::Top,

@@ -3,7 +3,7 @@
 //!
 //! Played: a closed crowd (with `spread`), both server models, capacity, the cost of
 //! rejections, slowdowns, outages, Retry-After, the attempt limit and the deadline, and
-//! every strategy. Not played: open-loop `arrivals`, `layers`, a `server.queue`,
+//! every strategy of the model (not the libraries' strategies). Not played: open-loop `arrivals`, `layers`, a `server.queue`,
 //! `retry.timeout`, and the shared guards `retry.budget`, `retry.breaker` and
 //! `retry.throttle`.
 //!
@@ -103,6 +103,17 @@ pub fn check(source: &str, scenario: &Scenario) -> Result<(), Vec<ScenarioError>
                 format_duration(hint)
             ),
             None,
+        ));
+    }
+    if let Some(library) = scenario.strategies.iter().find_map(|s| s.library()) {
+        errors.push(ScenarioError::at(
+            place(&["strategies"]),
+            format!(
+                "`retrylab live` plays the model's strategies with retry crates; `{}` is {}'s defaults, which it does not run",
+                library.name,
+                library.source().library
+            ),
+            Some("see it simulated with `retrylab sim`".to_string()),
         ));
     }
     let counted = scenario

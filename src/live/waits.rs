@@ -31,6 +31,7 @@ use tokio_retry2::strategy::{ExponentialFactorBackoff, FixedInterval, jitter_wit
 use super::CRATES;
 use super::record;
 use crate::engine::RetryPolicy;
+use crate::engine::policy::Kind;
 use crate::engine::scenario::Retry;
 use crate::engine::{Scenario, Strategy};
 
@@ -63,16 +64,16 @@ impl Waits {
         let jittered = |low: f64, high: f64| {
             Waits::Crate(Box::new(exponential().map(jitter_with_bounds(low, high))))
         };
-        match strategy {
-            Strategy::Fixed => Waits::Crate(Box::new(FixedInterval::new(Duration::from_micros(
+        match strategy.kind() {
+            Kind::Fixed => Waits::Crate(Box::new(FixedInterval::new(Duration::from_micros(
                 retry.base,
             )))),
-            Strategy::Exponential => Waits::Crate(Box::new(exponential())),
-            Strategy::FullJitter => jittered(0.0, 1.0),
-            Strategy::EqualJitter => jittered(0.5, 1.0),
-            Strategy::ProportionalJitter => jittered(1.0 - retry.jitter, 1.0 + retry.jitter),
-            Strategy::DecorrelatedJitter => Waits::Engine {
-                policy: RetryPolicy::new(strategy, retry, scenario.ticks()),
+            Kind::Exponential => Waits::Crate(Box::new(exponential())),
+            Kind::FullJitter => jittered(0.0, 1.0),
+            Kind::EqualJitter => jittered(0.5, 1.0),
+            Kind::ProportionalJitter => jittered(1.0 - retry.jitter, 1.0 + retry.jitter),
+            Kind::DecorrelatedJitter => Waits::Engine {
+                policy: RetryPolicy::new(Kind::DecorrelatedJitter, retry, scenario.ticks()),
                 failures: 0,
                 prev: retry.base as u32,
                 rng: Box::new(Pcg64::seed_from_u64(seed)),
@@ -103,28 +104,25 @@ impl Waits {
 /// then start from a base in whole milliseconds.
 pub fn counts_in_milliseconds(strategy: Strategy) -> bool {
     matches!(
-        strategy,
-        Strategy::Exponential
-            | Strategy::FullJitter
-            | Strategy::EqualJitter
-            | Strategy::ProportionalJitter
+        strategy.kind(),
+        Kind::Exponential | Kind::FullJitter | Kind::EqualJitter | Kind::ProportionalJitter
     )
 }
 
 /// Who computes the waits of `strategy`, for the record.
 pub fn implementation(strategy: Strategy, retry: &Retry) -> record::Waits {
     let exponential = "ExponentialFactorBackoff with max_delay";
-    let using = match strategy {
-        Strategy::Fixed => "FixedInterval".to_string(),
-        Strategy::Exponential => exponential.to_string(),
-        Strategy::FullJitter => format!("{exponential}, mapped by jitter_with_bounds(0, 1)"),
-        Strategy::EqualJitter => format!("{exponential}, mapped by jitter_with_bounds(0.5, 1)"),
-        Strategy::ProportionalJitter => format!(
+    let using = match strategy.kind() {
+        Kind::Fixed => "FixedInterval".to_string(),
+        Kind::Exponential => exponential.to_string(),
+        Kind::FullJitter => format!("{exponential}, mapped by jitter_with_bounds(0, 1)"),
+        Kind::EqualJitter => format!("{exponential}, mapped by jitter_with_bounds(0.5, 1)"),
+        Kind::ProportionalJitter => format!(
             "{exponential}, mapped by jitter_with_bounds({}, {})",
             1.0 - retry.jitter,
             1.0 + retry.jitter
         ),
-        Strategy::DecorrelatedJitter => {
+        Kind::DecorrelatedJitter => {
             return record::Waits {
                 name: "retrylab".to_string(),
                 version: env!("CARGO_PKG_VERSION").to_string(),

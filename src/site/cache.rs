@@ -371,6 +371,7 @@ mod tests {
                 max_attempts: Some(5),
                 deadline: Some(30_000_000),
                 honor_retry_after: true,
+                only_with_hint: false,
                 budget: Some(Budget::Grpc {
                     max_tokens: 10,
                     token_ratio_milli: 100,
@@ -459,6 +460,7 @@ mod tests {
             max_attempts: _,
             deadline: _,
             honor_retry_after: _,
+            only_with_hint: _,
             budget: _,
             breaker: _,
             timeout: _,
@@ -507,7 +509,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 53] = [
+        let changes: [(&str, Change); 54] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -545,6 +547,7 @@ mod tests {
             ("retry.multiplier", |s| s.retry.multiplier += 0.5),
             ("retry.max_attempts", |s| s.retry.max_attempts = None),
             ("retry.deadline", |s| s.retry.deadline = None),
+            ("retry.only_with_hint", |s| s.retry.only_with_hint = true),
             ("retry.honor_retry_after", |s| {
                 s.retry.honor_retry_after = false
             }),

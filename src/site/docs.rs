@@ -25,6 +25,10 @@ pub const TABLES: &[(&str, &str)] = &[
     ("breaker", "the keys under `retry.breaker:`"),
     ("throttle", "the keys under `retry.throttle:`"),
     ("layer", "the keys of each entry of `layers`"),
+    (
+        "strategies",
+        "every strategy: the six of the model and the libraries' defaults, with their sources",
+    ),
     ("figure", "the keys under `figure:`"),
     ("sweep", "the keys under `sweep:`"),
     ("sweep-parameters", "what a sweep can vary"),
@@ -167,6 +171,90 @@ fn pairs(caption: &'static str, heads: &'static [&'static str], items: &[(&str, 
     }
 }
 
+/// Every strategy: the model's six take their settings from `retry:`; each library's
+/// are its defaults, with where they were read.
+fn strategies() -> Table {
+    use crate::engine::Strategy;
+    use crate::engine::library::RetryAfter;
+    let own = |key: &str| format!("`retry.{key}`");
+    let rows = Strategy::ALL
+        .iter()
+        .map(|&s| match s.library() {
+            None => vec![
+                s.name().to_string(),
+                GENERIC_WAITS
+                    .iter()
+                    .find(|(n, _)| *n == s.name())
+                    .map_or("", |(_, w)| w)
+                    .to_string(),
+                own("max_attempts"),
+                own("deadline"),
+                own("budget"),
+                own("honor_retry_after"),
+                "the model".to_string(),
+            ],
+            Some(l) => {
+                let duration = crate::format::duration;
+                vec![
+                    s.name().to_string(),
+                    l.waits(),
+                    l.max_attempts
+                        .map_or("no limit".to_string(), |n| n.to_string()),
+                    l.deadline.map_or("none".to_string(), duration),
+                    l.budget.map_or("none".to_string(), |b| {
+                        format!("`{}` ({})", b.name(), crate::engine::library::settings(&b))
+                    }),
+                    match l.retry_after {
+                        RetryAfter::Ignored => "ignored",
+                        RetryAfter::Honoured => "waited for",
+                        RetryAfter::Required => "only a refusal with it is retried, after it",
+                    }
+                    .to_string(),
+                    {
+                        let source = l.source();
+                        format!(
+                            "{} {}, {}: {}",
+                            source.library, source.version, source.default, source.source
+                        )
+                    },
+                ]
+            }
+        })
+        .collect();
+    Table {
+        caption: "Strategies",
+        heads: &[
+            "strategy",
+            "waits",
+            "attempts",
+            "time limit",
+            "budget",
+            "Retry-After",
+            "defaults of",
+        ],
+        rows,
+    }
+}
+
+/// The waits of the model's six strategies, after failure `a` (from 0).
+const GENERIC_WAITS: [(&str, &str); 6] = [
+    ("fixed", "always `base`"),
+    ("exponential", "`min(cap, base × multiplier^a)`"),
+    ("full-jitter", "uniform between 0 and the exponential wait"),
+    (
+        "equal-jitter",
+        "half the exponential wait plus a uniform draw up to the other half",
+    ),
+    (
+        "decorrelated-jitter",
+        "uniform between `base` and three times the previous wait, capped",
+    ),
+    (
+        "proportional-jitter",
+        "the exponential wait times a uniform factor in [1 − `jitter`, 1 + `jitter`]",
+    ),
+];
+
 /// The table a reference block names, or `None` for an unknown name.
 pub fn table(name: &str) -> Option<Table> {
     Some(match name {
@@ -182,6 +270,7 @@ pub fn table(name: &str) -> Option<Table> {
         "breaker" => keys_of(Section::Breaker, "Keys under retry.breaker:"),
         "throttle" => keys_of(Section::Throttle, "Keys under retry.throttle:"),
         "layer" => keys_of(Section::Layer, "Keys of a layer"),
+        "strategies" => strategies(),
         "figure" => keys_of(Section::Figure, "Keys under figure:"),
         "sweep" => pairs("Keys under sweep:", &["key", "meaning"], SWEEP_KEYS),
         "sweep-parameters" => pairs(

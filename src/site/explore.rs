@@ -141,8 +141,7 @@ pub fn controls(
         out.push_str(
             "<fieldset class=\"sim-strategies\"><legend>strategies</legend><div class=\"sim-boxes\">\n",
         );
-        let others = Strategy::ALL.into_iter().filter(|s| !built.contains(s));
-        for strategy in built.iter().copied().chain(others) {
+        for strategy in Strategy::offered(built) {
             let name = strategy.name();
             let checked = if built.contains(&strategy) {
                 " checked"

@@ -111,7 +111,7 @@ error: unknown strategy `linear`
   |
 4 | strategies: [fixed, full-jiter, linear]
   |                                 ^^^^^^
-  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter
+  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter, aws-standard, aws-legacy, google-cloud, python-backoff, urllib3, tenacity, polly, resilience4j, spring-retry, spring-retryable, go-backoff
 ",
     );
 }

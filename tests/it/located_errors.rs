@@ -206,7 +206,7 @@ error: unknown strategy `{x}…`
   |
 3 | strategies: [fixed, {shown}…
   |                     {caret}
-  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter
+  = help: the strategies are: fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter, aws-standard, aws-legacy, google-cloud, python-backoff, urllib3, tenacity, polly, resilience4j, spring-retry, spring-retryable, go-backoff
 
 error: 1 problem found
 ",

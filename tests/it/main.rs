@@ -15,6 +15,7 @@ mod extends;
 mod front_matter;
 mod github;
 mod highlighting;
+mod libraries;
 mod links;
 mod live;
 mod located_errors;

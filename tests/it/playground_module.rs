@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::util::{fixture, root, run};
 
 /// The uncompressed size the module must stay within.
-const BUDGET_BYTES: usize = 308_224;
+const BUDGET_BYTES: usize = 313_344;
 
 /// What `scripts/build-wasm.sh` wrote about the module.
 #[derive(Debug, Default)]
@@ -339,9 +339,10 @@ fn listed_after<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {
 
 #[test]
 fn the_form_has_a_box_for_every_strategy() {
-    // A scenario naming a strategy without a box would lose it when the form writes the
-    // YAML: the template's boxes and the form's reader know every strategy, in order.
-    let names: Vec<&str> = retrylab::engine::Strategy::ALL
+    // The template's boxes and the form's reader know every strategy of the model, in
+    // order. A scenario naming a library strategy is edited as YAML, the form set
+    // aside (the browser test holds that), so that the form never drops it.
+    let names: Vec<&str> = retrylab::engine::Strategy::GENERIC
         .iter()
         .map(|s| s.name())
         .collect();

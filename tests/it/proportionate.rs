@@ -184,8 +184,8 @@ fn shared_ceilings_give_the_waits_of_the_runs_own() {
         );
     }
     // The shortest waits of the estimate are the policy's own ceilings, rounded.
-    let policy = RetryPolicy::new(Strategy::Exponential, &s.retry, 5_000);
-    for (a, least) in least_waits(Strategy::Exponential, &s.retry)
+    let policy = RetryPolicy::new(Strategy::Exponential.kind(), &s.retry, 5_000);
+    for (a, least) in least_waits(Strategy::Exponential.kind(), &s.retry)
         .take(5_000)
         .enumerate()
     {

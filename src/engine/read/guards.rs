@@ -1,7 +1,7 @@
 //! Reading the guards (see [`crate::engine::guards`]): arrivals, Retry-After, budgets, the
 //! breaker and layers, with the same located errors as the rest of the reader.
 
-use super::{Fields, Reader, all_strategies};
+use super::{Fields, Reader, model_strategies};
 use crate::engine::policy::Strategy;
 use crate::engine::scenario::{
     Arrivals, Breaker, Budget, HintWhen, Layer, MAX_CLIENTS, MAX_LAYERS, MAX_TIME, Retry,
@@ -315,7 +315,7 @@ impl Reader {
             );
             return None;
         }
-        let strategies = Strategy::ALL.map(|s| (s.name(), s));
+        let strategies = Strategy::GENERIC.map(|s| (s.name(), s));
         let mut out = Vec::new();
         let mut ok = true;
         for item in items {
@@ -344,7 +344,7 @@ impl Reader {
                                 .as_deref()
                                 .is_some_and(|h| h.starts_with("the choices"))
                         {
-                            last.help = Some(all_strategies());
+                            last.help = Some(model_strategies());
                         }
                     }
                     s.map(Some)

@@ -7,7 +7,7 @@ use super::{arg, site_with};
 use crate::util::{root, run};
 
 const TABLES: &str = "scenario, arrivals, server, outage, slowdown, queue, retry-after, retry, budget, breaker, \
-                      throttle, layer, figure, sweep, sweep-parameters, \
+                      throttle, layer, strategies, figure, sweep, sweep-parameters, \
                       sweep-totals, schedule, live, totals, settings, formats, front-matter, site";
 
 /// `check` and `build` of a site whose only page is `page`: both refuse it with
