@@ -18,6 +18,7 @@ mod highlighting;
 mod links;
 mod live;
 mod located_errors;
+mod look;
 mod markdown;
 mod memo;
 mod old_loops;
