@@ -33,7 +33,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Write a new article, content/<slug>.md, with a working example scenario.
     New(NewArgs),
-    /// Create a new site in an empty or new folder.
+    /// Create a new site in an empty or new folder; with --templates, copy the built-in
+    /// templates and stylesheets into a site, to change its look.
     Init(InitArgs),
     /// Run one scenario file and print its results.
     Sim(SimArgs),
@@ -102,11 +103,20 @@ pub struct NewArgs {
 /// Arguments of `retrylab init`.
 #[derive(Debug, clap::Args)]
 pub struct InitArgs {
-    /// The folder to create the site in; it must be empty or not exist yet.
-    pub dir: PathBuf,
+    /// The folder to create the site in; it must be empty or not exist yet. With
+    /// --templates, a site's folder [default: the current folder]
+    #[arg(required_unless_present = "templates")]
+    pub dir: Option<PathBuf>,
     /// The site's title [default: the folder's name]
     #[arg(long)]
     pub title: Option<String>,
+    /// Copy the built-in templates (base.html, page.html, index.html, 404.html,
+    /// playground.html) into DIR/templates/ and the stylesheets (style.css, chart.css,
+    /// highlight.css) into DIR/static/, where each replaces the built-in one to change
+    /// the site's look; a file already there is kept. In an empty or new folder, makes
+    /// the site first.
+    #[arg(long)]
+    pub templates: bool,
 }
 
 /// Arguments of `retrylab sim`.
@@ -234,22 +244,36 @@ fn keys(args: &KeysArgs) -> Result<String, Failure> {
 }
 
 fn init(args: &InitArgs) -> Result<String, Failure> {
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let title = args.title.clone().unwrap_or_else(|| {
-        args.dir
-            .canonicalize()
-            .unwrap_or_else(|_| args.dir.clone())
+        dir.canonicalize()
+            .unwrap_or_else(|_| dir.clone())
             .file_name()
             .map_or_else(
                 || "My site".to_string(),
                 |n| n.to_string_lossy().into_owned(),
             )
     });
-    site::scaffold::init(&args.dir, &title)?;
-    Ok(format!(
+    let created = format!(
         "created a site in {dir}: `cd {dir}` and `retrylab serve` to write, \
          `retrylab build` to publish\n",
-        dir = args.dir.display()
-    ))
+        dir = dir.display()
+    );
+    if !args.templates {
+        site::scaffold::init(&dir, &title)?;
+        return Ok(created);
+    }
+    let (new, copied) = site::scaffold::init_with_look(&dir, &title)?;
+    let mut out = if new { created } else { String::new() };
+    for file in &copied.written {
+        out.push_str(&format!("wrote {file}\n"));
+    }
+    if copied.kept.is_empty() {
+        return Ok(out);
+    }
+    // What was written is said even when a file was kept.
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    Err(Failure::Input(copied.kept))
 }
 
 fn check(args: &SiteArgs) -> Result<String, Failure> {

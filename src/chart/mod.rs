@@ -47,10 +47,10 @@ pub use self::sweep::{SWEEP_TOTALS, Sweep, SweepPoint, sweep_figure};
 #[cfg(feature = "site")]
 pub use self::thumb::thumbnail;
 
-/// The stylesheet for figures, charts and tables; the site embeds it in its pages' CSS.
+/// The stylesheet for figures, charts and tables, the site's `chart.css` (static/chart.css).
 /// Only the site has it, so that a change of style leaves the playground's module as it is.
 #[cfg(feature = "site")]
-pub const CSS: &str = include_str!("chart.css");
+pub const CSS: &str = include_str!("../../static/chart.css");
 
 /// What an author may choose about a scenario's figure.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

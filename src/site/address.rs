@@ -39,6 +39,8 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("robots.txt", "the rules for crawlers"),
     (feeds::SITEMAP, "the sitemap"),
     ("style.css", "the stylesheet"),
+    ("chart.css", "the figures' stylesheet"),
+    (super::templates::HIGHLIGHT_CSS, "the code's stylesheet"),
     ("playground.js", "the playground's loader"),
     ("playground-yaml.js", "the playground's reader of scenarios"),
     ("playground-page.js", "the playground's script"),

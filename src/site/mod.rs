@@ -268,6 +268,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     write_copied(&staging, &content.files)?;
     write_aliases(&staging, &config, pages)?;
     write_defaults(&staging)?;
+    templates::write_sheets(&staging)?;
     ticks::write_files(&staging, pages, &parts, results, playground.is_some())?;
     if playground.is_some() {
         playground::write_files(&staging, root, &shown(&parts, results))?;

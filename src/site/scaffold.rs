@@ -1,11 +1,12 @@
-//! `retrylab new` and `retrylab init`: a new article with a working scenario, and a new
-//! site that builds at once with the built-in templates.
+//! `retrylab new` and `retrylab init`: a new article with a working scenario, a new
+//! site that builds at once with the built-in templates, and (`init --templates`) the
+//! built-in look copied into a site to be changed.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::page;
-use crate::diag::Failure;
+use crate::diag::{Diagnostic, Failure};
 use crate::directive;
 
 fn io(what: &str, path: &Path, e: std::io::Error) -> Failure {
@@ -295,6 +296,94 @@ pub fn init(dir: &Path, title: &str) -> Result<(), Failure> {
     }
     new_article(dir, "A first scenario")?;
     Ok(())
+}
+
+/// What [`copy_look`] did: the files it wrote, and one problem for each file it found
+/// already there and kept.
+pub struct Copied {
+    /// The files written, relative to the site (`templates/base.html`).
+    pub written: Vec<String>,
+    /// The files kept, each named by a diagnostic.
+    pub kept: Vec<Diagnostic>,
+}
+
+/// Copies the built-in templates into `dir/templates/` and the built-in stylesheets
+/// into `dir/static/` (as mdBook's `init --theme` does), to be changed there. Never
+/// replaces a file, nor writes through a symbolic link: each one already there is kept
+/// and named in [`Copied::kept`].
+pub fn copy_look(dir: &Path) -> Result<Copied, Failure> {
+    let files = super::templates::DEFAULTS
+        .iter()
+        .map(|(name, text)| ("templates", *name, *text))
+        .chain(
+            super::templates::SHEETS
+                .iter()
+                .map(|(name, text)| ("static", *name, *text)),
+        );
+    let mut copied = Copied {
+        written: Vec::new(),
+        kept: Vec::new(),
+    };
+    for (folder, name, text) in files {
+        let relative = format!("{folder}/{name}");
+        let path = dir.join(folder).join(name);
+        let place = path.display().to_string();
+        // A folder that is a link could lead out of the site.
+        let folder_path = dir.join(folder);
+        if folder_path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Err(Failure::Other(format!(
+                "{} is a symbolic link, and `init --templates` never writes through one",
+                folder_path.display()
+            )));
+        }
+        std::fs::create_dir_all(&folder_path).map_err(|e| io("create", &folder_path, e))?;
+        match write_new(&path, text) {
+            Ok(()) => copied.written.push(relative),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let what = match path.symlink_metadata() {
+                    Ok(m) if m.file_type().is_symlink() => "is a symbolic link",
+                    Ok(m) if m.is_dir() => "is a folder",
+                    _ => "already exists",
+                };
+                let mut kept = Diagnostic::in_file(
+                    &place,
+                    format!(
+                        "{relative} {what}; `init --templates` never replaces a file, so it is kept as it is"
+                    ),
+                );
+                kept.help = Some(format!(
+                    "to have the built-in {name} instead, remove it and run `retrylab init --templates` again"
+                ));
+                copied.kept.push(kept);
+            }
+            Err(e) => return Err(io("write", &path, e)),
+        }
+    }
+    Ok(copied)
+}
+
+/// `retrylab init --templates DIR`: a new site with the built-in look copied into it,
+/// in a folder that is empty or new, else the look copied into the site that `dir`
+/// holds.
+pub fn init_with_look(dir: &Path, title: &str) -> Result<(bool, Copied), Failure> {
+    let empty = match std::fs::read_dir(dir) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+        Err(e) => return Err(io("read", dir, e)),
+    };
+    if empty {
+        init(dir, title)?;
+    } else if !dir.join("site.yaml").is_file() {
+        return Err(Failure::Other(format!(
+            "{} is not empty and holds no site.yaml; `retrylab init --templates` copies the \
+             built-in look into a site, or makes a new site in an empty or new folder",
+            dir.display()
+        )));
+    }
+    Ok((empty, copy_look(dir)?))
 }
 
 #[cfg(test)]

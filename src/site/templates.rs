@@ -1,5 +1,9 @@
 //! Tera templates: the defaults carried in the binary, overridden by the site's own
 //! `templates/` file of the same name.
+//!
+//! The built-in look is this repository's `templates/` and `static/`: the binary
+//! carries those files, and `retrylab init --templates` copies them into a site. The
+//! repository being a site itself, they are also its own overrides, the same bytes.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,28 +14,47 @@ use crate::diag::{Diagnostic, Failure};
 
 /// The built-in templates, by name.
 pub const DEFAULTS: &[(&str, &str)] = &[
-    ("base.html", include_str!("defaults/base.html")),
-    ("page.html", include_str!("defaults/page.html")),
-    ("index.html", include_str!("defaults/index.html")),
-    ("404.html", include_str!("defaults/404.html")),
-    ("playground.html", include_str!("defaults/playground.html")),
+    ("base.html", include_str!("../../templates/base.html")),
+    ("page.html", include_str!("../../templates/page.html")),
+    ("index.html", include_str!("../../templates/index.html")),
+    ("404.html", include_str!("../../templates/404.html")),
+    (
+        "playground.html",
+        include_str!("../../templates/playground.html"),
+    ),
 ];
 
-/// The built-in favicon, written unless `static/` has a `favicon.svg`.
-pub const FAVICON: &str = include_str!("defaults/favicon.svg");
+/// The built-in stylesheets, by name, in the order the base template links them: the
+/// site's styles, the figures' (charts and tables) and the code's colours. Each is
+/// written unless `static/` has its own, so a site replaces one and keeps the others.
+pub const SHEETS: &[(&str, &str)] = &[
+    ("style.css", include_str!("../../static/style.css")),
+    ("chart.css", crate::chart::CSS),
+    (HIGHLIGHT_CSS, include_str!("../../static/highlight.css")),
+];
 
-/// The built-in stylesheet: the page styles, the chart styles and the code colours.
-/// Made once per process: `serve` writes it on every build.
+/// The stylesheet of the code's colours, made from the themes by
+/// [`super::highlight::css`]; a test holds the committed file to it.
+pub const HIGHLIGHT_CSS: &str = "highlight.css";
+
+/// The built-in favicon, written unless `static/` has a `favicon.svg`.
+pub const FAVICON: &str = include_str!("../../static/favicon.svg");
+
+/// The built-in stylesheet of the site's own styles, `style.css`; the figures' and the
+/// code's are sheets of their own (see [`SHEETS`]).
 pub fn default_css() -> &'static str {
-    static CSS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    CSS.get_or_init(|| {
-        format!(
-            "{}\n{}\n{}",
-            include_str!("defaults/style.css"),
-            crate::chart::CSS,
-            super::highlight::css()
-        )
-    })
+    SHEETS[0].1
+}
+
+/// The built-in stylesheets besides `style.css` (which the defaults' writer writes
+/// with the favicon), each unless `static/` brought its own.
+pub(super) fn write_sheets(staging: &super::output::Staging) -> Result<(), Failure> {
+    for (name, text) in &SHEETS[1..] {
+        if !staging.has(name) {
+            staging.write(name, text.as_bytes())?;
+        }
+    }
+    Ok(())
 }
 
 /// The site's templates, and what each one's own text says of the page around a body.
@@ -173,6 +196,30 @@ mod tests {
         assert_eq!(ids, ["main", "x"]);
         assert_eq!(parent.as_deref(), Some("base.html"));
         assert_eq!(written("<p>no ids</p>"), (vec![], None));
+    }
+
+    #[test]
+    fn the_code_colours_are_the_themes() {
+        // static/highlight.css is what the themes give; after a change of theme or of
+        // how the colours are made readable, write it anew with
+        // `RETRYLAB_WRITE_HIGHLIGHT=1 cargo test --lib the_code_colours_are_the_themes`.
+        let made = super::super::highlight::css();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("static")
+            .join(HIGHLIGHT_CSS);
+        if std::env::var_os("RETRYLAB_WRITE_HIGHLIGHT").is_some() {
+            std::fs::write(&path, &made).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("\r\n", "\n");
+        assert!(
+            committed == made,
+            "static/{HIGHLIGHT_CSS} is not what the themes give; write it with \
+             RETRYLAB_WRITE_HIGHLIGHT=1 cargo test --lib the_code_colours_are_the_themes"
+        );
+        assert_eq!(SHEETS[0].0, "style.css");
+        assert!(SHEETS.iter().any(|(name, _)| *name == HIGHLIGHT_CSS));
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod libraries;
 mod links;
 mod live;
 mod located_errors;
+mod look;
 mod markdown;
 mod memo;
 mod old_loops;

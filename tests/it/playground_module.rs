@@ -346,8 +346,7 @@ fn the_form_has_a_box_for_every_strategy() {
         .iter()
         .map(|s| s.name())
         .collect();
-    let template =
-        std::fs::read_to_string(root().join("src/site/defaults/playground.html")).unwrap();
+    let template = std::fs::read_to_string(root().join("templates/playground.html")).unwrap();
     assert_eq!(listed_after(&template, "{%- for s in ["), names);
     let reader =
         std::fs::read_to_string(root().join("src/site/defaults/playground-yaml.js")).unwrap();
