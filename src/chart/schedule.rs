@@ -34,7 +34,7 @@ fn uses_ceiling(strategy: Strategy) -> bool {
 
 /// A wait as a reader compares it: seconds, with more decimals the shorter it is, and
 /// no trailing zeros: `0.1`, `0.025`, `1.6`, `3.46`, `10`.
-pub(crate) fn wait_number(us: Micros) -> String {
+fn wait_number(us: Micros) -> String {
     let decimals = if us >= 10 * SECOND {
         1
     } else if us >= SECOND {

@@ -8,11 +8,16 @@
 //! 5th–95th percentile band ([`record`]). [`play`] says exactly how the model's time
 //! maps onto the wall clock, and where they cannot agree; [`playable`] what is played.
 //!
-//! The parts that need no async runtime ([`record`] and [`admission`]) are built with
-//! the site, which reads stored live runs; the rest with the `live` feature.
+//! A stored run is set beside a page's simulation by the ```` ```live ```` directive:
+//! [`stored`] holds it against the scenario it names, and [`figure`] says what its figure
+//! shows, which [`crate::chart`] draws. The parts that need no async runtime
+//! ([`admission`], [`figure`], [`record`] and [`stored`]) are built with the site, which
+//! reads stored live runs; the rest with the `live` feature.
 
 pub mod admission;
+pub mod figure;
 pub mod record;
+pub mod stored;
 
 #[cfg(feature = "live")]
 pub mod play;

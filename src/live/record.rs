@@ -123,11 +123,6 @@ impl Count {
             difference: live as i64 - simulated.median as i64,
         }
     }
-
-    /// Whether the live value lies in the simulated 5th–95th band.
-    pub fn in_band(&self) -> bool {
-        (self.p5..=self.p95).contains(&self.live)
-    }
 }
 
 /// A time in seconds, live beside its simulated spread; `None` where a side has none.
@@ -429,7 +424,6 @@ mod tests {
             Count::new(1_470, &band),
             Time::new(Some(2_600_000), Some(&times)),
         );
-        assert!(!s.calls.in_band());
         assert_eq!(
             cells(&s, Metric::Calls),
             ["1,486 (1,478–1,495)", "1,470", "−16"].map(String::from)

@@ -60,7 +60,7 @@ impl Config {
     /// Whether `base_url` is an absolute address (`https://example.org/docs/`), as the
     /// sitemap named in `robots.txt`, the feed's links and each page's canonical link
     /// need to be; the default `/` is only a path.
-    pub fn has_absolute_base(&self) -> bool {
+    fn has_absolute_base(&self) -> bool {
         let url = self.base_url.to_ascii_lowercase();
         ["http://", "https://"]
             .iter()

@@ -38,7 +38,7 @@ pub struct Link {
 
 /// Whether a target leaves the site: it has a scheme (`https:`, `mailto:`, `data:`) or
 /// names a host (`//host/x`).
-pub fn is_external(url: &str) -> bool {
+fn is_external(url: &str) -> bool {
     let scheme = url.split_once(':').is_some_and(|(scheme, _)| {
         scheme.starts_with(|c: char| c.is_ascii_alphabetic())
             && scheme
@@ -49,7 +49,7 @@ pub fn is_external(url: &str) -> bool {
 }
 
 /// `/x` → `{base_path}x`; anything else unchanged.
-pub fn rooted(url: &str, base_path: &str) -> String {
+fn rooted(url: &str, base_path: &str) -> String {
     match url.strip_prefix('/') {
         Some(rest) if !url.starts_with("//") => format!("{base_path}{rest}"),
         _ => url.to_string(),
@@ -301,7 +301,7 @@ fn is_page(address: &str) -> bool {
 /// a file the build copies. The file's name may be in another Unicode form than the
 /// link's (macOS once wrote names decomposed), which a reader cannot see: such names
 /// match too.
-pub fn page_of<'p>(pages: &'p BTreeMap<String, String>, target: &str) -> Option<&'p String> {
+fn page_of<'p>(pages: &'p BTreeMap<String, String>, target: &str) -> Option<&'p String> {
     pages.get(target).or_else(|| {
         pages
             .iter()
@@ -312,7 +312,7 @@ pub fn page_of<'p>(pages: &'p BTreeMap<String, String>, target: &str) -> Option<
 
 /// Resolves `../b.md` against `a/x.md` → `b.md`; `None` when the link climbs above
 /// `content/`, where no page is.
-pub fn resolve_relative(from: &str, target: &str) -> Option<String> {
+fn resolve_relative(from: &str, target: &str) -> Option<String> {
     let mut parts: Vec<&str> = from.split('/').collect();
     parts.pop();
     for part in target.split('/') {

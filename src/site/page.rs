@@ -286,7 +286,7 @@ fn copied(content: &Path, entry: &walkdir::DirEntry) -> Result<Option<Copied>, V
 }
 
 /// The files of `root/static`, by their path below it, as the build copies them.
-pub fn static_files(root: &Path) -> Result<Vec<String>, Failure> {
+fn static_files(root: &Path) -> Result<Vec<String>, Failure> {
     let from = root.join("static");
     if !from.is_dir() {
         return Ok(Vec::new());

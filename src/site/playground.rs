@@ -40,7 +40,7 @@ pub const DEFAULTS_SCRIPT: &str = "playground-defaults.js";
 /// `export const DEFAULTS = …;`: the settings of a scenario that says nothing but its
 /// required `clients`, as the engine fills them in (the same JSON as the module's
 /// `settings`), so the page never keeps its own copy of a default.
-pub fn defaults_script() -> String {
+fn defaults_script() -> String {
     let settings = crate::wasm_api::settings("clients: 1\n");
     format!(
         "// The engine's defaults, written by the site's build.\nexport const DEFAULTS = {settings};\n"
@@ -67,7 +67,7 @@ pub struct Figure<'a> {
 /// scenario as its author wrote it and the window its figure shows, so that a preset
 /// runs exactly what the article's figure shows. A site's ids are unique, so each id
 /// names one figure.
-pub fn scenarios_script(figures: &[Figure]) -> String {
+fn scenarios_script(figures: &[Figure]) -> String {
     let all: serde_json::Map<String, serde_json::Value> = figures
         .iter()
         .map(|f| {

@@ -39,7 +39,7 @@ const SHORT_ID: usize = 20;
 /// the like, unless there are no others), as many as fit in 20 characters, so that a
 /// long title does not make every reference long (`retry-budgets-versus-capped-…` →
 /// `retry-budgets-capped`).
-pub fn short_id(slug: &str) -> String {
+fn short_id(slug: &str) -> String {
     const SMALL: [&str; 24] = [
         "a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "by", "at", "from",
         "why", "how", "what", "when", "is", "are", "do", "does", "versus", "vs",

@@ -24,7 +24,9 @@ use super::super::coord;
 use super::super::draw::{Label, Rects, line, rect};
 use super::super::svg::Element;
 use super::super::tidy_ceiling;
-use super::{Column, FAST, FAST_TINT, Layout, QUEUE, SERIES, SERVED, THROTTLED, WASTED};
+use super::column::{Column, QUEUE, SERIES, THROTTLED, WASTED};
+use super::layout::Layout;
+use super::{FAST, FAST_TINT, SERVED};
 
 use crate::engine::{ScenarioResult, StrategyResult};
 use crate::format::thousands;

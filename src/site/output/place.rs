@@ -128,7 +128,7 @@ pub fn is_marked(dir: &Path) -> bool {
 /// The real path `path` has, or would have once created: the part that exists is
 /// resolved by the file system (symbolic links, `..` after a link), and the rest is
 /// appended with `..` taken lexically, since a folder that does not exist holds no link.
-pub fn real_path(path: &Path) -> io::Result<PathBuf> {
+fn real_path(path: &Path) -> io::Result<PathBuf> {
     let absolute = std::path::absolute(path)?;
     let mut real = PathBuf::new();
     for component in absolute.components() {
