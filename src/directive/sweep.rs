@@ -21,8 +21,7 @@ use crate::format::duration as prose_duration;
 use crate::suggest;
 use crate::yaml::{Map, Naming, Node, Value};
 
-use super::{figure_spec, key_node};
-use crate::engine::read::vary::key;
+use super::figure_spec;
 
 /// The most values one sweep may have.
 const MAX_VALUES: usize = 40;
@@ -139,7 +138,7 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
 /// Reads a sweep directive from its parsed YAML (an `extends` already resolved).
 pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>> {
     let base = scenario_from_node(root, None);
-    let Some(sweep_node) = key(root, "sweep") else {
+    let Some(sweep_node) = root.get("sweep") else {
         let mut errors = base.err().unwrap_or_default();
         errors.push(error(
             root,
@@ -207,9 +206,9 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
     let mut caption = noted(sweep.text("caption"), &mut errors)
         .flatten()
         .map(str::to_string);
-    let keys = key(root, "figure");
+    let keys = root.get("figure");
     // A sweep's axis is the varied parameter: there is no time window to set.
-    if let Some(window) = keys.and_then(|f| key_node(f, "window")) {
+    if let Some(window) = keys.and_then(|f| f.entry("window")).map(|(key, _)| key) {
         errors.push(error(
             window,
             "a sweep's chart has no time axis, so `figure.window` does not apply".to_string(),
@@ -221,7 +220,7 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
             match (
                 &caption,
                 figure.caption,
-                keys.and_then(|f| key_node(f, "caption")),
+                keys.and_then(|f| f.entry("caption")).map(|(key, _)| key),
             ) {
                 (Some(_), Some(_), Some(second)) => errors.push(error(
                     second,
@@ -598,7 +597,7 @@ mod tests {
     fn at<'a>(node: &'a Node, path: &[&str]) -> Option<&'a str> {
         match path.split_first() {
             None => node.as_scalar(),
-            Some((first, rest)) => at(key(node, first)?, rest),
+            Some((first, rest)) => at(node.get(first)?, rest),
         }
     }
 

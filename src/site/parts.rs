@@ -644,7 +644,7 @@ pub(crate) fn resolve_outside(
     tree: crate::yaml::Node,
     chain: &mut Chain,
 ) -> Result<crate::yaml::Node, Vec<crate::engine::ScenarioError>> {
-    if directive::key_node(&tree, "extends").is_none() {
+    if tree.position("extends").is_none() {
         return Ok(tree);
     }
     let pages = super::page::load_all(root, true)
