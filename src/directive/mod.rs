@@ -23,11 +23,11 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use crate::chart::FigureOptions;
 use crate::engine::read::parse_yaml;
 use crate::engine::schema::{self, Section};
 use crate::engine::units;
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
+use crate::figure::FigureOptions;
 use crate::yaml::{self, Map, Naming, Node};
 
 /// The info string that marks a scenario directive.

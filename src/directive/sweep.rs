@@ -82,9 +82,36 @@ const PARAMETER_TABLE: [(&str, &str); Parameter::ALL.len()] = {
     table
 };
 
-/// The totals a sweep can chart: the ones its chart can draw.
-pub use crate::chart::SWEEP_TOTALS as TOTALS;
 use crate::engine::metric::Metric;
+
+/// How many totals a sweep can chart.
+const CHARTABLE: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < Metric::ALL.len() {
+        if Metric::ALL[i].is_chartable() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
+
+/// The totals a sweep can chart, by the names a directive uses: the
+/// [`Metric::is_chartable`] ones of [`Metric::ALL`], in its order, which its chart can
+/// draw.
+pub const TOTALS: [&str; CHARTABLE] = {
+    let mut names = [""; CHARTABLE];
+    let (mut i, mut n) = (0, 0);
+    while i < Metric::ALL.len() {
+        if Metric::ALL[i].is_chartable() {
+            names[n] = Metric::ALL[i].name();
+            n += 1;
+        }
+        i += 1;
+    }
+    names
+};
 
 /// The keys of the `sweep:` map, with their meaning.
 pub const SWEEP_KEYS: &[(&str, &str)] = &[
