@@ -115,14 +115,12 @@ fn resolve_at(
     seen: &mut Vec<(String, Pos)>,
     names: &mut Vec<String>,
 ) -> Result<Node, Vec<ScenarioError>> {
+    let at = root.position("extends");
     let Node { value, pos, width } = root;
     let Value::Map(mut pairs) = value else {
         return Ok(Node { value, pos, width });
     };
-    let Some(at) = pairs
-        .iter()
-        .position(|(k, _)| k.as_scalar() == Some("extends"))
-    else {
+    let Some(at) = at else {
         return Ok(Node {
             value: Value::Map(pairs),
             pos,
@@ -248,8 +246,8 @@ fn shift(node: &mut Node, depth: usize) {
 
 /// The scenario's own `id` written first, where an author writes it.
 fn id_first(mut node: Node) -> Node {
-    if let Value::Map(pairs) = &mut node.value
-        && let Some(i) = pairs.iter().position(|(k, _)| k.as_scalar() == Some("id"))
+    if let Some(i) = node.position("id")
+        && let Value::Map(pairs) = &mut node.value
     {
         let id = pairs.remove(i);
         pairs.insert(0, id);

@@ -31,6 +31,7 @@ pub mod directive;
 pub mod engine;
 #[cfg(feature = "site")]
 pub mod extends;
+pub mod figure;
 pub mod format;
 #[cfg(feature = "site")]
 pub mod live;

@@ -7,9 +7,10 @@ use serde::Serialize;
 
 use crate::chart::draw::Form;
 use crate::chart::lanes::{plot_edges, ticks_shown};
-use crate::chart::{FigureOptions, FigureParts, coord};
+use crate::chart::{FigureParts, coord};
 use crate::engine::units::{format_duration, format_milli, parse_duration};
 use crate::engine::{Scenario, ScenarioError, Strategy, parse_scenario, run_scenario};
+use crate::figure::FigureOptions;
 use crate::report;
 
 /// The id of a scenario that has none.

@@ -83,6 +83,34 @@ impl Node {
             if text.is_empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
     }
 
+    /// Where the key `name` stands among the entries of this map: the first, where a key
+    /// is given twice (reading the map with [`Map::read`] reports the second). `None`
+    /// for a node that is no map, or a map without the key. Every lookup of a key in a
+    /// node comes through here: [`Node::entry`] and [`Node::get`] to read, the index to
+    /// change the map in place.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        match &self.value {
+            Value::Map(pairs) => pairs.iter().position(|(k, _)| k.as_scalar() == Some(name)),
+            Value::Scalar { .. } | Value::Seq(_) => None,
+        }
+    }
+
+    /// The entry `name` of this map, its key and its value as written (a null value
+    /// too): for a mistake placed at the key, or a value read even when empty.
+    pub fn entry(&self, name: &str) -> Option<(&Node, &Node)> {
+        let i = self.position(name)?;
+        match &self.value {
+            Value::Map(pairs) => pairs.get(i).map(|(k, v)| (k, v)),
+            Value::Scalar { .. } | Value::Seq(_) => None,
+        }
+    }
+
+    /// The value of the key `name` of this map, unless it is absent or null: what
+    /// [`Map::get`] gives of a map whose keys were checked.
+    pub fn get(&self, name: &str) -> Option<&Node> {
+        self.entry(name).map(|(_, v)| v).filter(|v| !v.is_null())
+    }
+
     /// What kind of value this is, in plain English, for "expected X, found Y".
     pub fn describe(&self) -> String {
         match &self.value {

@@ -40,10 +40,13 @@ use crate::format::{duration, milli, thousands};
 
 use self::table::escape;
 
+/// What the author chose about a figure, which the chart draws.
+pub use crate::figure::FigureOptions;
+
 #[cfg(feature = "site")]
 pub use self::schedule::schedule_figure;
 #[cfg(feature = "site")]
-pub use self::sweep::{SWEEP_TOTALS, Sweep, SweepPoint, sweep_figure};
+pub use self::sweep::{Sweep, SweepPoint, sweep_figure};
 #[cfg(feature = "site")]
 pub use self::thumb::thumbnail;
 
@@ -51,15 +54,6 @@ pub use self::thumb::thumbnail;
 /// Only the site has it, so that a change of style leaves the playground's module as it is.
 #[cfg(feature = "site")]
 pub const CSS: &str = include_str!("../../static/chart.css");
-
-/// What an author may choose about a scenario's figure.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FigureOptions {
-    /// End of the time window shown, in µs; `None` = automatic (see [`auto_window`]).
-    pub window: Option<Micros>,
-    /// Caption text (plain text, HTML-escaped here); `None` = a generated one.
-    pub caption: Option<String>,
-}
 
 /// The whole HTML block for one scenario directive: a `<figure class="sim" id="sim-{id}">`
 /// holding the lane chart in both its layouts, wide and narrow, and a `<figcaption>`, then

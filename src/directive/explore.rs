@@ -31,7 +31,7 @@
 //! work a reader can ask for.
 
 use crate::engine::Strategy;
-use crate::engine::read::vary::{Kind, Parameter, key, placed, scalar, set_strategies};
+use crate::engine::read::vary::{Kind, Parameter, placed, scalar, set_strategies};
 use crate::engine::units::{self, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::yaml::{Map, Naming, Node, Value};
@@ -194,7 +194,7 @@ pub fn read_explore(root: &Node, scenario: &Scenario) -> Result<Explore, Vec<Sce
 
 /// The node of `figure.explore`, if the directive has one.
 fn explore_node(root: &Node) -> Option<&Node> {
-    key(key(root, "figure")?, "explore")
+    root.get("figure")?.get("explore")
 }
 
 /// One range, read and checked against the built scenario.

@@ -23,12 +23,12 @@ use std::ops::Range;
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use crate::chart::FigureOptions;
 use crate::engine::read::parse_yaml;
 use crate::engine::schema::{self, Section};
 use crate::engine::units;
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
-use crate::yaml::{self, Map, Naming, Node, Value};
+use crate::figure::FigureOptions;
+use crate::yaml::{self, Map, Naming, Node};
 
 /// The info string that marks a scenario directive.
 pub const SIM: &str = "sim";
@@ -244,7 +244,7 @@ pub fn read_sim_root(root: &Node) -> Result<SimDirective, Vec<ScenarioError>> {
     let figure = figure_spec(root);
     let scenario = scenario_from_node(root, None);
     // The scenario format knows `sweep` for sweep blocks; here it would be ignored.
-    let stray = key_node(root, "sweep").map(|key| ScenarioError {
+    let stray = root.entry("sweep").map(|(key, _)| ScenarioError {
         pos: key.pos,
         width: key.width,
         message: "a ```sim block has no `sweep`".to_string(),
@@ -271,17 +271,6 @@ pub fn read_sim_root(root: &Node) -> Result<SimDirective, Vec<ScenarioError>> {
     }
 }
 
-/// The key `name` of `map` as written, if the map has it.
-pub(crate) fn key_node<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
-    match &map.value {
-        Value::Map(pairs) => pairs
-            .iter()
-            .find(|(k, _)| k.as_scalar() == Some(name))
-            .map(|(k, _)| k),
-        Value::Seq(_) | Value::Scalar { .. } => None,
-    }
-}
-
 /// The `id` a directive body gives, if its YAML can be read that far.
 pub fn id_of(body: &str) -> Option<String> {
     let Ok(root) = yaml::parse(body) else {
@@ -293,22 +282,14 @@ pub fn id_of(body: &str) -> Option<String> {
             (!value.is_empty() && !value.contains([' ', '{', '[', ':'])).then(|| value.to_string())
         });
     };
-    let Value::Map(pairs) = root.value else {
-        return None;
-    };
-    pairs
-        .iter()
-        .find(|(k, _)| k.as_scalar() == Some("id"))
+    root.entry("id")
         .and_then(|(_, v)| v.as_scalar())
         .map(str::to_string)
 }
 
 /// The `figure:` keys of a directive, each checked.
 pub(crate) fn figure_spec(root: &Node) -> Result<FigureOptions, Vec<ScenarioError>> {
-    let Value::Map(pairs) = &root.value else {
-        return Ok(FigureOptions::default());
-    };
-    let Some((_, node)) = pairs.iter().find(|(k, _)| k.as_scalar() == Some("figure")) else {
+    let Some((_, node)) = root.entry("figure") else {
         return Ok(FigureOptions::default());
     };
     let mut spec = FigureOptions::default();

@@ -1,5 +1,5 @@
 //! The schedule directive, read: the waits of a policy, attempt by attempt, for a few
-//! strategies, drawn by [`crate::chart::schedule`].
+//! strategies, which the chart's schedule figure draws.
 
 use super::sweep::{error, noted};
 use crate::engine::read::parse_yaml;

@@ -21,8 +21,7 @@ use crate::format::duration as prose_duration;
 use crate::suggest;
 use crate::yaml::{Map, Naming, Node, Value};
 
-use super::{figure_spec, key_node};
-use crate::engine::read::vary::key;
+use super::figure_spec;
 
 /// The most values one sweep may have.
 const MAX_VALUES: usize = 40;
@@ -83,9 +82,36 @@ const PARAMETER_TABLE: [(&str, &str); Parameter::ALL.len()] = {
     table
 };
 
-/// The totals a sweep can chart: the ones its chart can draw.
-pub use crate::chart::SWEEP_TOTALS as TOTALS;
 use crate::engine::metric::Metric;
+
+/// How many totals a sweep can chart.
+const CHARTABLE: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < Metric::ALL.len() {
+        if Metric::ALL[i].is_chartable() {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+};
+
+/// The totals a sweep can chart, by the names a directive uses: the
+/// [`Metric::is_chartable`] ones of [`Metric::ALL`], in its order, which its chart can
+/// draw.
+pub const TOTALS: [&str; CHARTABLE] = {
+    let mut names = [""; CHARTABLE];
+    let (mut i, mut n) = (0, 0);
+    while i < Metric::ALL.len() {
+        if Metric::ALL[i].is_chartable() {
+            names[n] = Metric::ALL[i].name();
+            n += 1;
+        }
+        i += 1;
+    }
+    names
+};
 
 /// The keys of the `sweep:` map, with their meaning.
 pub const SWEEP_KEYS: &[(&str, &str)] = &[
@@ -136,10 +162,11 @@ pub fn read_sweep(body: &str) -> Result<SweepDirective, Vec<ScenarioError>> {
     read_sweep_root(&parse_yaml(body)?)
 }
 
-/// Reads a sweep directive from its parsed YAML (an `extends` already resolved).
+/// Reads a sweep directive from its parsed YAML (an `extends` already resolved): the
+/// scenario, the keys of its `sweep:` map, then one scenario per value.
 pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>> {
     let base = scenario_from_node(root, None);
-    let Some(sweep_node) = key(root, "sweep") else {
+    let Some(sweep_node) = root.get("sweep") else {
         let mut errors = base.err().unwrap_or_default();
         errors.push(error(
             root,
@@ -160,11 +187,34 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
         errors.sort_by_key(|e| e.pos);
         return Err(errors);
     };
+    let parameter = read_parameter(&sweep, &mut errors);
+    let total = read_total(&sweep, &mut errors);
+    let caption = read_caption(root, &sweep, &mut errors);
+    let values = read_values(&sweep, parameter, &mut errors);
+    let (Ok(base), Some(parameter), Some(total)) = (base, parameter, total) else {
+        errors.sort_by_key(|e| e.pos);
+        return Err(errors);
+    };
+    let points = read_points(root, &sweep, parameter, &values, &mut errors);
+    if !errors.is_empty() {
+        errors.sort_by_key(|e| e.pos);
+        return Err(errors);
+    }
+    Ok(SweepDirective {
+        id: base.id.clone(),
+        parameter,
+        total,
+        points,
+        caption,
+    })
+}
 
-    let parameter = match noted(sweep.text("vary"), &mut errors).flatten() {
+/// `sweep.vary`: the parameter varied, one of [`PARAMETERS`].
+fn read_parameter(sweep: &Map, errors: &mut Vec<ScenarioError>) -> Option<Parameter> {
+    match noted(sweep.text("vary"), errors).flatten() {
         None if sweep.get("vary").is_none() => {
             errors.push(error(
-                sweep_node,
+                sweep.node,
                 "missing key `sweep.vary`".to_string(),
                 Some(parameter_list()),
             ));
@@ -174,7 +224,7 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
         Some(name) => match Parameter::from_name(name) {
             Some(p) => Some(p),
             None => {
-                let node = sweep.get("vary").unwrap_or(sweep_node);
+                let node = sweep.get("vary").unwrap_or(sweep.node);
                 errors.push(error(
                     node,
                     format!("a sweep cannot vary `{name}`"),
@@ -187,14 +237,18 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
                 None
             }
         },
-    };
-    let total = match noted(sweep.text("total"), &mut errors) {
+    }
+}
+
+/// `sweep.total`: the total charted, one of [`TOTALS`] (calls when none is named).
+fn read_total(sweep: &Map, errors: &mut Vec<ScenarioError>) -> Option<Metric> {
+    match noted(sweep.text("total"), errors) {
         None => None,
         Some(None) => Some(Metric::Calls),
         Some(Some(name)) => match Metric::from_name(name).filter(|m| m.is_chartable()) {
             Some(t) => Some(t),
             None => {
-                let node = sweep.get("total").unwrap_or(sweep_node);
+                let node = sweep.get("total").unwrap_or(sweep.node);
                 errors.push(error(
                     node,
                     format!("a sweep cannot chart `{name}`"),
@@ -203,13 +257,18 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
                 None
             }
         },
-    };
-    let mut caption = noted(sweep.text("caption"), &mut errors)
+    }
+}
+
+/// The caption, as `sweep.caption` or as `figure.caption` (not both); the rest of
+/// `figure:` is checked, and a `figure.window` refused.
+fn read_caption(root: &Node, sweep: &Map, errors: &mut Vec<ScenarioError>) -> Option<String> {
+    let mut caption = noted(sweep.text("caption"), errors)
         .flatten()
         .map(str::to_string);
-    let keys = key(root, "figure");
+    let keys = root.get("figure");
     // A sweep's axis is the varied parameter: there is no time window to set.
-    if let Some(window) = keys.and_then(|f| key_node(f, "window")) {
+    if let Some(window) = keys.and_then(|f| f.entry("window")).map(|(key, _)| key) {
         errors.push(error(
             window,
             "a sweep's chart has no time axis, so `figure.window` does not apply".to_string(),
@@ -221,7 +280,7 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
             match (
                 &caption,
                 figure.caption,
-                keys.and_then(|f| key_node(f, "caption")),
+                keys.and_then(|f| f.entry("caption")).map(|(key, _)| key),
             ) {
                 (Some(_), Some(_), Some(second)) => errors.push(error(
                     second,
@@ -235,7 +294,17 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
         }
         Err(e) => errors.extend(e),
     }
-    let values: Vec<Node> = match sweep.get("values") {
+    caption
+}
+
+/// `sweep.values`: a list of 1 to [`MAX_VALUES`] values, or a range `{from, to, step}`
+/// written out as the parameter's values (once the parameter is known).
+fn read_values(
+    sweep: &Map,
+    parameter: Option<Parameter>,
+    errors: &mut Vec<ScenarioError>,
+) -> Vec<Node> {
+    match sweep.get("values") {
         Some(Node {
             value: Value::Seq(items),
             ..
@@ -247,15 +316,9 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
             },
         ) => {
             let naming = Naming::Path("sweep.values.");
-            let range_map = Map::read(
-                node,
-                &["from", "to", "step"],
-                naming,
-                "a range",
-                &mut errors,
-            );
+            let range_map = Map::read(node, &["from", "to", "step"], naming, "a range", errors);
             match (range_map, parameter) {
-                (Some(map), Some(p)) => noted(range(&map, p), &mut errors).unwrap_or_default(),
+                (Some(map), Some(p)) => noted(range(&map, p), errors).unwrap_or_default(),
                 (None, _) | (_, None) => Vec::new(),
             }
         }
@@ -269,20 +332,26 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
         }
         None => {
             errors.push(error(
-                sweep_node,
+                sweep.node,
                 "missing key `sweep.values`".to_string(),
                 None,
             ));
             Vec::new()
         }
-    };
-    let (Ok(base), Some(parameter), Some(total)) = (base, parameter, total) else {
-        errors.sort_by_key(|e| e.pos);
-        return Err(errors);
-    };
+    }
+}
+
+/// The scenario at each value (see [`point`]), within the limit of work of one sweep.
+fn read_points(
+    root: &Node,
+    sweep: &Map,
+    parameter: Parameter,
+    values: &[Node],
+    errors: &mut Vec<ScenarioError>,
+) -> Vec<(String, f64, Scenario)> {
     let mut points = Vec::new();
     let mut work: u128 = 0;
-    for node in &values {
+    for node in values {
         match point(root, parameter, node) {
             Ok((label, x, scenario)) => {
                 work += scenario.work();
@@ -293,7 +362,7 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
     }
     if work > MAX_WORK {
         errors.push(error(
-            sweep_node,
+            sweep.node,
             format!(
                 "this sweep could need up to {} steps of simulation over all its values; the limit is {}",
                 crate::format::thousands(work),
@@ -302,17 +371,7 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
             Some("use fewer values, runs or clients".to_string()),
         ));
     }
-    if !errors.is_empty() {
-        errors.sort_by_key(|e| e.pos);
-        return Err(errors);
-    }
-    Ok(SweepDirective {
-        id: base.id.clone(),
-        parameter,
-        total,
-        points,
-        caption,
-    })
+    points
 }
 
 fn parameter_list() -> String {
@@ -598,7 +657,7 @@ mod tests {
     fn at<'a>(node: &'a Node, path: &[&str]) -> Option<&'a str> {
         match path.split_first() {
             None => node.as_scalar(),
-            Some((first, rest)) => at(key(node, first)?, rest),
+            Some((first, rest)) => at(node.get(first)?, rest),
         }
     }
 

@@ -610,13 +610,7 @@ impl Reader {
     /// Checks what no single key can: how keys relate, and the limits of the whole.
     fn relations(&mut self, s: &Scenario, top: &Fields) {
         let server = top.get("server");
-        let server_key = |name: &str| match server.map(|n| &n.value) {
-            Some(Value::Map(pairs)) => pairs
-                .iter()
-                .find(|(k, _)| k.as_scalar() == Some(name))
-                .map(|(_, v)| v.clone()),
-            _ => None,
-        };
+        let server_key = |name: &str| server.and_then(|n| n.entry(name)).map(|(_, v)| v.clone());
         self.relations_of_overload(s, top);
         self.relations_of_libraries(s, top);
         let horizon_node = top.get("horizon").cloned().or_else(|| server_key("tick"));

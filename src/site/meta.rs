@@ -10,7 +10,8 @@ pub struct Meta<'a> {
     source: &'a str,
     /// Where the YAML's line 1 stands in the file.
     first_line: usize,
-    pairs: Vec<(String, Node)>,
+    /// The map's keys as read: each known, given once, with a value.
+    entries: Node,
     /// Problems found so far.
     pub problems: Vec<Diagnostic>,
 }
@@ -30,7 +31,11 @@ impl<'a> Meta<'a> {
             file,
             source,
             first_line,
-            pairs: Vec::new(),
+            entries: Node {
+                value: Value::Map(Vec::new()),
+                pos: Pos::START,
+                width: 1,
+            },
             problems: Vec::new(),
         };
         let root = match yaml::parse(yaml) {
@@ -42,10 +47,11 @@ impl<'a> Meta<'a> {
         };
         let mut problems = Vec::new();
         if let Some(map) = Map::read(&root, known, Naming::In(what), what, &mut problems) {
-            meta.pairs = map
+            let pairs = map
                 .keys()
-                .filter_map(|(name, _)| map.get(name).map(|v| (name.to_string(), v.clone())))
+                .filter_map(|(name, key)| map.get(name).map(|v| (key.clone(), v.clone())))
                 .collect();
+            meta.entries.value = Value::Map(pairs);
         }
         for problem in problems {
             meta.add(problem);
@@ -85,10 +91,7 @@ impl<'a> Meta<'a> {
 
     /// The value of `key`, unless it is absent or null.
     pub fn node(&self, key: &str) -> Option<Node> {
-        self.pairs
-            .iter()
-            .find(|(n, v)| n == key && !v.is_null())
-            .map(|(_, v)| v.clone())
+        self.entries.get(key).cloned()
     }
 
     /// A text value.

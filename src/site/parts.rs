@@ -14,8 +14,8 @@ use crate::directive::reference::{self, RawReference, Reference, ReferenceError}
 use crate::directive::schedule::ScheduleDirective;
 use crate::directive::sweep::{self, SweepDirective};
 use crate::directive::{self, Kind, Scan, SimDirective};
-use crate::engine::Scenario;
 use crate::engine::read::parse_yaml;
+use crate::engine::{Scenario, ScenarioError};
 use crate::extends::{self, Bases, Chain, Source};
 use crate::suggest::closest;
 
@@ -52,6 +52,19 @@ impl Block {
             Block::Schedule(_) | Block::Table(_) => Vec::new(),
             // The page's scenario, once checked: its results are the page's own.
             Block::Live(block) => block.scenario.iter().collect(),
+        }
+    }
+
+    /// The id it claims across the site, which no other directive may have: a
+    /// scenario's, a sweep's or a schedule's own, and `live-{id}` for the live run of
+    /// the scenario `id`; a reference table has none.
+    fn unique_id(&self) -> Option<String> {
+        match self {
+            Block::Sim(sim, _) => Some(sim.scenario.id.clone()),
+            Block::Sweep(sweep) => Some(sweep.id.clone()),
+            Block::Schedule(schedule) => Some(schedule.id.clone()),
+            Block::Live(block) => Some(format!("live-{}", block.directive.scenario)),
+            Block::Table(_) => None,
         }
     }
 
@@ -135,298 +148,484 @@ impl Scanned {
 /// directives read their stored runs from the site's folder `root`. What `reads` holds
 /// of an earlier build is taken rather than read again, and `reads` is left holding
 /// this build's.
+///
+/// One pass after another, each of one job: the pages' scans, each directive read, the
+/// ids made unique across the site (which gives the site's scenarios), then what names
+/// a scenario checked against them: live runs, references, conditions and cards.
 pub(super) fn read_parts(
     root: &Path,
     pages: &[Page],
     reads: &mut Reads,
 ) -> (Vec<PageParts>, Vec<Diagnostic>) {
     let mut last = std::mem::take(reads);
-    let mut problems = Vec::new();
-    let mut scenarios: BTreeMap<String, Scenario> = BTreeMap::new();
-    // Where each id is first used: the page and the byte offset in its source.
-    let mut defined_at: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let mut blocks_of_pages = Vec::new();
-    // Ids of directives that failed: references to them are not reported again.
-    let mut broken: HashSet<String> = HashSet::new();
-    // Each page's line index, made only when something on the page is placed.
-    let indexes: Vec<OnceCell<LineIndex>> = pages.iter().map(|_| OnceCell::new()).collect();
-    let index = |p: usize| indexes[p].get_or_init(|| LineIndex::new(&pages[p].source));
-    let scans: Vec<(String, Scanned)> = pages
-        .iter()
-        .map(|page| {
-            let body = page.body();
-            last.bodies
-                .remove_entry(body)
-                .unwrap_or_else(|| (body.to_string(), Scanned::of(body)))
-        })
-        .collect();
-    let bases = SiteBases::new(root, pages, &scans, &indexes);
-    for (p, page) in pages.iter().enumerate() {
-        let scanned = &scans[p].1;
-        for problem in &scanned.scan.problems {
-            problems.push(at(
-                page,
-                index(p),
-                &problem.range,
-                problem.message.clone(),
-                problem.help.clone(),
-            ));
-        }
-        let mut blocks = Vec::new();
-        for found in &scanned.scan.directives {
-            let offset = page.body_start + found.body_start;
-            let origin = || index(p).pos(&page.source, offset);
-            let own = Source {
-                file: page.file.clone(),
-                text: page.source.clone(),
-                origin: origin(),
-                body: found.body.clone(),
-            };
-            // A scenario's block is laid over the one its `extends` names, if any, and
-            // its reading is a function of every text of the chain.
-            let mut chain = Chain::default();
-            let merged = match found.kind {
-                Kind::Sim | Kind::Sweep => match parse_yaml(&found.body)
-                    .and_then(|root| extends::resolve(root, &own, &bases, &mut chain))
-                {
-                    Ok(root) => Some(root),
-                    Err(errors) => {
-                        if let Some(id) = directive::id_of(&found.body) {
-                            broken.insert(id);
-                        }
-                        problems.extend(errors.into_iter().map(|e| chain.place(&own, e)));
-                        continue;
-                    }
-                },
-                _ => None,
-            };
-            let text = chain.key(&found.body);
-            let key = (found.kind, text.clone());
-            let read = match last.directives.remove(&key) {
-                Some(block) => Ok(block),
-                None => match (found.kind, &merged) {
-                    (Kind::Sim, Some(root)) => directive::read_sim_root(root).map(|sim| {
-                        let source = match chain.is_empty() {
-                            true => found.body.clone(),
-                            false => extends::emit(root),
-                        };
-                        Block::Sim(Box::new(sim), source)
-                    }),
-                    (Kind::Sweep, Some(root)) => sweep::read_sweep_root(root).map(Block::Sweep),
-                    (Kind::Sim | Kind::Sweep, None) => unreachable!("read above"),
-                    (Kind::Schedule, _) => {
-                        directive::schedule::read_schedule(&found.body).map(Block::Schedule)
-                    }
-                    (Kind::Live, _) => match directive::live::read_live(&found.body) {
-                        Ok(read) => match live::load(root, page, origin(), read) {
-                            Ok(block) => Ok(Block::Live(Box::new(block))),
-                            Err(more) => {
-                                problems.extend(more);
-                                continue;
-                            }
-                        },
-                        Err(errors) => Err(errors),
-                    },
-                    (Kind::ReferenceTable, _) => {
-                        // The table's name, then, optionally, the table itself as
-                        // `retrylab keys NAME` writes it, for readers of the source.
-                        let (first, written) =
-                            found.body.split_once('\n').unwrap_or((&found.body, ""));
-                        let name = first.trim();
-                        let name = if written.trim().is_empty() {
-                            found.body.trim()
-                        } else {
-                            name
-                        };
-                        match docs::table(name) {
-                            Some(table) => match stale_line(&table.markdown(), written) {
-                                None => Ok(Block::Table(table.html())),
-                                Some((line, expected)) => {
-                                    let should = match expected {
-                                        Some(w) => format!("this line should read `{w}`"),
-                                        None => "the table ends before this line".to_string(),
-                                    };
-                                    problems.push(at(
-                                        page,
-                                        index(p),
-                                        &name_range(page.body(), found, line),
-                                        format!(
-                                            "this `{name}` table is not the one retrylab checks \
-                                             against: {should}"
-                                        ),
-                                        Some(format!(
-                                            "replace the lines after `{name}` with what \
-                                             `retrylab keys {name}` prints under its heading, \
-                                             or leave the name alone"
-                                        )),
-                                    ));
-                                    continue;
-                                }
-                            },
-                            None if name.is_empty() => {
-                                problems.push(at(
-                                    page,
-                                    index(p),
-                                    &found.block,
-                                    "this `reference` block names no table".to_string(),
-                                    Some(format!(
-                                        "write the name of a table inside it: {}",
-                                        docs::TABLES
-                                            .iter()
-                                            .map(|(n, _)| *n)
-                                            .collect::<Vec<_>>()
-                                            .join(", ")
-                                    )),
-                                ));
-                                continue;
-                            }
-                            None => {
-                                let names = docs::TABLES.iter().map(|(n, _)| *n);
-                                let help = crate::suggest::help(name, names, "tables");
-                                problems.push(at(
-                                    page,
-                                    index(p),
-                                    &name_range(page.body(), found, name),
-                                    format!("there is no reference table `{name}`"),
-                                    Some(help),
-                                ));
-                                continue;
-                            }
-                        }
-                    }
-                },
-            };
-            match read {
-                Ok(block) => {
-                    let id = match &block {
-                        Block::Sim(sim, _) => Some(sim.scenario.id.clone()),
-                        Block::Sweep(sweep) => Some(sweep.id.clone()),
-                        Block::Schedule(schedule) => Some(schedule.id.clone()),
-                        Block::Live(block) => Some(format!("live-{}", block.directive.scenario)),
-                        Block::Table(_) => None,
-                    };
-                    if let Some(id) = id {
-                        if let Some(&(first_page, first_offset)) = defined_at.get(&id) {
-                            let first = &pages[first_page];
-                            let line = index(first_page).pos(&first.source, first_offset).line;
-                            problems.push(at(
-                                page,
-                                index(p),
-                                &(found.body_start..found.body_start + 1),
-                                format!("the id `{id}` is used twice"),
-                                Some(format!(
-                                    "it is first used at {}:{line}; directive ids are unique across the site",
-                                    first.file
-                                )),
-                            ));
-                            continue;
-                        }
-                        defined_at.insert(id.clone(), (p, offset));
-                        if let Block::Sim(sim, _) = &block {
-                            scenarios.insert(id, sim.scenario.clone());
-                        }
-                    }
-                    if !matches!(block, Block::Live(_)) {
-                        reads.directives.insert(key, block.clone());
-                    }
-                    blocks.push(Placed {
-                        at: found.block.start,
-                        text,
-                        block,
-                    });
-                }
-                Err(errors) => {
-                    if let Some(id) = directive::id_of(&found.body) {
-                        broken.insert(id);
-                    }
-                    problems.extend(errors.into_iter().map(|e| chain.place(&own, e)));
-                }
-            }
-        }
-        blocks_of_pages.push(blocks);
-    }
-    let mut parts = Vec::new();
-    for (p, ((page, (body_key, scanned)), mut blocks)) in
-        pages.iter().zip(scans).zip(blocks_of_pages).enumerate()
-    {
-        let scan = &scanned.scan;
-        let mut references = Vec::new();
-        // A live run is shown only beside the very scenario it was played with.
-        blocks.retain_mut(|Placed { at, block, .. }| {
-            let Block::Live(live_block) = block else {
-                return true;
-            };
-            // A scenario that failed has said so; its live block is left out quietly.
-            if broken.contains(&live_block.directive.scenario) {
-                return false;
-            }
-            match live::check(live_block, &scenarios) {
-                Ok(scenario) => {
-                    live_block.scenario = Some(scenario);
-                    true
-                }
-                Err(e) => {
-                    let origin = scan
-                        .directives
-                        .iter()
-                        .find(|d| d.block.start == *at)
-                        .map_or(crate::yaml::Pos::START, |d| {
-                            index(p).pos(&page.source, page.body_start + d.body_start)
-                        });
-                    problems.push(Diagnostic::from_scenario(
-                        &page.file,
-                        &page.source,
-                        origin,
-                        e,
-                    ));
-                    false
-                }
-            }
-        });
-        for found in &scanned.references {
-            if let Ok(raw) = found
-                && broken.contains(&raw.path[0])
-            {
-                continue;
-            }
-            match found
-                .as_ref()
-                .map_err(Clone::clone)
-                .and_then(|raw| reference::check(raw, &scenarios))
-            {
-                Ok(r) => references.push(r),
-                Err(e) => problems.push(at(page, index(p), &e.range, e.message, e.help)),
-            }
-        }
-        let mut conditions = Vec::new();
-        for found in condition::find(page.body(), &scan.code, &scenarios) {
-            match found {
-                Ok(c) if broken.contains(&c.id) => {}
-                Ok(c) => conditions.push(c),
-                Err(e) => problems.push(at(page, index(p), &e.range, e.message, e.help)),
-            }
-        }
-        parts.push(PageParts {
+    let lines = Lines::new(pages);
+    let scans = scan_pages(pages, &mut last.bodies);
+    let bases = SiteBases::new(root, &lines, &scans);
+    let mut site = Reading::new(&lines);
+    site.tell_fence_problems(&scans);
+    let read = site.read_directives(root, &scans, &bases, &mut last.directives);
+    let mut blocks = site.keep_unique_ids(read);
+    remember_directives(&blocks, &mut reads.directives);
+    site.check_live(&scans, &mut blocks);
+    let references = site.check_references(&scans);
+    let conditions = site.check_conditions(&scans);
+    site.check_cards();
+    let parts = blocks
+        .into_iter()
+        .zip(references)
+        .zip(conditions)
+        .map(|((blocks, references), conditions)| PageParts {
             blocks,
             references,
             conditions,
-        });
-        reads.bodies.insert(body_key, scanned);
-    }
-    for page in pages {
-        if let Some(id) = &page.front.card
-            && !scenarios.contains_key(id)
-        {
-            problems.push(card_problem(page, id, &scenarios));
-        }
-    }
-    problems.sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
-    (parts, once_each(problems))
+        })
+        .collect();
+    reads.bodies.extend(scans);
+    (parts, site.into_problems())
 }
 
-/// Where `name`, the trimmed body of the directive `found`, stands in the page's body
-/// `markdown`: after any blank lines and indentation that open the block. A body the
-/// Markdown split (a block indented in a list) falls back to the body's start.
+/// Each page's scan and references as found, by its body: the last build's, where the
+/// body is the same, else found anew.
+fn scan_pages(pages: &[Page], last: &mut HashMap<String, Scanned>) -> Vec<(String, Scanned)> {
+    pages
+        .iter()
+        .map(|page| {
+            let body = page.body();
+            last.remove_entry(body)
+                .unwrap_or_else(|| (body.to_string(), Scanned::of(body)))
+        })
+        .collect()
+}
+
+/// Keeps each directive read without a mistake for the next build, by its kind and
+/// text; not a live block, whose stored run is a file of its own.
+fn remember_directives(blocks: &[Vec<Placed>], reads: &mut HashMap<(Kind, String), Block>) {
+    for placed in blocks.iter().flatten() {
+        if !matches!(placed.block, Block::Live(_)) {
+            let key = (placed.block.kind(), placed.text.clone());
+            reads.insert(key, placed.block.clone());
+        }
+    }
+}
+
+/// The pages read, each with its line index, made only when something on the page is
+/// placed.
+struct Lines<'a> {
+    pages: &'a [Page],
+    indexes: Vec<OnceCell<LineIndex>>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(pages: &'a [Page]) -> Lines<'a> {
+        let indexes = pages.iter().map(|_| OnceCell::new()).collect();
+        Lines { pages, indexes }
+    }
+
+    fn index(&self, p: usize) -> &LineIndex {
+        let page = &self.pages[p];
+        self.indexes[p].get_or_init(|| LineIndex::new(&page.source))
+    }
+
+    /// Where the byte `offset` of page `p`'s source is.
+    fn pos(&self, p: usize, offset: usize) -> crate::yaml::Pos {
+        self.index(p).pos(&self.pages[p].source, offset)
+    }
+
+    /// A problem at `range` of page `p`'s body.
+    fn at(
+        &self,
+        p: usize,
+        range: &Range<usize>,
+        message: String,
+        help: Option<String>,
+    ) -> Diagnostic {
+        at(&self.pages[p], self.index(p), range, message, help)
+    }
+}
+
+/// A directive read, before its id is known to be its own.
+struct Read {
+    placed: Placed,
+    /// Where its body starts in the page's body.
+    body_start: usize,
+}
+
+/// Why a directive gave no block.
+enum Failed {
+    /// Its YAML has mistakes, placed in the texts of its chain of `extends`.
+    Read(Vec<ScenarioError>),
+    /// Its problems, each placed already.
+    Told(Vec<Diagnostic>),
+}
+
+/// What the passes of [`read_parts`] share: the pages, the problems found so far, the
+/// ids of directives that failed (references to them are not reported again), and the
+/// site's scenarios by id, once the ids are known to be unique.
+struct Reading<'a> {
+    lines: &'a Lines<'a>,
+    problems: Vec<Diagnostic>,
+    broken: HashSet<String>,
+    scenarios: BTreeMap<String, Scenario>,
+}
+
+impl<'a> Reading<'a> {
+    fn new(lines: &'a Lines<'a>) -> Reading<'a> {
+        Reading {
+            lines,
+            problems: Vec::new(),
+            broken: HashSet::new(),
+            scenarios: BTreeMap::new(),
+        }
+    }
+
+    /// The problems, sorted by place, each told once.
+    fn into_problems(mut self) -> Vec<Diagnostic> {
+        self.problems
+            .sort_by(|a, b| (&a.file, a.pos).cmp(&(&b.file, b.pos)));
+        once_each(self.problems)
+    }
+
+    /// The directive blocks that could not be read as blocks (a fence never closed).
+    fn tell_fence_problems(&mut self, scans: &[(String, Scanned)]) {
+        for (p, (_, scanned)) in scans.iter().enumerate() {
+            for problem in &scanned.scan.problems {
+                let (message, help) = (problem.message.clone(), problem.help.clone());
+                let told = self.lines.at(p, &problem.range, message, help);
+                self.problems.push(told);
+            }
+        }
+    }
+
+    /// Every page's directives, each read, in the order of the pages and of each page.
+    fn read_directives(
+        &mut self,
+        root: &Path,
+        scans: &[(String, Scanned)],
+        bases: &SiteBases,
+        last: &mut HashMap<(Kind, String), Block>,
+    ) -> Vec<Vec<Read>> {
+        let mut read = Vec::new();
+        for (p, (_, scanned)) in scans.iter().enumerate() {
+            let blocks = (scanned.scan.directives.iter())
+                .filter_map(|found| self.read_directive(root, p, found, bases, last))
+                .collect();
+            read.push(blocks);
+        }
+        read
+    }
+
+    /// One directive of page `p`: its YAML laid over what it `extends`, then read as
+    /// its kind asks, or taken from the last build's reads when all its texts are the
+    /// same. A mistake is told, and the block left out.
+    fn read_directive(
+        &mut self,
+        root: &Path,
+        p: usize,
+        found: &directive::Found,
+        bases: &SiteBases,
+        last: &mut HashMap<(Kind, String), Block>,
+    ) -> Option<Read> {
+        let lines = self.lines;
+        let page = &lines.pages[p];
+        let own = Source {
+            file: page.file.clone(),
+            text: page.source.clone(),
+            origin: lines.pos(p, page.body_start + found.body_start),
+            body: found.body.clone(),
+        };
+        // A scenario's block is laid over the one its `extends` names, if any, and its
+        // reading is a function of every text of the chain.
+        let mut chain = Chain::default();
+        let read = merged(found, &own, bases, &mut chain).and_then(|merged| {
+            let text = chain.key(&found.body);
+            let block = match last.remove(&(found.kind, text.clone())) {
+                Some(block) => block,
+                None => read_kind(root, lines, p, found, own.origin, merged.as_ref(), &chain)?,
+            };
+            Ok((text, block))
+        });
+        match read {
+            Ok((text, block)) => Some(Read {
+                placed: Placed {
+                    at: found.block.start,
+                    text,
+                    block,
+                },
+                body_start: found.body_start,
+            }),
+            Err(Failed::Read(errors)) => {
+                if let Some(id) = directive::id_of(&found.body) {
+                    self.broken.insert(id);
+                }
+                let placed = errors.into_iter().map(|e| chain.place(&own, e));
+                self.problems.extend(placed);
+                None
+            }
+            Err(Failed::Told(problems)) => {
+                self.problems.extend(problems);
+                None
+            }
+        }
+    }
+
+    /// The directives whose id is the first of its use across the site; every other is
+    /// told and left out. The scenarios of the `sim` blocks kept are the site's.
+    fn keep_unique_ids(&mut self, read: Vec<Vec<Read>>) -> Vec<Vec<Placed>> {
+        // Where each id is first used: the page and the byte offset in its source.
+        let mut defined_at: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        let mut kept = Vec::new();
+        for (p, blocks) in read.into_iter().enumerate() {
+            let mut placed = Vec::new();
+            for Read {
+                placed: block,
+                body_start,
+            } in blocks
+            {
+                let Some(id) = block.block.unique_id() else {
+                    placed.push(block);
+                    continue;
+                };
+                if let Some(&(first_page, first_offset)) = defined_at.get(&id) {
+                    let first = &self.lines.pages[first_page];
+                    let line = self.lines.pos(first_page, first_offset).line;
+                    self.problems.push(self.lines.at(
+                        p,
+                        &(body_start..body_start + 1),
+                        format!("the id `{id}` is used twice"),
+                        Some(format!(
+                            "it is first used at {}:{line}; directive ids are unique across the site",
+                            first.file
+                        )),
+                    ));
+                    continue;
+                }
+                let offset = self.lines.pages[p].body_start + body_start;
+                defined_at.insert(id.clone(), (p, offset));
+                if let Block::Sim(sim, _) = &block.block {
+                    self.scenarios.insert(id, sim.scenario.clone());
+                }
+                placed.push(block);
+            }
+            kept.push(placed);
+        }
+        kept
+    }
+
+    /// A live run is shown only beside the very scenario it was played with: each live
+    /// block is given its scenario, or left out.
+    fn check_live(&mut self, scans: &[(String, Scanned)], blocks: &mut [Vec<Placed>]) {
+        for (p, ((_, scanned), blocks)) in scans.iter().zip(blocks).enumerate() {
+            let page = &self.lines.pages[p];
+            blocks.retain_mut(|Placed { at, block, .. }| {
+                let Block::Live(live_block) = block else {
+                    return true;
+                };
+                // A scenario that failed has said so; its live block is left out quietly.
+                if self.broken.contains(&live_block.directive.scenario) {
+                    return false;
+                }
+                match live::check(live_block, &self.scenarios) {
+                    Ok(scenario) => {
+                        live_block.scenario = Some(scenario);
+                        true
+                    }
+                    Err(e) => {
+                        let origin = (scanned.scan.directives.iter())
+                            .find(|d| d.block.start == *at)
+                            .map_or(crate::yaml::Pos::START, |d| {
+                                self.lines.pos(p, page.body_start + d.body_start)
+                            });
+                        self.problems.push(Diagnostic::from_scenario(
+                            &page.file,
+                            &page.source,
+                            origin,
+                            e,
+                        ));
+                        false
+                    }
+                }
+            });
+        }
+    }
+
+    /// Each page's references, checked against the site's scenarios.
+    fn check_references(&mut self, scans: &[(String, Scanned)]) -> Vec<Vec<Reference>> {
+        let mut checked = Vec::new();
+        for (p, (_, scanned)) in scans.iter().enumerate() {
+            let mut references = Vec::new();
+            for found in &scanned.references {
+                if let Ok(raw) = found
+                    && self.broken.contains(&raw.path[0])
+                {
+                    continue;
+                }
+                match found
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|raw| reference::check(raw, &self.scenarios))
+                {
+                    Ok(r) => references.push(r),
+                    Err(e) => self
+                        .problems
+                        .push(self.lines.at(p, &e.range, e.message, e.help)),
+                }
+            }
+            checked.push(references);
+        }
+        checked
+    }
+
+    /// The sentences of each page marked with a condition, each read against the
+    /// site's scenarios.
+    fn check_conditions(&mut self, scans: &[(String, Scanned)]) -> Vec<Vec<condition::Condition>> {
+        let mut checked = Vec::new();
+        for (p, (_, scanned)) in scans.iter().enumerate() {
+            let page = &self.lines.pages[p];
+            let mut conditions = Vec::new();
+            for found in condition::find(page.body(), &scanned.scan.code, &self.scenarios) {
+                match found {
+                    Ok(c) if self.broken.contains(&c.id) => {}
+                    Ok(c) => conditions.push(c),
+                    Err(e) => self
+                        .problems
+                        .push(self.lines.at(p, &e.range, e.message, e.help)),
+                }
+            }
+            checked.push(conditions);
+        }
+        checked
+    }
+
+    /// Each page's `card:`, which names a scenario of the site.
+    fn check_cards(&mut self) {
+        for page in self.lines.pages {
+            if let Some(id) = &page.front.card
+                && !self.scenarios.contains_key(id)
+            {
+                self.problems.push(card_problem(page, id, &self.scenarios));
+            }
+        }
+    }
+}
+
+/// The YAML of a `sim` or `sweep` block with what it `extends` laid under it; `None`
+/// for the other kinds, which are read from their text.
+fn merged(
+    found: &directive::Found,
+    own: &Source,
+    bases: &SiteBases,
+    chain: &mut Chain,
+) -> Result<Option<crate::yaml::Node>, Failed> {
+    match found.kind {
+        Kind::Sim | Kind::Sweep => parse_yaml(&found.body)
+            .and_then(|root| extends::resolve(root, own, bases, chain))
+            .map(Some)
+            .map_err(Failed::Read),
+        Kind::Schedule | Kind::ReferenceTable | Kind::Live => Ok(None),
+    }
+}
+
+/// A directive of page `p` read as its kind asks: `merged` is its YAML with what it
+/// extends, for the kinds that extend; `origin` is where its body starts.
+fn read_kind(
+    root: &Path,
+    lines: &Lines,
+    p: usize,
+    found: &directive::Found,
+    origin: crate::yaml::Pos,
+    merged: Option<&crate::yaml::Node>,
+    chain: &Chain,
+) -> Result<Block, Failed> {
+    match (found.kind, merged) {
+        (Kind::Sim, Some(root)) => directive::read_sim_root(root)
+            .map(|sim| {
+                let source = match chain.is_empty() {
+                    true => found.body.clone(),
+                    false => extends::emit(root),
+                };
+                Block::Sim(Box::new(sim), source)
+            })
+            .map_err(Failed::Read),
+        (Kind::Sweep, Some(root)) => sweep::read_sweep_root(root)
+            .map(Block::Sweep)
+            .map_err(Failed::Read),
+        (Kind::Sim | Kind::Sweep, None) => unreachable!("read above"),
+        (Kind::Schedule, _) => directive::schedule::read_schedule(&found.body)
+            .map(Block::Schedule)
+            .map_err(Failed::Read),
+        (Kind::Live, _) => {
+            let read = directive::live::read_live(&found.body).map_err(Failed::Read)?;
+            match live::load(root, &lines.pages[p], origin, read) {
+                Ok(block) => Ok(Block::Live(Box::new(block))),
+                Err(more) => Err(Failed::Told(more)),
+            }
+        }
+        (Kind::ReferenceTable, _) => reference_table(lines, p, found).map(Block::Table),
+    }
+}
+
+/// A `reference` block of page `p`: the table it names, as HTML. It holds the table's
+/// name, then, optionally, the table itself as `retrylab keys NAME` writes it, for
+/// readers of the source, which must then be the one the build knows.
+fn reference_table(lines: &Lines, p: usize, found: &directive::Found) -> Result<String, Failed> {
+    let page = &lines.pages[p];
+    let (first, written) = found.body.split_once('\n').unwrap_or((&found.body, ""));
+    let name = first.trim();
+    let name = if written.trim().is_empty() {
+        found.body.trim()
+    } else {
+        name
+    };
+    let problem = match docs::table(name) {
+        Some(table) => match stale_line(&table.markdown(), written) {
+            None => return Ok(table.html()),
+            Some((line, expected)) => {
+                let should = match expected {
+                    Some(w) => format!("this line should read `{w}`"),
+                    None => "the table ends before this line".to_string(),
+                };
+                lines.at(
+                    p,
+                    &name_range(page.body(), found, line),
+                    format!(
+                        "this `{name}` table is not the one retrylab checks \
+                         against: {should}"
+                    ),
+                    Some(format!(
+                        "replace the lines after `{name}` with what \
+                         `retrylab keys {name}` prints under its heading, \
+                         or leave the name alone"
+                    )),
+                )
+            }
+        },
+        None if name.is_empty() => lines.at(
+            p,
+            &found.block,
+            "this `reference` block names no table".to_string(),
+            Some(format!(
+                "write the name of a table inside it: {}",
+                docs::TABLES
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        ),
+        None => {
+            let names = docs::TABLES.iter().map(|(n, _)| *n);
+            let help = crate::suggest::help(name, names, "tables");
+            lines.at(
+                p,
+                &name_range(page.body(), found, name),
+                format!("there is no reference table `{name}`"),
+                Some(help),
+            )
+        }
+    };
+    Err(Failed::Told(vec![problem]))
+}
+
 /// The first line of a reference table written out in its block that differs from
 /// the table the build knows (`expected`, as Markdown), with the line it should be;
 /// `None` when nothing is written out or all of it is right.
@@ -448,6 +647,9 @@ fn stale_line<'a>(expected: &'a str, written: &'a str) -> Option<(&'a str, Optio
     }
 }
 
+/// Where `name`, the trimmed body of the directive `found`, stands in the page's body
+/// `markdown`: after any blank lines and indentation that open the block. A body the
+/// Markdown split (a block indented in a list) falls back to the body's start.
 fn name_range(markdown: &str, found: &directive::Found, name: &str) -> Range<usize> {
     let start = markdown
         .get(found.body_start..found.block.end)
@@ -487,18 +689,12 @@ fn card_problem(page: &Page, id: &str, scenarios: &BTreeMap<String, Scenario>) -
 /// twice: that mistake is reported on its own).
 struct SiteBases<'a> {
     root: &'a Path,
-    pages: &'a [Page],
-    indexes: &'a [OnceCell<LineIndex>],
+    lines: &'a Lines<'a>,
     blocks: BTreeMap<String, (usize, &'a directive::Found)>,
 }
 
 impl<'a> SiteBases<'a> {
-    fn new(
-        root: &'a Path,
-        pages: &'a [Page],
-        scans: &'a [(String, Scanned)],
-        indexes: &'a [OnceCell<LineIndex>],
-    ) -> SiteBases<'a> {
+    fn new(root: &'a Path, lines: &'a Lines<'a>, scans: &'a [(String, Scanned)]) -> SiteBases<'a> {
         let mut blocks = BTreeMap::new();
         for (p, (_, scanned)) in scans.iter().enumerate() {
             for found in &scanned.scan.directives {
@@ -511,8 +707,7 @@ impl<'a> SiteBases<'a> {
         }
         SiteBases {
             root,
-            pages,
-            indexes,
+            lines,
             blocks,
         }
     }
@@ -524,12 +719,11 @@ impl Bases for SiteBases<'_> {
             return Ok(source);
         }
         if let Some(&(p, found)) = self.blocks.get(name) {
-            let page = &self.pages[p];
-            let index = self.indexes[p].get_or_init(|| LineIndex::new(&page.source));
+            let page = &self.lines.pages[p];
             return Ok(Source {
                 file: page.file.clone(),
                 text: page.source.clone(),
-                origin: index.pos(&page.source, page.body_start + found.body_start),
+                origin: self.lines.pos(p, page.body_start + found.body_start),
                 body: found.body.clone(),
             });
         }
@@ -644,7 +838,7 @@ pub(crate) fn resolve_outside(
     tree: crate::yaml::Node,
     chain: &mut Chain,
 ) -> Result<crate::yaml::Node, Vec<crate::engine::ScenarioError>> {
-    if directive::key_node(&tree, "extends").is_none() {
+    if tree.position("extends").is_none() {
         return Ok(tree);
     }
     let pages = super::page::load_all(root, true)
@@ -654,7 +848,7 @@ pub(crate) fn resolve_outside(
         .iter()
         .map(|page| (String::new(), Scanned::of(page.body())))
         .collect();
-    let indexes: Vec<OnceCell<LineIndex>> = pages.iter().map(|_| OnceCell::new()).collect();
-    let bases = SiteBases::new(root, &pages, &scans, &indexes);
+    let lines = Lines::new(&pages);
+    let bases = SiteBases::new(root, &lines, &scans);
     extends::resolve(tree, own, &bases, chain)
 }

@@ -37,89 +37,22 @@ pub(super) fn render_pages(
     let no_figures = BTreeMap::new();
     for (i, (page, part)) in pages.iter().zip(parts).enumerate() {
         let index = LineIndex::new(&page.source);
-        let (figures, mut values): (&Figures, Vec<(Range<usize>, String)>) = match results {
+        let (figures, mut values) = match results {
             Some((figures, by_id)) => (
                 &figures[i],
-                part.references
-                    .iter()
-                    .filter_map(|r| {
-                        let (scenario, result) = by_id[r.id.as_str()];
-                        match reference::render(r, scenario, result) {
-                            Ok(value) => Some((r.range.clone(), value)),
-                            Err(e) => {
-                                problems.push(at(page, &index, &e.range, e.message, e.help));
-                                None
-                            }
-                        }
-                    })
-                    .collect(),
+                built_values(page, part, by_id, &index, &mut problems),
             ),
-            // Without values, each reference stands for itself: the page is read as
-            // `build` reads it, so its headings get the same ids.
-            None => (
-                &no_figures,
-                part.references
-                    .iter()
-                    .filter_map(|r| {
-                        let text = page.body().get(r.range.clone())?;
-                        Some((r.range.clone(), text.to_string()))
-                    })
-                    .collect(),
-            ),
+            None => (&no_figures, written_values(page, part)),
         };
-        // Each condition holds for the built numbers.
         if let Some((_, by_id)) = results {
-            for c in &part.conditions {
-                let (scenario, result) = by_id[c.id.as_str()];
-                match c.holds(scenario, result) {
-                    Ok(true) => {}
-                    Ok(false) => problems.push(at(
-                        page,
-                        &index,
-                        &c.open,
-                        format!(
-                            "this condition does not hold for the numbers of `{}` as built: {}",
-                            c.id,
-                            c.marked()
-                        ),
-                        Some(
-                            "a marked sentence must be true on the page as built; correct the \
-                             sentence or its condition"
-                                .to_string(),
-                        ),
-                    )),
-                    Err(e) => problems.push(at(page, &index, &e.range, e.message, e.help)),
-                }
-            }
+            check_conditions(page, part, by_id, &index, &mut problems);
         }
         // A condition's markers become the element that holds its sentence.
         for c in &part.conditions {
             values.push((c.open.clone(), String::new()));
             values.push((c.close.clone(), String::new()));
         }
-        // References to a scenario explorable on this page are marked for the browser.
-        let explorable: HashSet<&str> = part
-            .blocks
-            .iter()
-            .filter_map(|placed| match &placed.block {
-                Block::Sim(sim, _) if !sim.explore.is_empty() => Some(sim.scenario.id.as_str()),
-                Block::Sim(..)
-                | Block::Sweep(_)
-                | Block::Schedule(_)
-                | Block::Table(_)
-                | Block::Live(_) => None,
-            })
-            .collect();
-        let mut marks: BTreeMap<usize, render::Mark> = part
-            .references
-            .iter()
-            .filter(|r| explorable.contains(r.id.as_str()))
-            .map(|r| (r.range.start, render::Mark::Ref(reference::marked(r))))
-            .collect();
-        for c in &part.conditions {
-            marks.insert(c.open.start, render::Mark::If(c.marked()));
-            marks.insert(c.close.start, render::Mark::End);
-        }
+        let marks = marks(part);
         // The template's own ids (`main`, …) are the page's too.
         let written = templates.map(|t| t.ids_of(templates::of_page(page)));
         let reserved: Vec<String> = (written.iter().flatten().cloned())
@@ -140,61 +73,188 @@ pub(super) fn render_pages(
         };
         let rendered = match remembered.as_mut() {
             None => render::render(page.body(), &cx),
-            // The last build's rendering of the page, when it was of the very same inputs.
-            Some(memo) => {
-                let last = memo
-                    .remove(&page.file)
-                    .filter(|last| last.is_for(page.body(), &cx))
-                    .unwrap_or_else(|| {
-                        let rendered = render::render(page.body(), &cx);
-                        render::Remembered::new(page.body(), &cx, rendered)
-                    });
-                let rendered = last.rendered.clone();
-                kept.insert(page.file.clone(), last);
-                rendered
-            }
+            Some(memo) => recalled(page, &cx, memo, &mut kept),
         };
-        for &open in &rendered.unbalanced {
-            let c = part.conditions.iter().find(|c| c.open.start == open);
-            let range = c.map_or(open..open + 1, |c| c.open.clone());
-            problems.push(at(
-                page,
-                &index,
-                &range,
-                "the sentence this condition marks is not one piece of text".to_string(),
-                Some(
-                    "keep it in one paragraph, list item or cell, outside links and titles, \
-                     and close any emphasis begun in it before `{{ end }}`"
-                        .to_string(),
-                ),
-            ));
-        }
-        for taken in &rendered.taken {
-            let help = match taken.first {
-                Some(first) => {
-                    let line = index.pos(&page.source, page.body_start + first).line;
-                    format!("the heading on line {line} has it, and ids are unique on a page")
-                }
-                None if written.iter().flatten().any(|w| *w == taken.id) => format!(
-                    "the page's template, `{}`, writes it",
-                    templates::of_page(page)
-                ),
-                None => "a figure on this page has it: its directive's id gives it".to_string(),
-            };
-            problems.push(at(
-                page,
-                &index,
-                &taken.range,
-                format!("the id `{}` is already used on this page", taken.id),
-                Some(format!("{help}; choose another id")),
-            ));
-        }
+        tell_unbalanced(page, part, &rendered, &index, &mut problems);
+        tell_taken(page, &rendered, written.as_deref(), &index, &mut problems);
         out.push(rendered);
     }
     if let Some(memo) = remembered {
         *memo = kept;
     }
     (out, problems)
+}
+
+/// Each reference of the page with its value as built; a value that cannot be
+/// written is a problem.
+fn built_values(
+    page: &Page,
+    part: &PageParts,
+    by_id: &ResultsById,
+    index: &LineIndex,
+    problems: &mut Vec<Diagnostic>,
+) -> Vec<(Range<usize>, String)> {
+    part.references
+        .iter()
+        .filter_map(|r| {
+            let (scenario, result) = by_id[r.id.as_str()];
+            match reference::render(r, scenario, result) {
+                Ok(value) => Some((r.range.clone(), value)),
+                Err(e) => {
+                    problems.push(at(page, index, &e.range, e.message, e.help));
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
+/// Without values, each reference stands for itself: the page is read as `build`
+/// reads it, so its headings get the same ids.
+fn written_values(page: &Page, part: &PageParts) -> Vec<(Range<usize>, String)> {
+    part.references
+        .iter()
+        .filter_map(|r| {
+            let text = page.body().get(r.range.clone())?;
+            Some((r.range.clone(), text.to_string()))
+        })
+        .collect()
+}
+
+/// Each condition holds for the built numbers.
+fn check_conditions(
+    page: &Page,
+    part: &PageParts,
+    by_id: &ResultsById,
+    index: &LineIndex,
+    problems: &mut Vec<Diagnostic>,
+) {
+    for c in &part.conditions {
+        let (scenario, result) = by_id[c.id.as_str()];
+        match c.holds(scenario, result) {
+            Ok(true) => {}
+            Ok(false) => problems.push(at(
+                page,
+                index,
+                &c.open,
+                format!(
+                    "this condition does not hold for the numbers of `{}` as built: {}",
+                    c.id,
+                    c.marked()
+                ),
+                Some(
+                    "a marked sentence must be true on the page as built; correct the \
+                     sentence or its condition"
+                        .to_string(),
+                ),
+            )),
+            Err(e) => problems.push(at(page, index, &e.range, e.message, e.help)),
+        }
+    }
+}
+
+/// What the browser is told in the text: references to a scenario explorable on this
+/// page, and where each condition opens and ends.
+fn marks(part: &PageParts) -> BTreeMap<usize, render::Mark> {
+    let explorable: HashSet<&str> = part
+        .blocks
+        .iter()
+        .filter_map(|placed| match &placed.block {
+            Block::Sim(sim, _) if !sim.explore.is_empty() => Some(sim.scenario.id.as_str()),
+            Block::Sim(..)
+            | Block::Sweep(_)
+            | Block::Schedule(_)
+            | Block::Table(_)
+            | Block::Live(_) => None,
+        })
+        .collect();
+    let mut marks: BTreeMap<usize, render::Mark> = part
+        .references
+        .iter()
+        .filter(|r| explorable.contains(r.id.as_str()))
+        .map(|r| (r.range.start, render::Mark::Ref(reference::marked(r))))
+        .collect();
+    for c in &part.conditions {
+        marks.insert(c.open.start, render::Mark::If(c.marked()));
+        marks.insert(c.close.start, render::Mark::End);
+    }
+    marks
+}
+
+/// The last build's rendering of the page, when it was of the very same inputs, else
+/// the page rendered anew; either is kept in `kept` for the next build.
+fn recalled(
+    page: &Page,
+    cx: &render::Context,
+    memo: &mut HashMap<String, render::Remembered>,
+    kept: &mut HashMap<String, render::Remembered>,
+) -> Rendered {
+    let last = memo
+        .remove(&page.file)
+        .filter(|last| last.is_for(page.body(), cx))
+        .unwrap_or_else(|| {
+            let rendered = render::render(page.body(), cx);
+            render::Remembered::new(page.body(), cx, rendered)
+        });
+    let rendered = last.rendered.clone();
+    kept.insert(page.file.clone(), last);
+    rendered
+}
+
+/// A condition whose sentence the rendering found not to be one piece of text.
+fn tell_unbalanced(
+    page: &Page,
+    part: &PageParts,
+    rendered: &Rendered,
+    index: &LineIndex,
+    problems: &mut Vec<Diagnostic>,
+) {
+    for &open in &rendered.unbalanced {
+        let c = part.conditions.iter().find(|c| c.open.start == open);
+        let range = c.map_or(open..open + 1, |c| c.open.clone());
+        problems.push(at(
+            page,
+            index,
+            &range,
+            "the sentence this condition marks is not one piece of text".to_string(),
+            Some(
+                "keep it in one paragraph, list item or cell, outside links and titles, \
+                 and close any emphasis begun in it before `{{ end }}`"
+                    .to_string(),
+            ),
+        ));
+    }
+}
+
+/// An id the page's author gave that is already used on the page: by a heading, by
+/// the page's template (whose ids are `written`), or by a figure.
+fn tell_taken(
+    page: &Page,
+    rendered: &Rendered,
+    written: Option<&[String]>,
+    index: &LineIndex,
+    problems: &mut Vec<Diagnostic>,
+) {
+    for taken in &rendered.taken {
+        let help = match taken.first {
+            Some(first) => {
+                let line = index.pos(&page.source, page.body_start + first).line;
+                format!("the heading on line {line} has it, and ids are unique on a page")
+            }
+            None if written.unwrap_or_default().contains(&taken.id) => format!(
+                "the page's template, `{}`, writes it",
+                templates::of_page(page)
+            ),
+            None => "a figure on this page has it: its directive's id gives it".to_string(),
+        };
+        problems.push(at(
+            page,
+            index,
+            &taken.range,
+            format!("the id `{}` is already used on this page", taken.id),
+            Some(format!("{help}; choose another id")),
+        ));
+    }
 }
 
 /// A page as listed in indexes and navigation: no content, so that listing every page

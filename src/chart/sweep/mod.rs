@@ -23,34 +23,6 @@ use super::marks::{Mark, legend, mark, marker};
 use super::scale::Scale;
 use super::table::escape;
 
-/// How many totals a sweep can chart.
-const CHARTABLE: usize = {
-    let mut n = 0;
-    let mut i = 0;
-    while i < Metric::ALL.len() {
-        if Metric::ALL[i].is_chartable() {
-            n += 1;
-        }
-        i += 1;
-    }
-    n
-};
-
-/// The totals a sweep may show, by the names a directive uses: the
-/// [`Metric::is_chartable`] ones of [`Metric::ALL`], in its order.
-pub const SWEEP_TOTALS: [&str; CHARTABLE] = {
-    let mut names = [""; CHARTABLE];
-    let (mut i, mut n) = (0, 0);
-    while i < Metric::ALL.len() {
-        if Metric::ALL[i].is_chartable() {
-            names[n] = Metric::ALL[i].name();
-            n += 1;
-        }
-        i += 1;
-    }
-    names
-};
-
 /// One point of a sweep: the varied parameter's value and the scenario's results there.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepPoint {

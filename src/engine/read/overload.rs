@@ -206,7 +206,7 @@ impl Reader {
     pub(super) fn relations_of_overload(&mut self, s: &Scenario, top: &Fields) {
         let tick = s.server.tick;
         let retry = top.get("retry");
-        if let (Some(timeout), Some(node)) = (s.retry.timeout, entry(retry, "timeout"))
+        if let (Some(timeout), Some(node)) = (s.retry.timeout, retry.and_then(|r| r.get("timeout")))
             && timeout < 2 * tick
         {
             self.error(
@@ -223,10 +223,11 @@ impl Reader {
                 ),
             );
         }
-        if let (Some(throttle), Some(node)) = (s.retry.throttle, entry(retry, "throttle"))
+        if let (Some(throttle), Some(node)) =
+            (s.retry.throttle, retry.and_then(|r| r.get("throttle")))
             && throttle.window < tick
         {
-            let (at, written) = match entry(Some(node), "window") {
+            let (at, written) = match node.get("window") {
                 Some(window) => (window, ""),
                 None => (node, ", the default"),
             };
@@ -259,17 +260,6 @@ impl Reader {
                 ),
             ),
         }
-    }
-}
-
-/// The value of `name` in the map `node`, unless it is absent or null.
-fn entry<'a>(node: Option<&'a Node>, name: &str) -> Option<&'a Node> {
-    match &node?.value {
-        Value::Map(pairs) => pairs
-            .iter()
-            .find(|(k, v)| k.as_scalar() == Some(name) && !v.is_null())
-            .map(|(_, v)| v),
-        Value::Scalar { .. } | Value::Seq(_) => None,
     }
 }
 

@@ -140,10 +140,11 @@ pub(crate) fn place<'a>(map: &'a mut Node, path: &[&str], at: &Node) -> &'a mut 
     if !matches!(map.value, Value::Map(_)) {
         map.value = Value::Map(Vec::new());
     }
+    let found = map.position(first);
     let Value::Map(pairs) = &mut map.value else {
         unreachable!("made a map just above")
     };
-    let index = match pairs.iter().position(|(k, _)| k.as_scalar() == Some(first)) {
+    let index = match found {
         Some(index) => index,
         None => {
             pairs.push((scalar((*first).to_string(), at), scalar(String::new(), at)));
@@ -229,7 +230,7 @@ pub fn set(tree: &mut Node, parameter: Parameter, node: &Node) {
             };
             let from = items
                 .first()
-                .and_then(|first| key(first, "from"))
+                .and_then(|first| first.get("from"))
                 .and_then(Node::as_scalar)
                 .and_then(|t| units::parse_duration(t).ok())
                 .unwrap_or(0);
@@ -276,16 +277,4 @@ pub fn set_strategies(tree: &mut Node, names: &str, at: &Node) {
 
 fn error(node: &Node, message: String, help: Option<String>) -> ScenarioError {
     ScenarioError::at(node, message, help)
-}
-
-/// The value of the key `name` of a map node, unless absent or null. Only for maps whose
-/// keys a reader checks; other maps are read with [`crate::yaml::map::Map`].
-pub fn key<'a>(map: &'a Node, name: &str) -> Option<&'a Node> {
-    match &map.value {
-        Value::Map(pairs) => pairs
-            .iter()
-            .find(|(k, v)| k.as_scalar() == Some(name) && !v.is_null())
-            .map(|(_, v)| v),
-        Value::Seq(_) | Value::Scalar { .. } => None,
-    }
 }

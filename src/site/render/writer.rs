@@ -104,193 +104,15 @@ impl<'w> Writer<'w> {
 
     /// The HTML of `stream`.
     pub fn write<'s>(&mut self, stream: Vec<(Event<'s>, Range<usize>)>) -> String {
-        let tokens = self.tokens;
         let mut events: Vec<Event> = Vec::new();
-        let mut in_sim = false;
-        // A code block being collected: its language, or "" for none, and its text.
-        let mut code: Option<(String, String)> = None;
-        let mut heading: Option<(Tag, String, Vec<Event>)> = None;
-        // An HTML block being collected (its lines come as events of their own, and a
-        // tag may span them), with where each line starts in it and in the body.
-        let mut html_block: Option<(String, Pieces)> = None;
+        let mut open = Open::default();
         for (event, range) in stream {
-            match &event {
-                Event::Start(_) => self.level += 1,
-                Event::End(_) => {
-                    self.level -= 1;
-                    if let Some((level, _, whole)) = self.open_if.as_mut() {
-                        *whole &= self.level >= *level;
-                    }
-                }
-                _ => {}
-            }
+            self.track_level(&event);
             let mut written: Vec<Event> = Vec::new();
-            match event {
-                Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
-                    if Kind::of_info(&info).is_some() =>
-                {
-                    in_sim = true;
-                    // Found by the block's place, where the directive was read; `check`
-                    // draws no figure.
-                    let html = match self.cx.figures.get(&range.start) {
-                        Some(html) => html.to_string(),
-                        None if self.cx.figures.is_empty() => String::new(),
-                        None => panic!("no figure for the directive block at byte {}", range.start),
-                    };
-                    written.push(Event::Html(CowStr::from(html)));
-                }
-                Event::End(TagEnd::CodeBlock) if in_sim => in_sim = false,
-                _ if in_sim => {}
-                Event::Start(Tag::CodeBlock(kind)) => {
-                    let language = match kind {
-                        CodeBlockKind::Fenced(info) => {
-                            crate::site::highlight::language_of(&info).to_string()
-                        }
-                        CodeBlockKind::Indented => String::new(),
-                    };
-                    code = Some((language, String::new()));
-                }
-                Event::Text(text) if code.is_some() => {
-                    if let Some((_, collected)) = code.as_mut() {
-                        collected.push_str(&tokens.restore(&text));
-                    }
-                }
-                Event::End(TagEnd::CodeBlock) if code.is_some() => {
-                    let (language, text) = code.take().unwrap_or_default();
-                    self.code_blocks += 1;
-                    let html = code_block(&language, &text, self.code_blocks, self.cx.highlights);
-                    written.push(Event::Html(CowStr::from(html)));
-                }
-                Event::Text(text) if self.links > 0 || self.html_links > 0 => {
-                    written.push(Event::Text(tokens.fill(text)));
-                }
-                Event::Text(text) => self.linked(text, &range, &mut written),
-                // Code and HTML are written as they are: should a token land there, it is
-                // the reference's own text again.
-                Event::Code(text) => written.push(Event::Code(tokens.restore(&text))),
-                Event::Start(Tag::HtmlBlock) => {
-                    html_block = Some((String::new(), Vec::new()));
-                    written.push(Event::Start(Tag::HtmlBlock));
-                }
-                Event::Html(text) if html_block.is_some() => {
-                    if let Some((block, pieces)) = html_block.as_mut() {
-                        pieces.push((block.len(), range.clone()));
-                        block.push_str(&tokens.restore(&text));
-                    }
-                }
-                Event::End(TagEnd::HtmlBlock) if html_block.is_some() => {
-                    let (block, pieces) = html_block.take().unwrap_or_default();
-                    let html = self.raw_html(&block, &pieces);
-                    written.push(Event::Html(CowStr::from(html)));
-                    written.push(Event::End(TagEnd::HtmlBlock));
-                }
-                Event::Html(text) => {
-                    let text = tokens.restore(&text);
-                    let html = self.raw_html(&text, &[(0, range.clone())]);
-                    written.push(Event::Html(CowStr::from(html)));
-                }
-                Event::InlineHtml(text) => {
-                    let text = tokens.restore(&text);
-                    let text = CowStr::from(self.raw_html(&text, &[(0, range.clone())]));
-                    let tag = text.trim_start_matches('<').to_ascii_lowercase();
-                    if tag.starts_with("/a") && !tag[2..].starts_with(char::is_alphanumeric) {
-                        self.html_links = self.html_links.saturating_sub(1);
-                    } else if tag.starts_with('a') && tag[1..].starts_with([' ', '\t', '\n', '>']) {
-                        self.html_links += 1;
-                    }
-                    written.push(Event::InlineHtml(text));
-                }
-                Event::FootnoteReference(label) => {
-                    let key = footnotes::key(&label);
-                    let html = if self.plan.footnotes.has(&key) {
-                        Event::InlineHtml(CowStr::from(self.plan.footnotes.reference(&key)))
-                    } else {
-                        Event::Text(CowStr::from(format!("[^{}]", tokens.restore(&label))))
-                    };
-                    written.push(html);
-                }
-                // A table wider than the column scrolls sideways in a region of its own,
-                // which the keyboard reaches and which says what it holds, so that it
-                // never makes the page scroll.
-                Event::Start(tag @ Tag::Table(_)) => {
-                    self.tables += 1;
-                    written.push(Event::Html(CowStr::from(format!(
-                        "<div class=\"table-region\" role=\"region\" tabindex=\"0\" \
-                         aria-label=\"Table {}\">\n",
-                        self.tables
-                    ))));
-                    written.push(Event::Start(tag));
-                }
-                Event::End(TagEnd::Table) => {
-                    written.push(Event::End(TagEnd::Table));
-                    written.push(Event::Html(CowStr::from("</div>\n")));
-                }
-                Event::Start(Tag::BlockQuote(Some(kind))) => {
-                    let (class, title) = alert(kind);
-                    written.push(Event::Html(CowStr::from(format!(
-                        "<div class=\"markdown-alert markdown-alert-{class}\" role=\"note\">\n\
-                         <p class=\"markdown-alert-title\">{title}</p>\n"
-                    ))));
-                }
-                Event::End(TagEnd::BlockQuote(Some(_))) => {
-                    written.push(Event::Html(CowStr::from("</div>\n")));
-                }
-                Event::Start(Tag::Link {
-                    link_type,
-                    dest_url,
-                    title,
-                    id,
-                }) => {
-                    self.links += 1;
-                    let dest_url =
-                        links::link(&tokens.restore(&dest_url), &range, self.cx, &mut self.out);
-                    written.push(Event::Start(Tag::Link {
-                        link_type,
-                        dest_url: CowStr::from(dest_url),
-                        title: tokens.fill(title),
-                        id,
-                    }));
-                }
-                Event::Start(Tag::Image {
-                    link_type,
-                    dest_url,
-                    title,
-                    id,
-                }) => {
-                    self.links += 1;
-                    written.push(Event::Start(Tag::Image {
-                        link_type,
-                        dest_url: CowStr::from(links::image(
-                            &tokens.restore(&dest_url),
-                            &range,
-                            self.cx,
-                            &mut self.out,
-                        )),
-                        title: tokens.fill(title),
-                        id,
-                    }));
-                }
-                Event::End(end @ (TagEnd::Link | TagEnd::Image)) => {
-                    self.links = self.links.saturating_sub(1);
-                    written.push(Event::End(end));
-                }
-                Event::Start(tag @ Tag::Heading { .. }) => {
-                    let id = self
-                        .plan
-                        .headings
-                        .get(&range.start)
-                        .cloned()
-                        .unwrap_or_default();
-                    heading = Some((tag, id, Vec::new()));
-                }
-                Event::End(TagEnd::Heading(_)) if heading.is_some() => {
-                    let (tag, id, inner) = heading.take().expect("inside a heading");
-                    let html = heading_html(tag, &id, inner, &mut self.out);
-                    written.push(Event::Html(CowStr::from(html)));
-                }
-                other => written.push(other),
+            if let Some(other) = self.collect(event, &range, &mut open, &mut written) {
+                self.rewrite(other, &range, &mut written);
             }
-            match heading.as_mut() {
+            match open.heading.as_mut() {
                 Some((_, _, inner)) => inner.extend(written),
                 None => events.extend(written),
             }
@@ -298,6 +120,217 @@ impl<'w> Writer<'w> {
         let mut html = String::new();
         html::push_html(&mut html, events.into_iter());
         html
+    }
+
+    /// How deep in elements the writer is after `event`, and whether the element that
+    /// holds an open condition has ended since.
+    fn track_level(&mut self, event: &Event) {
+        match event {
+            Event::Start(_) => self.level += 1,
+            Event::End(_) => {
+                self.level -= 1;
+                if let Some((level, _, whole)) = self.open_if.as_mut() {
+                    *whole &= self.level >= *level;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The blocks written whole, once collected: a directive's block, which its figure
+    /// replaces, code blocks, HTML blocks and headings. Their events are added to
+    /// `open`, and what a block's end writes to `written`; any other event is given
+    /// back.
+    fn collect<'s>(
+        &mut self,
+        event: Event<'s>,
+        range: &Range<usize>,
+        open: &mut Open<'s>,
+        written: &mut Vec<Event<'s>>,
+    ) -> Option<Event<'s>> {
+        let tokens = self.tokens;
+        match event {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info)))
+                if Kind::of_info(&info).is_some() =>
+            {
+                open.directive = true;
+                // Found by the block's place, where the directive was read; `check`
+                // draws no figure.
+                let html = match self.cx.figures.get(&range.start) {
+                    Some(html) => html.to_string(),
+                    None if self.cx.figures.is_empty() => String::new(),
+                    None => panic!("no figure for the directive block at byte {}", range.start),
+                };
+                written.push(Event::Html(CowStr::from(html)));
+            }
+            Event::End(TagEnd::CodeBlock) if open.directive => open.directive = false,
+            _ if open.directive => {}
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let language = match kind {
+                    CodeBlockKind::Fenced(info) => {
+                        crate::site::highlight::language_of(&info).to_string()
+                    }
+                    CodeBlockKind::Indented => String::new(),
+                };
+                open.code = Some((language, String::new()));
+            }
+            Event::Text(text) if open.code.is_some() => {
+                if let Some((_, collected)) = open.code.as_mut() {
+                    collected.push_str(&tokens.restore(&text));
+                }
+            }
+            Event::End(TagEnd::CodeBlock) if open.code.is_some() => {
+                let (language, text) = open.code.take().unwrap_or_default();
+                self.code_blocks += 1;
+                let html = code_block(&language, &text, self.code_blocks, self.cx.highlights);
+                written.push(Event::Html(CowStr::from(html)));
+            }
+            Event::Start(Tag::HtmlBlock) => {
+                open.html_block = Some((String::new(), Vec::new()));
+                written.push(Event::Start(Tag::HtmlBlock));
+            }
+            Event::Html(text) if open.html_block.is_some() => {
+                if let Some((block, pieces)) = open.html_block.as_mut() {
+                    pieces.push((block.len(), range.clone()));
+                    block.push_str(&tokens.restore(&text));
+                }
+            }
+            Event::End(TagEnd::HtmlBlock) if open.html_block.is_some() => {
+                let (block, pieces) = open.html_block.take().unwrap_or_default();
+                let html = self.raw_html(&block, &pieces);
+                written.push(Event::Html(CowStr::from(html)));
+                written.push(Event::End(TagEnd::HtmlBlock));
+            }
+            Event::Start(tag @ Tag::Heading { .. }) => {
+                let id = self
+                    .plan
+                    .headings
+                    .get(&range.start)
+                    .cloned()
+                    .unwrap_or_default();
+                open.heading = Some((tag, id, Vec::new()));
+            }
+            Event::End(TagEnd::Heading(_)) if open.heading.is_some() => {
+                let (tag, id, inner) = open.heading.take().expect("inside a heading");
+                let html = heading_html(tag, &id, inner, &mut self.out);
+                written.push(Event::Html(CowStr::from(html)));
+            }
+            other => return Some(other),
+        }
+        None
+    }
+
+    /// An event written as it comes, with what the page gives it: text with its values
+    /// and its bare addresses linked, the author's HTML with its links resolved,
+    /// footnote references numbered, tables in regions of their own, alerts as
+    /// callouts, and links and images to their addresses.
+    fn rewrite<'s>(
+        &mut self,
+        event: Event<'s>,
+        range: &Range<usize>,
+        written: &mut Vec<Event<'s>>,
+    ) {
+        let tokens = self.tokens;
+        match event {
+            Event::Text(text) if self.links > 0 || self.html_links > 0 => {
+                written.push(Event::Text(tokens.fill(text)));
+            }
+            Event::Text(text) => self.linked(text, range, written),
+            // Code and HTML are written as they are: should a token land there, it is
+            // the reference's own text again.
+            Event::Code(text) => written.push(Event::Code(tokens.restore(&text))),
+            Event::Html(text) => {
+                let text = tokens.restore(&text);
+                let html = self.raw_html(&text, &[(0, range.clone())]);
+                written.push(Event::Html(CowStr::from(html)));
+            }
+            Event::InlineHtml(text) => {
+                let text = tokens.restore(&text);
+                let text = CowStr::from(self.raw_html(&text, &[(0, range.clone())]));
+                let tag = text.trim_start_matches('<').to_ascii_lowercase();
+                if tag.starts_with("/a") && !tag[2..].starts_with(char::is_alphanumeric) {
+                    self.html_links = self.html_links.saturating_sub(1);
+                } else if tag.starts_with('a') && tag[1..].starts_with([' ', '\t', '\n', '>']) {
+                    self.html_links += 1;
+                }
+                written.push(Event::InlineHtml(text));
+            }
+            Event::FootnoteReference(label) => {
+                let key = footnotes::key(&label);
+                let html = if self.plan.footnotes.has(&key) {
+                    Event::InlineHtml(CowStr::from(self.plan.footnotes.reference(&key)))
+                } else {
+                    Event::Text(CowStr::from(format!("[^{}]", tokens.restore(&label))))
+                };
+                written.push(html);
+            }
+            // A table wider than the column scrolls sideways in a region of its own,
+            // which the keyboard reaches and which says what it holds, so that it
+            // never makes the page scroll.
+            Event::Start(tag @ Tag::Table(_)) => {
+                self.tables += 1;
+                written.push(Event::Html(CowStr::from(format!(
+                    "<div class=\"table-region\" role=\"region\" tabindex=\"0\" \
+                     aria-label=\"Table {}\">\n",
+                    self.tables
+                ))));
+                written.push(Event::Start(tag));
+            }
+            Event::End(TagEnd::Table) => {
+                written.push(Event::End(TagEnd::Table));
+                written.push(Event::Html(CowStr::from("</div>\n")));
+            }
+            Event::Start(Tag::BlockQuote(Some(kind))) => {
+                let (class, title) = alert(kind);
+                written.push(Event::Html(CowStr::from(format!(
+                    "<div class=\"markdown-alert markdown-alert-{class}\" role=\"note\">\n\
+                     <p class=\"markdown-alert-title\">{title}</p>\n"
+                ))));
+            }
+            Event::End(TagEnd::BlockQuote(Some(_))) => {
+                written.push(Event::Html(CowStr::from("</div>\n")));
+            }
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                self.links += 1;
+                let dest_url =
+                    links::link(&tokens.restore(&dest_url), range, self.cx, &mut self.out);
+                written.push(Event::Start(Tag::Link {
+                    link_type,
+                    dest_url: CowStr::from(dest_url),
+                    title: tokens.fill(title),
+                    id,
+                }));
+            }
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                self.links += 1;
+                written.push(Event::Start(Tag::Image {
+                    link_type,
+                    dest_url: CowStr::from(links::image(
+                        &tokens.restore(&dest_url),
+                        range,
+                        self.cx,
+                        &mut self.out,
+                    )),
+                    title: tokens.fill(title),
+                    id,
+                }));
+            }
+            Event::End(end @ (TagEnd::Link | TagEnd::Image)) => {
+                self.links = self.links.saturating_sub(1);
+                written.push(Event::End(end));
+            }
+            other => written.push(other),
+        }
     }
 
     /// Text outside links, with each bare address in it linked.
@@ -358,6 +391,21 @@ impl<'w> Writer<'w> {
             }
         }
     }
+}
+
+/// The blocks [`Writer::write`] is in the middle of, whose events are collected and
+/// written whole.
+#[derive(Default)]
+struct Open<'s> {
+    /// Inside a directive's block, which its figure replaces.
+    directive: bool,
+    /// A code block being collected: its language, or "" for none, and its text.
+    code: Option<(String, String)>,
+    /// A heading being collected: its tag, its id, and the events inside it.
+    heading: Option<(Tag<'s>, String, Vec<Event<'s>>)>,
+    /// An HTML block being collected (its lines come as events of their own, and a
+    /// tag may span them), with where each line starts in it and in the body.
+    html_block: Option<(String, Pieces)>,
 }
 
 /// An alert's class and the title the reader sees.
