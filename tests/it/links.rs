@@ -339,34 +339,40 @@ fn github_anchor(heading: &str) -> String {
         .collect()
 }
 
+/// The lines of a Markdown text outside its fenced code blocks, fences left out, as
+/// CommonMark reads them: a fence opens with three or more backticks and an info string
+/// without one (so a line that starts with a code span, ```` ```rust ````, is prose),
+/// and closes with at least as many and nothing after them.
+fn outside_fences(text: &str) -> Vec<&str> {
+    let mut open: Option<usize> = None;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let ticks = line.len() - line.trim_start_matches('`').len();
+        match open {
+            Some(n) if ticks >= n && line[ticks..].trim().is_empty() => open = None,
+            Some(_) => {}
+            None if ticks >= 3 && !line[ticks..].contains('`') => open = Some(ticks),
+            None => out.push(line),
+        }
+    }
+    out
+}
+
 #[test]
 fn the_readme_and_contributing_link_to_what_exists() {
     let root = crate::util::root();
     let anchors = |text: &str| -> Vec<String> {
-        let mut fenced = false;
-        text.lines()
-            .filter(|line| {
-                if line.starts_with("```") {
-                    fenced = !fenced;
-                }
-                !fenced && line.starts_with('#')
-            })
+        outside_fences(text)
+            .into_iter()
+            .filter(|line| line.starts_with('#'))
             .map(|line| github_anchor(line.trim_start_matches('#')))
             .collect()
     };
     for doc in ["README.md", "CONTRIBUTING.md"] {
         let text = std::fs::read_to_string(root.join(doc)).unwrap();
         // Links in code are examples, not links: leave out fenced blocks and code spans.
-        let mut fenced = false;
-        let prose: String = text
-            .lines()
-            .filter(|line| {
-                if line.starts_with("```") {
-                    fenced = !fenced;
-                    return false;
-                }
-                !fenced
-            })
+        let prose: String = outside_fences(&text)
+            .into_iter()
             .map(|line| {
                 let mut out = String::new();
                 for (i, piece) in line.split('`').enumerate() {
