@@ -339,34 +339,40 @@ fn github_anchor(heading: &str) -> String {
         .collect()
 }
 
+/// The lines of a Markdown text outside its fenced code blocks, fences left out, as
+/// CommonMark reads them: a fence opens with three or more backticks and an info string
+/// without one (so a line that starts with a code span, ```` ```rust ````, is prose),
+/// and closes with at least as many and nothing after them.
+fn outside_fences(text: &str) -> Vec<&str> {
+    let mut open: Option<usize> = None;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let ticks = line.len() - line.trim_start_matches('`').len();
+        match open {
+            Some(n) if ticks >= n && line[ticks..].trim().is_empty() => open = None,
+            Some(_) => {}
+            None if ticks >= 3 && !line[ticks..].contains('`') => open = Some(ticks),
+            None => out.push(line),
+        }
+    }
+    out
+}
+
 #[test]
 fn the_readme_and_contributing_link_to_what_exists() {
     let root = crate::util::root();
     let anchors = |text: &str| -> Vec<String> {
-        let mut fenced = false;
-        text.lines()
-            .filter(|line| {
-                if line.starts_with("```") {
-                    fenced = !fenced;
-                }
-                !fenced && line.starts_with('#')
-            })
+        outside_fences(text)
+            .into_iter()
+            .filter(|line| line.starts_with('#'))
             .map(|line| github_anchor(line.trim_start_matches('#')))
             .collect()
     };
     for doc in ["README.md", "CONTRIBUTING.md"] {
         let text = std::fs::read_to_string(root.join(doc)).unwrap();
         // Links in code are examples, not links: leave out fenced blocks and code spans.
-        let mut fenced = false;
-        let prose: String = text
-            .lines()
-            .filter(|line| {
-                if line.starts_with("```") {
-                    fenced = !fenced;
-                    return false;
-                }
-                !fenced
-            })
+        let prose: String = outside_fences(&text)
+            .into_iter()
             .map(|line| {
                 let mut out = String::new();
                 for (i, piece) in line.split('`').enumerate() {
@@ -403,5 +409,60 @@ fn the_readme_and_contributing_link_to_what_exists() {
             }
         }
         assert!(seen > 0, "{doc} has no link to check");
+    }
+}
+
+/// The README is a front door: the two commands, a picture of a built page, and a way on
+/// for readers, authors and contributors; the reference lives in the site's own pages
+/// and CONTRIBUTING.md, whose code map names every part of `src/`.
+#[test]
+fn the_readme_is_a_front_door() {
+    let root = crate::util::root();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for command in [
+        "cargo run --release -- build   # build the site into public/",
+        "cargo test                     # run the test suite",
+    ] {
+        assert!(
+            readme.lines().any(|line| line == command),
+            "the README has no line `{command}`"
+        );
+    }
+    assert!(
+        readme.lines().count() <= 80,
+        "the README is {} lines: it is a front door, and the reference belongs in the \
+         site's pages or CONTRIBUTING.md",
+        readme.lines().count()
+    );
+    for page in [
+        "](content/why-waiting-longer.md)",
+        "](content/writing-articles.md)",
+        "](content/commands.md)",
+        "](content/model.md)",
+        "](CONTRIBUTING.md)",
+    ] {
+        assert!(readme.contains(page), "the README does not link {page}");
+    }
+    // The picture: alt text, and small enough for a README.
+    let at = readme.find("![").expect("the README has no picture");
+    let end = at + readme[at..].find("](").unwrap();
+    assert!(end - at > 40, "the README's picture needs alt text");
+    let file = &readme[end + 2..end + 2 + readme[end + 2..].find(')').unwrap()];
+    assert!(file.ends_with(".png"), "{file}");
+    let bytes = std::fs::metadata(root.join(file)).unwrap().len();
+    assert!(bytes < 150_000, "{file} is {bytes} bytes");
+
+    let contributing = std::fs::read_to_string(root.join("CONTRIBUTING.md")).unwrap();
+    let map = &contributing[contributing
+        .find("\n## Code map\n")
+        .expect("CONTRIBUTING.md has no section `Code map`")..];
+    let map = &map[..map[1..].find("\n## ").map_or(map.len(), |end| end + 1)];
+    for entry in std::fs::read_dir(root.join("src")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let stem = name.strip_suffix(".rs").unwrap_or(&name);
+        assert!(
+            map.contains(&format!("src/{stem}")),
+            "the code map of CONTRIBUTING.md does not name src/{name}"
+        );
     }
 }
