@@ -73,6 +73,7 @@ fn every_preset_of_the_playground_is_an_articles_figure_and_a_file() {
             "outage",
             "beginner",
             "metastable",
+            "library-outage",
             "collapse"
         ]
     );
