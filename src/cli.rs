@@ -131,6 +131,15 @@ pub struct SimArgs {
     /// With --json, add each strategy's per-tick lanes of its typical run.
     #[arg(long, requires = "json")]
     pub lanes: bool,
+    /// Print, instead of the run, each strategy's wait before each retry as it draws
+    /// them: the draws' min, median, p95 and max, or with --json every draw.
+    #[arg(long, conflicts_with = "lanes")]
+    pub schedule: bool,
+    /// With --schedule, how many clients' sequences of waits to draw (draw d uses the
+    /// scenario's seed + d), from 1 to 100,000.
+    #[arg(long, value_name = "N", requires = "schedule", default_value_t = 1_000,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub draws: u32,
     /// Set a parameter a sweep can vary, as a sweep or an explorable figure sets it
     /// (`--set clients=50 --set outage=5s`), or the strategies compared
     /// (`--set strategies=fixed,full-jitter`); may be given more than once.
@@ -435,6 +444,9 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
         true => scenario,
         false => with_set(&text.tree, stem_of(&args.file), &args.set)?,
     };
+    if args.schedule {
+        return Ok(schedule(&scenario, args));
+    }
     let progress = crate::site::progress::Progress::start(
         std::io::stderr().is_terminal(),
         format!("simulating {name}…"),
@@ -447,6 +459,116 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
     } else {
         report::table(&result)
     })
+}
+
+/// Retries a schedule shows for a strategy without an attempt limit.
+const UNLIMITED_RETRIES: u32 = 10;
+
+/// `sim --schedule`: each strategy's waits, retry by retry, over `args.draws` clients'
+/// sequences, draw `d` seeded with the scenario's seed + `d`.
+fn schedule(scenario: &Scenario, args: &SimArgs) -> String {
+    use crate::engine::schedule::schedule;
+    let strategies: Vec<Schedule> = scenario
+        .strategies
+        .iter()
+        .map(|&strategy| {
+            let max_attempts = scenario.lane(strategy).retry.max_attempts;
+            let retries = max_attempts.map_or(UNLIMITED_RETRIES, |n| n.saturating_sub(1));
+            let mut waits = vec![Vec::with_capacity(args.draws as usize); retries as usize];
+            for d in 0..args.draws {
+                let seed = scenario.seed.wrapping_add(u64::from(d));
+                for (r, step) in schedule(strategy, &scenario.retry, retries, seed)
+                    .into_iter()
+                    .enumerate()
+                {
+                    waits[r].push(step.wait);
+                }
+            }
+            Schedule {
+                strategy,
+                max_attempts,
+                waits,
+            }
+        })
+        .collect();
+    match args.json {
+        true => schedule_json(&strategies) + "\n",
+        false => schedule_table(&scenario.id, scenario.seed, args.draws, &strategies),
+    }
+}
+
+/// One strategy's waits for `sim --schedule`.
+struct Schedule {
+    /// The strategy.
+    strategy: crate::engine::Strategy,
+    /// Its attempt limit, counting the first call; `None` for none.
+    max_attempts: Option<u32>,
+    /// For each retry, from the first, the wait before it in every draw, in draw order.
+    waits: Vec<Vec<crate::engine::units::Micros>>,
+}
+
+/// The JSON of `sim --schedule --json`: `{"strategies": [{"strategy", "max_attempts",
+/// "retries": [{"retry", "waits_s"}]}]}`, waits in seconds.
+fn schedule_json(strategies: &[Schedule]) -> String {
+    let strategies: Vec<serde_json::Value> = strategies
+        .iter()
+        .map(|s| {
+            let retries: Vec<serde_json::Value> = s
+                .waits
+                .iter()
+                .enumerate()
+                .map(|(r, waits)| {
+                    let waits: Vec<f64> = waits.iter().map(|&w| w as f64 / 1e6).collect();
+                    serde_json::json!({"retry": r + 1, "waits_s": waits})
+                })
+                .collect();
+            serde_json::json!({
+                "strategy": s.strategy.name(),
+                "max_attempts": s.max_attempts,
+                "retries": retries,
+            })
+        })
+        .collect();
+    serde_json::json!({ "strategies": strategies }).to_string()
+}
+
+/// The tables of `sim --schedule`: for each strategy, each retry's wait over the
+/// draws, min, median, p95 and max (nearest rank), as `sim` prints latencies.
+fn schedule_table(id: &str, seed: u64, draws: u32, strategies: &[Schedule]) -> String {
+    use crate::format::{latency, thousands};
+    let seeds = match draws {
+        1 => format!("1 draw (seed {seed})"),
+        n => format!(
+            "{} draws (seeds {seed}–{})",
+            thousands(n),
+            seed.wrapping_add(u64::from(n) - 1)
+        ),
+    };
+    let mut out = format!("{id}: the wait before each retry, {seeds}\n");
+    for s in strategies {
+        let limit = match s.max_attempts {
+            Some(1) => "1 attempt, no retry".to_string(),
+            Some(n) => format!("{n} attempts, {} retries", n - 1),
+            None => format!("no attempt limit; the first {} retries", s.waits.len()),
+        };
+        out.push_str(&format!("\n{}: {limit}\n", s.strategy.name()));
+        if s.waits.is_empty() {
+            continue;
+        }
+        out.push_str("retry        min     median        p95        max\n");
+        for (r, waits) in s.waits.iter().enumerate() {
+            let mut sorted = waits.clone();
+            sorted.sort_unstable();
+            let rank = |p: usize| sorted[(p * sorted.len()).div_ceil(100).max(1) - 1];
+            let cells = [sorted[0], rank(50), rank(95), sorted[sorted.len() - 1]];
+            out.push_str(&format!("{:<5}", r + 1));
+            for cell in cells {
+                out.push_str(&format!("  {:>9}", latency(cell)));
+            }
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// A page and the block of it that `sim` was given: `content/page.md#ID`, or a page
@@ -535,7 +657,11 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
     match found.kind {
         Kind::Sim => {
             let sim = directive::read_sim_root(&text.tree).map_err(placed)?;
-            let result = run(&set(sim.scenario)?);
+            let scenario = set(sim.scenario)?;
+            if args.schedule {
+                return Ok(schedule(&scenario, args));
+            }
+            let result = run(&scenario);
             Ok(if args.json {
                 report::json(&result, args.lanes) + "\n"
             } else {
@@ -543,6 +669,13 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
             })
         }
         Kind::Sweep => {
+            if args.schedule {
+                return Err(Failure::Other(
+                    "--schedule prints the waits of one scenario's strategies; a sweep runs \
+                     many scenarios (run a sim block, or a scenario file)"
+                        .to_string(),
+                ));
+            }
             if !args.set.is_empty() {
                 return Err(Failure::Other(
                     "--set sets a parameter of one scenario; a sweep varies its own (run a \

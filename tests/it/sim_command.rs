@@ -204,3 +204,167 @@ fn keys_prints_the_reference_tables_and_names_a_misspelt_one() {
     assert!(err.contains("there is no table `bugdet`"), "{err}");
     assert!(err.contains("did you mean `budget`?"), "{err}");
 }
+
+/// A scenario file comparing three library strategies, in a fresh folder.
+fn libraries() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("libraries.yaml");
+    std::fs::write(
+        &path,
+        "clients: 10\nseed: 7\nstrategies: [tenacity, polly, aws-standard]\n",
+    )
+    .unwrap();
+    let path = path.to_str().unwrap().to_string();
+    (dir, path)
+}
+
+/// `sim FILE --schedule --json` with `args` after it, parsed.
+fn schedule_json(file: &str, args: &[&str]) -> (Value, Vec<u8>) {
+    let mut all = vec!["sim", file, "--schedule", "--json"];
+    all.extend_from_slice(args);
+    let out = retrylab(&all);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (serde_json::from_slice(&out.stdout).unwrap(), out.stdout)
+}
+
+#[test]
+fn schedule_json_has_the_documented_shape() {
+    let (_dir, file) = libraries();
+    let (json, _) = schedule_json(&file, &["--draws", "50"]);
+    let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["strategies"]);
+    let strategies = json["strategies"].as_array().unwrap();
+    let names: Vec<&str> = strategies
+        .iter()
+        .map(|s| s["strategy"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["tenacity", "polly", "aws-standard"]);
+    for s in strategies {
+        let mut keys: Vec<&String> = s.as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["max_attempts", "retries", "strategy"]);
+        for (r, retry) in s["retries"].as_array().unwrap().iter().enumerate() {
+            assert_eq!(retry["retry"], r as u64 + 1);
+            assert_eq!(retry["waits_s"].as_array().unwrap().len(), 50);
+            assert_eq!(retry.as_object().unwrap().len(), 2);
+        }
+    }
+}
+
+#[test]
+fn schedule_shows_each_librarys_own_waits_and_limit() {
+    let (_dir, file) = libraries();
+    let (json, _) = schedule_json(&file, &[]);
+    let waits = |s: &Value, r: usize| -> Vec<f64> {
+        s["retries"][r]["waits_s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_f64().unwrap())
+            .collect()
+    };
+    let [tenacity, polly, aws] = &json["strategies"].as_array().unwrap()[..] else {
+        panic!("three strategies");
+    };
+    // tenacity's Retrying(): no wait, no limit; the schedule shows 10 retries.
+    assert!(tenacity["max_attempts"].is_null());
+    assert_eq!(tenacity["retries"].as_array().unwrap().len(), 10);
+    for r in 0..10 {
+        let w = waits(tenacity, r);
+        assert_eq!(w.len(), 1_000);
+        assert!(w.iter().all(|&w| w == 0.0));
+    }
+    // Polly v8: 3 retries of a constant 2 s.
+    assert_eq!(polly["max_attempts"], 4);
+    assert_eq!(polly["retries"].as_array().unwrap().len(), 3);
+    for r in 0..3 {
+        assert!(waits(polly, r).iter().all(|&w| w == 2.0));
+    }
+    // botocore standard: 3 attempts, full jitter over 1 s, then 2 s.
+    assert_eq!(aws["max_attempts"], 3);
+    assert_eq!(aws["retries"].as_array().unwrap().len(), 2);
+    for (r, top) in [(0, 1.0), (1, 2.0)] {
+        let w = waits(aws, r);
+        assert!(
+            w.iter().all(|&w| (0.0..top).contains(&w)),
+            "retry {}",
+            r + 1
+        );
+        // Jittered: the draws differ.
+        assert!(w.iter().any(|&x| x != w[0]));
+    }
+}
+
+#[test]
+fn schedule_is_deterministic_and_its_table_says_when_there_is_no_limit() {
+    let (_dir, file) = libraries();
+    let (_, first) = schedule_json(&file, &["--draws", "200"]);
+    let (_, second) = schedule_json(&file, &["--draws", "200"]);
+    assert_eq!(first, second);
+    let table = |file: &str| retrylab(&["sim", file, "--schedule", "--draws", "200"]);
+    let (a, b) = (table(&file), table(&file));
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let text = String::from_utf8(a.stdout).unwrap();
+    assert!(text.starts_with("libraries: the wait before each retry, 200 draws (seeds 7–206)\n"));
+    assert!(
+        text.contains("tenacity: no attempt limit; the first 10 retries\n"),
+        "{text}"
+    );
+    assert!(text.contains("polly: 4 attempts, 3 retries\n"), "{text}");
+    assert!(
+        text.contains("\n1        2.000 s    2.000 s    2.000 s    2.000 s\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn schedule_refuses_no_draws_and_lanes() {
+    let (_dir, file) = libraries();
+    for (args, says) in [
+        (vec!["--schedule", "--draws", "0"], "--draws"),
+        (vec!["--schedule", "--draws", "100001"], "--draws"),
+        (vec!["--schedule", "--json", "--lanes"], "--lanes"),
+        (vec!["--draws", "5"], "--schedule"),
+    ] {
+        let mut all = vec!["sim", file.as_str()];
+        all.extend(args.iter());
+        let out = retrylab(&all);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn schedule_applies_set_and_runs_a_pages_sim_block() {
+    let (_dir, file) = libraries();
+    let (json, _) = schedule_json(&file, &["--draws", "3", "--set", "strategies=fixed"]);
+    let fixed = &json["strategies"][0];
+    assert_eq!(fixed["strategy"], "fixed");
+    assert!(fixed["max_attempts"].is_null());
+    assert_eq!(
+        fixed["retries"][0]["waits_s"],
+        serde_json::json!([0.1, 0.1, 0.1])
+    );
+    let dir = page_with_blocks();
+    let page = dir.path().join("page.md");
+    let block = format!("{}#crowd", page.display());
+    let (json, _) = schedule_json(&block, &["--draws", "4"]);
+    let names: Vec<&Value> = json["strategies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["strategy"])
+        .collect();
+    assert_eq!(names, ["fixed", "full-jitter"]);
+    let sweep = format!("{}#by-clients", page.display());
+    let out = retrylab(&["sim", &sweep, "--schedule"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--schedule"));
+}
