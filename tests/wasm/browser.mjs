@@ -547,7 +547,7 @@ try {
   // Every preset button runs the scenario of the figure its link leads to: the article's
   // results table and chart data, cell for cell; the site's presets and the overload
   // fixture's.
-  for (const [at, namesWanted] of [[origin, "the crowd, half capacity, the outage, the beginner’s 30 clients, metastable failure, congestion collapse"],
+  for (const [at, namesWanted] of [[origin, "the crowd, half capacity, the outage, the beginner’s 30 clients, metastable failure, retry libraries’ defaults in an outage, congestion collapse"],
     [fixtureOrigin, "the queue, the stack, the open queue"]]) {
     const p = await early.newPage();
     p.on("pageerror", (e) => fail(`page error: ${e.message}`));
