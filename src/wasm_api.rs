@@ -294,11 +294,20 @@ fn settings_json(s: &Scenario) -> String {
     serde_json::to_string(&settings).unwrap_or_else(|_| unreachable!("settings serialise"))
 }
 
-/// Whether a client of the scenario can give up before it is served: an attempt limit,
-/// a deadline, a budget that refuses a retry, a breaker outside the retry loop, or
-/// layers, each with its attempts. The replay's "still waiting" counts on there being
-/// none, since the lanes say when calls are served but not when a client gives up.
+/// Whether a client of the scenario can give up before it is served, in any of its
+/// lanes (a library strategy runs the library's own limits, [`Scenario::lane`]): an
+/// attempt limit, a deadline, a budget that refuses a retry, a breaker outside the
+/// retry loop, or layers, each with its attempts. The replay's "still waiting" counts
+/// on there being none, since the lanes say when calls are served but not when a
+/// client gives up.
 fn gives_up(s: &Scenario) -> bool {
+    s.strategies
+        .iter()
+        .any(|&strategy| lane_gives_up(&s.lane(strategy)))
+}
+
+/// [`gives_up`] for one lane's scenario.
+fn lane_gives_up(s: &Scenario) -> bool {
     s.retry.max_attempts.is_some()
         || s.retry.deadline.is_some()
         || s.retry.budget.is_some()
@@ -501,6 +510,14 @@ mod tests {
         assert!(gives_up("retry: {budget: aws}\n"));
         assert!(gives_up("retry: {breaker: {retry_when_open: false}}\n"));
         assert!(!gives_up("retry: {breaker: {}}\n"));
+        // A library strategy gives up by the library's own limits.
+        let library = "id: crowd\nclients: 100\nstrategies: [fixed, aws-legacy]\nruns: 3\n";
+        let out: Value = serde_json::from_str(&settings(library)).unwrap();
+        assert_eq!(out["gives_up"], json!(true));
+        // tenacity's default never stops.
+        let forever = library.replace("aws-legacy", "tenacity");
+        let out: Value = serde_json::from_str(&settings(&forever)).unwrap();
+        assert_eq!(out["gives_up"], json!(false));
     }
 
     /// The JSON the form reads, key by key, as the tree of `json!` values wrote it

@@ -47,4 +47,4 @@ pub use value::Value;
 
 /// The engine's version: part of every cache key, so that a change to the model reruns
 /// every scenario. Bump it whenever a result could change.
-pub const ENGINE_VERSION: &str = "6";
+pub const ENGINE_VERSION: &str = "7";

@@ -184,12 +184,17 @@ pub struct Features {
 }
 
 impl Features {
-    /// The features of a scenario.
+    /// The features of a scenario. A library strategy runs the library's own retry
+    /// budget ([`Scenario::lane`]), so the scenario has a budget when any lane has one.
     pub fn of(scenario: &Scenario) -> Features {
+        let budget = scenario
+            .strategies
+            .iter()
+            .any(|&s| scenario.lane(s).retry.budget.is_some());
         Features {
             open: !scenario.arrivals.is_empty(),
             recovery: scenario.trigger_end().is_some(),
-            budget: scenario.retry.budget.is_some(),
+            budget,
             breaker: scenario.retry.breaker.is_some(),
             layers: !scenario.layers.is_empty(),
             queue: scenario.server.queue.is_some_and(|q| q.limit > 0),
@@ -438,6 +443,21 @@ mod tests {
         });
         let f = Features::of(&scenario);
         assert!(f.queue && f.timeout && f.throttle);
+    }
+
+    #[test]
+    fn a_library_strategy_with_its_own_budget_gives_the_scenario_a_budget() {
+        // botocore's standard mode brings its retry quota; tenacity brings none.
+        let mut scenario = Scenario::with_clients("s", 10);
+        scenario.strategies = vec![Strategy::Tenacity];
+        assert!(!Features::of(&scenario).budget);
+        scenario.strategies = vec![Strategy::Tenacity, Strategy::AwsStandard];
+        assert!(Features::of(&scenario).budget);
+        let result = run_scenario_with(&scenario, false);
+        assert!(
+            result.features.budget,
+            "the JSON and the tables have `denied`"
+        );
     }
 
     #[test]

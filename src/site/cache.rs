@@ -683,7 +683,7 @@ mod tests {
         );
         assert_eq!(
             Cache::key(&s),
-            "34b21ccb5288e9b1aa527d96397efa94c536882910b03c68070900e6d3471c67"
+            "2bc50f76faea5bce5627dc586d0e9b9dbeef49a6263759682ec47b29c5b71c73"
         );
     }
 

@@ -86,7 +86,8 @@ async function simulate(yaml, sets) {
 // A number as the page writes it: `1,947`, `42.7 s`, `19.47`, `95%`; `never` is null.
 const numberOf = (text) => {
   const t = text.replace(/\u00a0/g, " ").trim();
-  if (t === "never") return null;
+  // "never", or "never in 13 of 20 runs" (the runs that never had it).
+  if (/^never( in [0-9,]+ of [0-9,]+ runs)?$/.test(t)) return null;
   return Number(t.replace(/,/g, "").replace(/ s$/, "").replace(/%$/, ""));
 };
 
@@ -410,12 +411,16 @@ try {
         // The charts as the page holds them, parsed.
         const made = document.createElement("template");
         made.innerHTML = out.figure?.charts ?? "";
-        return { refs, out, charts: [...made.content.children].map((e) => e.outerHTML) };
+        // The caption as the page's figcaption holds it, parsed (innerHTML writes a quote
+        // the HTML escaped as the character itself).
+        const caption = document.createElement("template");
+        caption.innerHTML = out.figure?.caption ?? "";
+        return { refs, out, charts: [...made.content.children].map((e) => e.outerHTML), caption: caption.innerHTML };
       }, { figure });
       if (again.out.errors) fail(`${id}: the module refuses the built scenario: ${again.out.errors[0].message}`);
       else {
         if (JSON.stringify(again.charts) !== JSON.stringify(built.charts)) fail(`${id}: the module's charts differ from the built figure's`);
-        if (again.out.figure.caption !== built.caption) fail(`${id}: the module's caption differs from the built figure's`);
+        if (again.caption !== built.caption) fail(`${id}: the module's caption differs from the built figure's: ${JSON.stringify(again.caption)} | ${JSON.stringify(built.caption)}`);
         if (`\n${again.out.table}` !== built.results) fail(`${id}: the module's results table differs from the built one`);
         if (again.out.figure.csv !== built.csv) fail(`${id}: the module's data (CSV) differs from the built file`);
         const place = (html) => html.replace(/ href="[^"]*"/, "").replace(/(<div class="sim-ticks-box"[^>]*?)( data-filled="[^"]*")?>[^]*$/, "$1>");
