@@ -340,17 +340,37 @@ fn listed_after<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {
 #[test]
 fn the_form_has_a_box_for_every_strategy() {
     // The template's boxes and the form's reader know every strategy of the model, in
-    // order. A scenario naming a library strategy is edited as YAML, the form set
-    // aside (the browser test holds that), so that the form never drops it.
-    let names: Vec<&str> = retrylab::engine::Strategy::GENERIC
-        .iter()
-        .map(|s| s.name())
+    // order: the generic ones, then the libraries'.
+    use retrylab::engine::Strategy;
+    let names = |of: &[Strategy]| -> Vec<&'static str> { of.iter().map(|s| s.name()).collect() };
+    let libraries: Vec<Strategy> = Strategy::ALL
+        .into_iter()
+        .filter(|s| s.library().is_some())
         .collect();
+    assert_eq!(
+        Strategy::GENERIC.len() + libraries.len(),
+        Strategy::ALL.len()
+    );
     let template = std::fs::read_to_string(root().join("templates/playground.html")).unwrap();
-    assert_eq!(listed_after(&template, "{%- for s in ["), names);
+    let at = template.find("<legend>Libraries").unwrap();
+    assert_eq!(
+        listed_after(&template, "{%- for s in ["),
+        names(&Strategy::GENERIC)
+    );
+    assert_eq!(
+        listed_after(&template[at..], "{%- for s in ["),
+        names(&libraries)
+    );
     let reader =
         std::fs::read_to_string(root().join("src/site/defaults/playground-yaml.js")).unwrap();
-    assert_eq!(listed_after(&reader, "export const STRATEGIES = ["), names);
+    assert_eq!(
+        listed_after(&reader, "export const STRATEGIES = ["),
+        names(&Strategy::GENERIC)
+    );
+    assert_eq!(
+        listed_after(&reader, "export const LIBRARY_STRATEGIES = ["),
+        names(&libraries)
+    );
 }
 
 #[test]

@@ -150,11 +150,11 @@ try {
   await again.locator('input[name="clients"]').press("Enter");
   await again.waitForFunction(() => document.getElementById("pg-errors").textContent.includes("strateg"));
   const boxes = await again.locator('input[name="strategy"]').evaluateAll((bs) => bs.map((b) => b.value));
-  if (boxes.join(", ") !== "fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter") {
-    fail(`the strategy boxes are ${boxes.join(", ")}`);
-  }
+  const every = "fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter, proportional-jitter, " +
+    "aws-standard, aws-legacy, google-cloud, python-backoff, urllib3, tenacity, polly, resilience4j, spring-retry, spring-retryable, go-backoff";
+  if (boxes.join(", ") !== every) fail(`the strategy boxes are ${boxes.join(", ")}`);
   const marked = await again.locator('input[name="strategy"][aria-invalid="true"]').count();
-  if (marked !== 6) fail(`without a strategy ${marked} of 6 strategy boxes are marked invalid`);
+  if (marked !== boxes.length) fail(`without a strategy ${marked} of ${boxes.length} strategy boxes are marked invalid`);
   console.log(`no strategy: "${(await again.textContent("#pg-errors")).trim()}", all ${marked} boxes marked`);
 
   // The YAML editor: a scenario beyond the form (a circuit breaker) runs from it, with
@@ -209,6 +209,31 @@ try {
     const strategies = await p.locator("#pg-results tbody th").allTextContents();
     if (strategies.join(", ") !== "fixed, proportional-jitter") fail(`the form's run of proportional-jitter has the rows ${strategies.join(", ")}`);
     console.log(`proportional-jitter: its box checked from the address, kept by the form's rewrite, its row in the results`);
+    await p.close();
+  }
+
+  // A library strategy has a box too. The retry settings are not a library's: with only
+  // libraries chosen, the form writes no `retry:`, which the engine would refuse.
+  {
+    const p = await desktop.newPage();
+    watch(p);
+    await p.goto(playgroundOf(origin, "id: lib\nclients: 40\nstrategies: [full-jitter, aws-standard]\nruns: 5\n"));
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    if (await p.isDisabled('#pg-form input[name="clients"]')) fail("the form is set aside for a scenario naming aws-standard");
+    const checked = await p.locator('input[name="strategy"]:checked').evaluateAll((bs) => bs.map((b) => b.value));
+    if (checked.join(", ") !== "full-jitter, aws-standard") fail(`a scenario naming aws-standard checks ${checked.join(", ")}`);
+    await p.uncheck('input[name="strategy"][value="full-jitter"]');
+    await p.check('input[name="strategy"][value="tenacity"]');
+    const rewritten = await p.inputValue("#pg-yaml");
+    if (!/^strategies: \[aws-standard, tenacity\]$/m.test(rewritten) || /^retry:/m.test(rewritten)) fail(`the form rewrote the scenario as:\n${rewritten}`);
+    await p.click("#pg-run");
+    await p.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+    await p.$eval("#pg-end", (end) => end.click());
+    await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+    const strategies = await p.locator("#pg-results tbody th").allTextContents();
+    if (strategies.join(", ") !== "aws-standard, tenacity") fail(`the form's run of two libraries has the rows ${strategies.join(", ")}`);
+    if (await p.locator("#pg-errors p").count() > 0) fail(`the form's run of two libraries has errors: ${await p.textContent("#pg-errors")}`);
+    console.log(`library strategies: boxes checked from the address; with libraries only, the form writes no retry settings, and the run has their rows`);
     await p.close();
   }
 

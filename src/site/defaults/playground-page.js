@@ -5,7 +5,7 @@
 
 import { load } from "./playground.js";
 import { DEFAULTS } from "./playground-defaults.js";
-import { readYaml, settingsOf } from "./playground-yaml.js";
+import { STRATEGIES, readYaml, settingsOf } from "./playground-yaml.js";
 import { SCENARIOS } from "./playground-scenarios.js";
 import { holdData } from "./ticks.js";
 
@@ -122,13 +122,17 @@ function toYaml() {
   }
   outages.push(...kept.outages.map((o) => `{from: ${o.from}, to: ${o.to}}`));
   if (outages.length) add(`  outages: [${outages.join(", ")}]`, "outage_to");
-  add("retry:", null);
-  add(`  base: ${v("base")}`, "base");
-  add(`  cap: ${v("cap")}`, "cap");
-  add(`  multiplier: ${v("multiplier")}`, "multiplier");
-  if (v("max_attempts")) add(`  max_attempts: ${v("max_attempts")}`, "max_attempts");
-  if (v("deadline")) add(`  deadline: ${v("deadline")}`, "deadline");
   const chosen = strategyBoxes().filter((b) => b.checked).map((b) => b.value);
+  // The retry settings shape the generic strategies only: a library strategy keeps its
+  // library's, and the engine refuses a setting that changes no strategy.
+  if (chosen.length === 0 || chosen.some((name) => STRATEGIES.includes(name))) {
+    add("retry:", null);
+    add(`  base: ${v("base")}`, "base");
+    add(`  cap: ${v("cap")}`, "cap");
+    add(`  multiplier: ${v("multiplier")}`, "multiplier");
+    if (v("max_attempts")) add(`  max_attempts: ${v("max_attempts")}`, "max_attempts");
+    if (v("deadline")) add(`  deadline: ${v("deadline")}`, "deadline");
+  }
   add(`strategies: [${chosen.join(", ")}]`, "strategy");
   add(`runs: ${v("runs")}`, "runs");
   add(`seed: ${v("seed")}`, "seed");

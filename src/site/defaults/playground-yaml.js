@@ -103,9 +103,11 @@ const KNOWN = {
   retry: ["base", "cap", "multiplier", "max_attempts", "deadline"],
   figure: ["window", "caption"],
 };
-/** The strategies the form has a box for: every one the engine knows. */
+/** The generic strategies the form has a box for, which its retry settings shape. */
 export const STRATEGIES = ["fixed", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter",
   "proportional-jitter"];
+/** The library strategies it has a box for, which keep their library's own settings. */
+export const LIBRARY_STRATEGIES = ["aws-standard", "aws-legacy", "google-cloud", "python-backoff", "urllib3", "tenacity", "polly", "resilience4j", "spring-retry", "spring-retryable", "go-backoff"];
 const isMap = (v) => v !== null && v !== undefined && typeof v === "object" && !Array.isArray(v);
 const only = (map, keys) => isMap(map) && Object.keys(map).every((k) => keys.includes(k));
 
@@ -127,7 +129,8 @@ export function settingsOf(yaml, defaults) {
     : Array.isArray(doc.strategies) ? doc.strategies : [doc.strategies];
   // A strategy without a box (misspelt, or newer than this page) would be lost when the
   // form writes the scenario: the engine names it, and the form stays aside.
-  if (strategies.some((s) => typeof s !== "string" || !STRATEGIES.includes(s))) return null;
+  const known = (s) => STRATEGIES.includes(s) || LIBRARY_STRATEGIES.includes(s);
+  if (strategies.some((s) => typeof s !== "string" || !known(s))) return null;
   const outages = doc.server?.outages ?? defaults.server.outages;
   const isOutage = (o) => only(o, ["from", "to"]) && typeof o.from === "string" && typeof o.to === "string";
   if (!Array.isArray(outages) || !outages.every(isOutage)) return null;
