@@ -227,3 +227,85 @@ fn the_existing_strategies_keep_their_key() {
     let json = serde_json::to_string(&s).unwrap();
     assert!(!json.contains("only_with_hint"), "{json}");
 }
+
+/// The two-sample Kolmogorov–Smirnov statistic: the largest gap between the two
+/// samples' empirical distribution functions.
+fn ks_statistic(a: &mut [f64], b: &mut [f64]) -> f64 {
+    a.sort_by(f64::total_cmp);
+    b.sort_by(f64::total_cmp);
+    let (n, m) = (a.len() as f64, b.len() as f64);
+    let (mut i, mut j, mut d) = (0, 0, 0.0f64);
+    while i < a.len() && j < b.len() {
+        let x = a[i].min(b[j]);
+        while i < a.len() && a[i] == x {
+            i += 1;
+        }
+        while j < b.len() && b[j] == x {
+            j += 1;
+        }
+        d = d.max((i as f64 / n - j as f64 / m).abs());
+    }
+    d
+}
+
+#[test]
+fn go_backoff_is_the_backoff_crates_default() {
+    use backoff::backoff::Backoff;
+    use std::time::Duration;
+
+    // The numbers: ihrwein/backoff@v0.4.0 src/default.rs:1-13 and
+    // src/exponential.rs:35-53, which are cenkalti/backoff's (exponential.go:78-101).
+    let library = Strategy::GoBackoff.library().unwrap();
+    let crate_default = backoff::ExponentialBackoff::default();
+    assert_eq!(
+        crate_default.initial_interval,
+        Duration::from_micros(library.base)
+    );
+    assert_eq!(
+        crate_default.max_interval,
+        Duration::from_micros(library.cap)
+    );
+    assert_eq!(crate_default.multiplier, library.multiplier);
+    assert_eq!(crate_default.randomization_factor, library.jitter);
+    assert_eq!(
+        crate_default.max_elapsed_time,
+        library.deadline.map(Duration::from_micros)
+    );
+    assert_eq!(library.max_attempts, None);
+
+    // The waits: the first 6 `next_backoff()` of 2,000 fresh instances against 2,000
+    // seeded draws of the engine, retry by retry. The crate draws with `rand::random`
+    // (src/exponential.rs:111-133), a thread RNG that cannot be seeded, so its side
+    // differs from run to run. The fixed threshold at alpha 0.001 is what keeps this
+    // from being flaky: were the model right, each of the 6 comparisons would refuse
+    // wrongly once in 1,000 runs, the test at most about once in 170 (6 × 0.001).
+    const DRAWS: usize = 2_000;
+    const RETRIES: usize = 6;
+    let retry = Scenario::with_clients("go", 1).retry;
+    let mut crate_waits = vec![Vec::new(); RETRIES];
+    let mut engine_waits = vec![Vec::new(); RETRIES];
+    for d in 0..DRAWS {
+        let mut b = backoff::ExponentialBackoff::default();
+        for waits in crate_waits.iter_mut() {
+            waits.push(b.next_backoff().unwrap().as_secs_f64());
+        }
+        let steps = schedule(Strategy::GoBackoff, &retry, RETRIES as u32, d as u64);
+        for (waits, step) in engine_waits.iter_mut().zip(steps) {
+            waits.push(step.wait as f64 / S as f64);
+        }
+    }
+    let n = DRAWS as f64;
+    let threshold = 1.949 * ((n + n) / (n * n)).sqrt();
+    for (r, (a, b)) in crate_waits.iter_mut().zip(&mut engine_waits).enumerate() {
+        let d = ks_statistic(a, b);
+        println!(
+            "go-backoff retry {}: KS D = {d:.4}, threshold {threshold:.4}",
+            r + 1
+        );
+        assert!(
+            d <= threshold,
+            "go-backoff retry {}: KS D = {d:.4} > {threshold:.4} against the backoff crate",
+            r + 1
+        );
+    }
+}
