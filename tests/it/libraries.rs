@@ -276,9 +276,11 @@ fn go_backoff_is_the_backoff_crates_default() {
     // The waits: the first 6 `next_backoff()` of 2,000 fresh instances against 2,000
     // seeded draws of the engine, retry by retry. The crate draws with `rand::random`
     // (src/exponential.rs:111-133), a thread RNG that cannot be seeded, so its side
-    // differs from run to run. The fixed threshold at alpha 0.001 is what keeps this
+    // differs from run to run. The fixed threshold at alpha 10^-6 is what keeps this
     // from being flaky: were the model right, each of the 6 comparisons would refuse
-    // wrongly once in 1,000 runs, the test at most about once in 170 (6 × 0.001).
+    // wrongly once in a million runs, the test at most 6 times in a million. It still
+    // refuses a wrong model: first waits a tenth longer (uniform over 275–825 ms, not
+    // 250–750 ms) are 0.136 apart in distribution at 750 ms, and the threshold is 0.085.
     const DRAWS: usize = 2_000;
     const RETRIES: usize = 6;
     let retry = Scenario::with_clients("go", 1).retry;
@@ -295,7 +297,8 @@ fn go_backoff_is_the_backoff_crates_default() {
         }
     }
     let n = DRAWS as f64;
-    let threshold = 1.949 * ((n + n) / (n * n)).sqrt();
+    // c(alpha) = sqrt(-ln(alpha / 2) / 2) = 2.693 at alpha 10^-6.
+    let threshold = 2.693 * ((n + n) / (n * n)).sqrt();
     for (r, (a, b)) in crate_waits.iter_mut().zip(&mut engine_waits).enumerate() {
         let d = ks_statistic(a, b);
         println!(
