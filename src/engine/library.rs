@@ -359,7 +359,7 @@ pub const SOURCES: [Source; 11] = [
         library: "botocore (AWS SDK for Python)",
         version: "1.43.67",
         default: "`Config(retries={'mode': 'standard'})`, the refusal a throttling error",
-        source: "boto/botocore@1.43.67 botocore/retries/standard.py:44-48, 425-443, \
+        source: "boto/botocore@1.43.67 botocore/retries/standard.py:44-48, 425-429, \
                  468-482, 669-738; botocore/retries/quota.py:6-50",
     },
     // aws-legacy
