@@ -460,11 +460,21 @@ fn description(rows: &[(Strategy, Vec<Step>)], scale: &Scale) -> String {
 /// The caption written when the author gives none.
 fn generated_caption(rows: &[(Strategy, Vec<Step>)]) -> String {
     let retries = rows.iter().map(|(_, s)| s.len()).max().unwrap_or(0);
-    format!(
+    let mut out = format!(
         "The wait before each of the first {retries} retries of one client: the ceiling \
          d(a) as a stepped line, the range a wait may be drawn from shaded, and one \
          sampled wait marked."
-    )
+    );
+    // A strategy with an attempt limit stops sooner: say so, not leave it to the reader.
+    for (strategy, steps) in rows.iter().filter(|(_, s)| s.len() < retries) {
+        let n = steps.len();
+        out.push_str(&format!(
+            " {} stops after {n} {}, at its attempt limit.",
+            strategy.name(),
+            if n == 1 { "retry" } else { "retries" }
+        ));
+    }
+    out
 }
 
 /// A range of waits as cell HTML: `0–1.6 s`, or one value when it is one.
@@ -500,7 +510,8 @@ fn schedule_table(id: &str, rows: &[(Strategy, Vec<Step>)]) -> String {
                     row.push(range_cell(s.low, s.high));
                     row.push(format!("{}&nbsp;s", wait_number(s.wait)));
                 }
-                None => row.extend([String::new(), String::new(), String::new()]),
+                // Past its attempt limit the client has given up: no wait to show.
+                None => row.extend(["–".to_string(), "–".to_string(), "no retry".to_string()]),
             }
         }
         cells.push(((n + 1).to_string(), row));
@@ -560,5 +571,29 @@ mod tests {
         assert_eq!(wait_number(10_000_000), "10");
         assert_eq!(wait_number(12_345_678), "12.3");
         assert_eq!(wait_number(250), "0.00025");
+    }
+
+    #[test]
+    fn a_library_at_its_attempt_limit_stops_and_the_caption_says_so() {
+        use crate::engine::Scenario;
+        use crate::engine::schedule::schedule;
+        let retry = Scenario::with_clients("s", 1).retry;
+        let rows: Vec<_> = [Strategy::FullJitter, Strategy::AwsStandard]
+            .into_iter()
+            .map(|s| (s, schedule(s, &retry, 6, 1)))
+            .collect();
+        let html = schedule_figure("w", &rows, None);
+        assert!(
+            html.contains("the first 6 retries of one client")
+                && html.contains("aws-standard stops after 2 retries, at its attempt limit."),
+            "{html}"
+        );
+        // Retries 3 to 6: aws-standard's client has given up.
+        assert_eq!(
+            html.matches("data-label=\"aws-standard wait\">no retry</td>")
+                .count(),
+            4,
+            "{html}"
+        );
     }
 }

@@ -25,8 +25,10 @@ pub struct Step {
 }
 
 /// The first `waits` waits of `strategy` with `retry`'s parameters (a library
-/// strategy's own, [`super::library`]), drawn with `seed`. For decorrelated jitter the
-/// range depends on the previous sampled wait, as it does for a real client.
+/// strategy's own, [`super::library`]), drawn with `seed`; fewer when the attempt limit
+/// allows fewer retries (`max_attempts` calls have `max_attempts − 1` waits between
+/// them). For decorrelated jitter the range depends on the previous sampled wait, as it
+/// does for a real client.
 pub fn schedule(strategy: Strategy, retry: &Retry, waits: u32, seed: u64) -> Vec<Step> {
     let own;
     let retry = match strategy.library() {
@@ -36,6 +38,9 @@ pub fn schedule(strategy: Strategy, retry: &Retry, waits: u32, seed: u64) -> Vec
         }
         None => retry,
     };
+    let waits = retry
+        .max_attempts
+        .map_or(waits, |n| waits.min(n.saturating_sub(1)));
     let policy = RetryPolicy::new(strategy.kind(), retry, u64::from(waits));
     let mut rng = Pcg64::seed_from_u64(seed);
     let mut prev = retry.base as u32;
@@ -70,6 +75,21 @@ pub fn schedule(strategy: Strategy, retry: &Retry, waits: u32, seed: u64) -> Vec
 mod tests {
     use super::*;
     use crate::engine::Scenario;
+
+    #[test]
+    fn a_schedule_stops_at_the_attempt_limit() {
+        // botocore's standard mode makes 3 attempts: 2 waits, whatever is asked; urllib3
+        // 4 (3 retries); google-api-core has no attempt limit.
+        let retry = Scenario::with_clients("s", 1).retry;
+        assert_eq!(schedule(Strategy::AwsStandard, &retry, 8, 1).len(), 2);
+        assert_eq!(schedule(Strategy::Urllib3, &retry, 8, 1).len(), 3);
+        assert_eq!(schedule(Strategy::GoogleCloud, &retry, 8, 1).len(), 8);
+        let limited = Retry {
+            max_attempts: Some(1),
+            ..retry
+        };
+        assert!(schedule(Strategy::Exponential, &limited, 8, 1).is_empty());
+    }
 
     #[test]
     fn exponential_doubles_to_the_cap_and_jitter_stays_in_range() {
