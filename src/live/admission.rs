@@ -41,12 +41,33 @@ impl<'a> Admission<'a> {
         let start = k * self.server.tick;
         let down = self.state.is_down(start);
         let served = self.state.serve(start, arrivals, down);
-        let hint = self
-            .server
+        let hint = self.hint(down);
+        Verdict { served, down, hint }
+    }
+
+    /// Whether the server is down in tick `k`.
+    pub fn is_down(&self, k: u64) -> bool {
+        self.state.is_down(k * self.server.tick)
+    }
+
+    /// The Retry-After hint of a rejection in a tick that is `down` or not, if the
+    /// scenario gives one there.
+    pub fn hint(&self, down: bool) -> Option<Micros> {
+        self.server
             .retry_after
             .filter(|r| r.applies(down))
-            .map(|r| r.hint);
-        Verdict { served, down, hint }
+            .map(|r| r.hint)
+    }
+
+    /// With a queue: the calls tick `k` serves out of the queue, the capacity less what
+    /// the last tick's rejections cost (0 while down); then `turned_away`, the calls
+    /// refused in tick `k` for a full queue or while down, are owed to the next tick.
+    /// Ticks must be decided in order, each once.
+    pub fn serve_queue(&mut self, k: u64, turned_away: u64) -> u64 {
+        let down = self.is_down(k);
+        let budget = self.state.budget(k * self.server.tick, down);
+        self.state.rejected(turned_away, down);
+        budget
     }
 }
 

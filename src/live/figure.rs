@@ -8,7 +8,6 @@ use super::record::{self, LiveStrategy, LiveTotals, Record, cells};
 use crate::chart::live::{LiveTable, live_figure};
 use crate::engine::ScenarioResult;
 use crate::engine::metric::Metric;
-use crate::engine::units::SECOND;
 use crate::report::short_heading;
 
 /// What the caption says about the run, besides its rows.
@@ -31,20 +30,13 @@ pub fn figure(id: &str, record: &Record, result: &ScenarioResult, caption: Optio
         .iter()
         .filter_map(|stored| {
             let simulated = record::simulated_of(result, stored.strategy)?;
-            let live = LiveTotals {
-                calls: stored.calls.live,
-                served: stored.served.live,
-                gave_up: stored.gave_up.live,
-                still_retrying: stored.still_retrying.live,
-                done_at: stored
-                    .done_at_s
-                    .live
-                    .map(|s| (s * SECOND as f64).round() as u64),
-                // The figure does not show how long the run took.
-                elapsed: std::time::Duration::ZERO,
-                lanes: Default::default(),
-            };
-            Some(record::compare(&live, simulated, stored.waits.clone()))
+            let live = LiveTotals::of_stored(stored);
+            Some(record::compare(
+                &live,
+                simulated,
+                result.features,
+                stored.waits.clone(),
+            ))
         })
         .collect();
     let server: Vec<String> = record
@@ -64,7 +56,7 @@ pub fn figure(id: &str, record: &Record, result: &ScenarioResult, caption: Optio
 /// The figure of `rows`: the totals not zero on both sides for every strategy, each
 /// with its three cells, and the caption.
 fn table(run: &LiveRun, rows: &[LiveStrategy], caption: Option<&str>) -> String {
-    let all = record::totals();
+    let all = record::totals(rows);
     let totals: Vec<Metric> = all
         .iter()
         .copied()

@@ -91,7 +91,12 @@ mod run {
             let played = played?;
             refused += played.refused;
             let implementation = waits::implementation(strategy, &scenario.retry);
-            strategies.push(record::compare(&played.totals, result, implementation));
+            strategies.push(record::compare(
+                &played.totals,
+                result,
+                simulated.features,
+                implementation,
+            ));
         }
         let software = |(name, version): (&str, &str)| Software {
             name: name.to_string(),

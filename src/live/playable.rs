@@ -1,14 +1,15 @@
 //! What a live run can play, and its limits: a scenario that asks for more is refused
 //! with each key that is out of reach placed and named, never played differently.
 //!
-//! Played: a closed crowd (with `spread`), both server models, capacity, the cost of
-//! rejections, slowdowns, outages, Retry-After, the attempt limit and the deadline, and
-//! every strategy of the model (not the libraries' strategies). Not played: open-loop `arrivals`, `layers`, a `server.queue`,
-//! `retry.timeout`, and the shared guards `retry.budget`, `retry.breaker` and
+//! Played: a closed crowd (with `spread`) and open-loop `arrivals`, both server models,
+//! capacity, the cost of rejections, slowdowns, outages, Retry-After, a queue (`fifo` or
+//! `lifo`, its `limit`, `drop_expired`), per-attempt timeouts, the attempt limit and the
+//! deadline, and every strategy of the model (not the libraries' strategies). Not
+//! played: `layers`, and the shared guards `retry.budget`, `retry.breaker` and
 //! `retry.throttle`.
 //!
-//! Limits: at most [`MAX_CLIENTS`] clients (each holds a connection, two file
-//! descriptors on loopback), a horizon of at most [`MAX_HORIZON`] (a strategy plays until
+//! Limits: at most [`MAX_CLIENTS`] clients in the crowd (each holds a connection, two
+//! file descriptors on loopback) and [`MAX_ARRIVALS`] open-loop requests, a horizon of at most [`MAX_HORIZON`] (a strategy plays until
 //! its last client is done, or up to the horizon), and ticks of at least [`MIN_TICK`]
 //! (the runtime's timers count milliseconds). HTTP's `Retry-After` counts whole seconds,
 //! so a hint must be one; and tokio-retry2's exponential backoff counts its base in whole
@@ -22,17 +23,17 @@ use crate::yaml::{Node, Value};
 
 /// The most clients a live run plays.
 pub const MAX_CLIENTS: u64 = 400;
+/// The most open-loop requests a live run plays (each is a task, with a connection while
+/// it calls).
+pub const MAX_ARRIVALS: u64 = 100_000;
 /// The longest horizon a live run plays.
 pub const MAX_HORIZON: Micros = 10 * 60 * SECOND;
 /// The shortest tick a live run plays.
 pub const MIN_TICK: Micros = 10_000;
 
 /// The keys a live run does not play, each with what it is.
-const NOT_PLAYED: [(&[&str], &str); 7] = [
-    (&["arrivals"], "open-loop arrivals"),
+const NOT_PLAYED: [(&[&str], &str); 4] = [
     (&["layers"], "layers of retries"),
-    (&["server", "queue"], "a queue"),
-    (&["retry", "timeout"], "timeouts"),
     (&["retry", "budget"], "a retry budget"),
     (&["retry", "breaker"], "a circuit breaker"),
     (&["retry", "throttle"], "client-side throttling"),
@@ -44,10 +45,7 @@ pub fn check(source: &str, scenario: &Scenario) -> Result<(), Vec<ScenarioError>
     let root = parse_yaml(source)?;
     let mut errors = Vec::new();
     for (path, what) in NOT_PLAYED {
-        // A queue of no places is no queue.
-        let empty_queue =
-            path == ["server", "queue"] && scenario.server.queue.is_none_or(|q| q.limit == 0);
-        if let Some((key, _)) = entry_at(&root, path).filter(|_| !empty_queue) {
+        if let Some((key, _)) = entry_at(&root, path) {
             errors.push(ScenarioError::at(
                 key,
                 format!("`retrylab live` does not play {what} (`{}`)", path.join(".")),
@@ -69,6 +67,25 @@ pub fn check(source: &str, scenario: &Scenario) -> Result<(), Vec<ScenarioError>
                 thousands(scenario.clients)
             ),
             Some("each client holds a connection of its own; simulate larger crowds with `retrylab sim`".to_string()),
+        ));
+    }
+    let arrivals: u64 = scenario
+        .arrivals
+        .iter()
+        .map(|a| {
+            let r = a.indices_in(0, scenario.horizon);
+            r.end - r.start
+        })
+        .sum();
+    if arrivals > MAX_ARRIVALS {
+        errors.push(ScenarioError::at(
+            place(&["arrivals"]),
+            format!(
+                "`retrylab live` plays at most {} open-loop requests, these arrivals make {}",
+                thousands(MAX_ARRIVALS),
+                thousands(arrivals)
+            ),
+            Some("a lower rate or a shorter horizon plays live; simulate the rest with `retrylab sim`".to_string()),
         ));
     }
     if scenario.horizon > MAX_HORIZON {

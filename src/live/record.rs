@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::cell::Cell;
 use crate::engine::metric::Metric;
 use crate::engine::units::{Micros, SECOND};
-use crate::engine::{ScenarioResult, Spread, Strategy, StrategyResult, Value};
+use crate::engine::{Features, ScenarioResult, Spread, Strategy, StrategyResult, Value};
 
 /// The value of `format` in every record: a later format gets a new name.
 pub const FORMAT: &str = "retrylab-live/1";
@@ -82,6 +82,26 @@ pub struct LiveStrategy {
     pub still_retrying: Count,
     /// The start of the tick in which the last client finished, in seconds.
     pub done_at_s: Time,
+    /// Attempts that ended by the client's timeout (a scenario with `retry.timeout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<Count>,
+    /// Calls the server served after their client had timed out (with `retry.timeout`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wasted: Option<Count>,
+    /// The median latency of the calls answered in time, in seconds (with a queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p50_s: Option<Time>,
+    /// Their 99th percentile latency, in seconds (with a queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p99_s: Option<Time>,
+    /// Calls answered in time per second after the trigger (open-loop arrivals): a rate,
+    /// not a time, in the same shape.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goodput_per_s: Option<Time>,
+    /// How long after the trigger goodput recovered, in seconds (open-loop arrivals and
+    /// an outage or a slowdown); `live: null` when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_s: Option<Time>,
     /// How long the live run took, in seconds of the wall clock.
     pub elapsed_s: f64,
     /// The live run's calls served and turned away, per tick.
@@ -95,6 +115,10 @@ pub struct LiveLanes {
     pub served: Vec<u64>,
     /// Turned away, per tick from the first.
     pub rejected: Vec<u64>,
+    /// Served after their client had timed out, per tick from the first (with
+    /// `retry.timeout`; `served` then counts the calls answered in time only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wasted: Vec<u64>,
 }
 
 /// A count, live beside its simulated spread.
@@ -170,14 +194,66 @@ pub struct LiveTotals {
     /// The start of the tick in which the last client finished, when none is still
     /// retrying.
     pub done_at: Option<Micros>,
+    /// Attempts that ended by their client's timeout.
+    pub timed_out: u64,
+    /// Calls served after their client had timed out.
+    pub wasted: u64,
+    /// The median and 99th percentile latency of the calls answered in time (nearest
+    /// rank, as the engine takes them), if any was.
+    pub latency: Option<(Micros, Micros)>,
+    /// Calls answered in time per second after the trigger, in thousandths.
+    pub goodput_milli: u64,
+    /// The recovery time after the trigger, if goodput recovered.
+    pub recovery: Option<Micros>,
     /// How long it took on the wall clock.
     pub elapsed: std::time::Duration,
     /// Served and rejected per tick.
     pub lanes: LiveLanes,
 }
 
-/// One strategy's live run beside its simulated result.
-pub fn compare(live: &LiveTotals, simulated: &StrategyResult, waits: Waits) -> LiveStrategy {
+impl LiveTotals {
+    /// The live side of a stored strategy, as it was measured (the wall-clock time and
+    /// the lanes left out).
+    pub fn of_stored(s: &LiveStrategy) -> LiveTotals {
+        let us = |x: f64| (x * SECOND as f64).round() as Micros;
+        let live = |t: &Option<Time>| t.as_ref().and_then(|t| t.live);
+        LiveTotals {
+            calls: s.calls.live,
+            served: s.served.live,
+            gave_up: s.gave_up.live,
+            still_retrying: s.still_retrying.live,
+            done_at: s.done_at_s.live.map(us),
+            timed_out: s.timed_out.map_or(0, |c| c.live),
+            wasted: s.wasted.map_or(0, |c| c.live),
+            latency: live(&s.latency_p50_s)
+                .zip(live(&s.latency_p99_s))
+                .map(|(a, b)| (us(a), us(b))),
+            goodput_milli: live(&s.goodput_per_s).map_or(0, |g| (g * 1000.0).round() as u64),
+            recovery: live(&s.recovery_s).map(us),
+            elapsed: std::time::Duration::ZERO,
+            lanes: LiveLanes::default(),
+        }
+    }
+}
+
+/// One strategy's live run beside its simulated result; `features` (the scenario's)
+/// say which of the overload totals apply.
+pub fn compare(
+    live: &LiveTotals,
+    simulated: &StrategyResult,
+    features: Features,
+    waits: Waits,
+) -> LiveStrategy {
+    let latency = |pick: fn((Micros, Micros)) -> Micros, spread: &Option<Spread>| {
+        features
+            .queue
+            .then(|| Time::new(live.latency.map(pick), spread.as_ref()))
+    };
+    let goodput = Spread {
+        median: simulated.goodput_milli.median * 1000,
+        p5: simulated.goodput_milli.p5 * 1000,
+        p95: simulated.goodput_milli.p95 * 1000,
+    };
     LiveStrategy {
         strategy: simulated.strategy,
         waits,
@@ -186,69 +262,95 @@ pub fn compare(live: &LiveTotals, simulated: &StrategyResult, waits: Waits) -> L
         gave_up: Count::new(live.gave_up, &simulated.gave_up),
         still_retrying: Count::new(live.still_retrying, &simulated.still_retrying),
         done_at_s: Time::new(live.done_at, simulated.done_at.as_ref()),
+        timed_out: features
+            .timeout
+            .then(|| Count::new(live.timed_out, &simulated.timed_out)),
+        wasted: features
+            .timeout
+            .then(|| Count::new(live.wasted, &simulated.wasted)),
+        latency_p50_s: latency(|l| l.0, &simulated.latency_p50),
+        latency_p99_s: latency(|l| l.1, &simulated.latency_p99),
+        // Thousandths per second, scaled as microseconds are to seconds.
+        goodput_per_s: features
+            .open
+            .then(|| Time::new(Some(live.goodput_milli * 1000), Some(&goodput))),
+        recovery_s: (features.open && features.recovery)
+            .then(|| Time::new(live.recovery, simulated.recovery.as_ref())),
         elapsed_s: (live.elapsed.as_millis() as f64) / 1000.0,
         lanes: live.lanes.clone(),
     }
 }
 
-/// A total as a live run measures it: a count beside its simulated spread, or the
-/// time the last client finished.
+/// A total as a live run measures it.
 #[derive(Clone, Copy)]
 enum Measured {
-    /// A count of the strategy's.
-    Count(fn(&LiveStrategy) -> &Count),
-    /// When the last client finished.
-    DoneAt,
+    /// A count of the strategy's, where the scenario has it.
+    Count(fn(&LiveStrategy) -> Option<&Count>),
+    /// A time in seconds, where the scenario has it: written to the tenth, or to the
+    /// millisecond for a latency.
+    Time(fn(&LiveStrategy) -> Option<&Time>, bool),
+    /// A rate per second, where the scenario has it.
+    Rate(fn(&LiveStrategy) -> Option<&Time>),
 }
 
 /// How a live run measures `metric`; `None` for a total it does not measure (the
-/// guards' and the overload model's, which a live run does not play).
+/// guards', which a live run does not play).
 fn measured(metric: Metric) -> Option<Measured> {
     match metric {
-        Metric::Calls => Some(Measured::Count(|s| &s.calls)),
-        Metric::Served => Some(Measured::Count(|s| &s.served)),
-        Metric::GaveUp => Some(Measured::Count(|s| &s.gave_up)),
-        Metric::StillRetrying => Some(Measured::Count(|s| &s.still_retrying)),
-        Metric::DoneAt => Some(Measured::DoneAt),
+        Metric::Calls => Some(Measured::Count(|s| Some(&s.calls))),
+        Metric::Served => Some(Measured::Count(|s| Some(&s.served))),
+        Metric::GaveUp => Some(Measured::Count(|s| Some(&s.gave_up))),
+        Metric::StillRetrying => Some(Measured::Count(|s| Some(&s.still_retrying))),
+        Metric::DoneAt => Some(Measured::Time(|s| Some(&s.done_at_s), false)),
+        Metric::Wasted => Some(Measured::Count(|s| s.wasted.as_ref())),
+        Metric::TimedOut => Some(Measured::Count(|s| s.timed_out.as_ref())),
+        Metric::LatencyP50 => Some(Measured::Time(|s| s.latency_p50_s.as_ref(), true)),
+        Metric::LatencyP99 => Some(Measured::Time(|s| s.latency_p99_s.as_ref(), true)),
+        Metric::Goodput => Some(Measured::Rate(|s| s.goodput_per_s.as_ref())),
+        Metric::Recovery => Some(Measured::Time(|s| s.recovery_s.as_ref(), false)),
         Metric::CallsPerClient
         | Metric::FinishedRuns
         | Metric::FailedFast
         | Metric::Denied
-        | Metric::Goodput
-        | Metric::Recovery
         | Metric::RecoveredRuns
-        | Metric::Wasted
-        | Metric::TimedOut
         | Metric::Throttled
-        | Metric::LatencyP50
-        | Metric::LatencyP99
         | Metric::PeakRejected => None,
     }
 }
 
-/// The totals a live strategy is compared by, in the order tables show them: those of
-/// [`Metric::ALL`] a live run measures.
-pub fn totals() -> Vec<Metric> {
+/// Whether `s` has a value for `metric`.
+fn has(s: &LiveStrategy, metric: Metric) -> bool {
+    match measured(metric) {
+        None => false,
+        Some(Measured::Count(of)) => of(s).is_some(),
+        Some(Measured::Time(of, _) | Measured::Rate(of)) => of(s).is_some(),
+    }
+}
+
+/// The totals live strategies are compared by, in the order tables show them: those of
+/// [`Metric::ALL`] a live run measures and the scenario has.
+pub fn totals(strategies: &[LiveStrategy]) -> Vec<Metric> {
     Metric::ALL
         .iter()
         .copied()
-        .filter(|&m| measured(m).is_some())
+        .filter(|&m| strategies.iter().any(|s| has(s, m)))
         .collect()
 }
 
 /// The count of `metric` for `s`, when it is a count a live run measures.
 pub fn count(s: &LiveStrategy, metric: Metric) -> Option<&Count> {
     match measured(metric)? {
-        Measured::Count(of) => Some(of(s)),
-        Measured::DoneAt => None,
+        Measured::Count(of) => of(s),
+        Measured::Time(..) | Measured::Rate(_) => None,
     }
 }
 
 /// A total's three cells for people: simulated (median, with the 5th–95th percentile
 /// where runs disagree), live, and the difference, live less median.
-/// `metric` is one of [`totals`]; another has a cell of "–" on each side.
+/// A total `s` does not have has a cell of "–" on each side.
 pub fn cells(s: &LiveStrategy, metric: Metric) -> [String; 3] {
-    use crate::format::{seconds_number, thousands};
+    use crate::format::{per_second_milli, seconds_fixed, thousands};
+    let dashes = || ["–", "–", "–"].map(String::from);
     let count = |c: &Count| {
         let spread = Spread {
             median: c.median,
@@ -264,38 +366,45 @@ pub fn cells(s: &LiveStrategy, metric: Metric) -> [String; 3] {
         };
         [simulated, thousands(c.live), difference]
     };
+    // A number as the rest of the site writes it, from whole millionths, with its unit.
+    let numbers = |t: &Time, write: &dyn Fn(f64) -> String, unit: &str| {
+        let simulated = match (t.median, t.p5, t.p95) {
+            (Some(m), Some(lo), Some(hi)) if write(lo) != write(hi) => {
+                format!("{}{unit} ({}–{}{unit})", write(m), write(lo), write(hi))
+            }
+            (Some(m), ..) => format!("{}{unit}", write(m)),
+            _ => "never".to_string(),
+        };
+        let live = t
+            .live
+            .map_or("never".to_string(), |x| format!("{}{unit}", write(x)));
+        let difference = match t.difference {
+            Some(d) => {
+                let text = write(d.abs());
+                let zero = text.chars().all(|c| c == '0' || c == '.');
+                let sign = match () {
+                    _ if zero => "",
+                    _ if d < 0.0 => "−",
+                    _ => "+",
+                };
+                format!("{sign}{text}{unit}")
+            }
+            None => "–".to_string(),
+        };
+        [simulated, live, difference]
+    };
+    let millionths = |x: f64| (x.abs() * SECOND as f64).round() as Micros;
     match measured(metric) {
-        None => ["–", "–", "–"].map(String::from),
-        Some(Measured::Count(of)) => count(of(s)),
-        Some(Measured::DoneAt) => {
-            let t = &s.done_at_s;
-            // Seconds as the rest of the site writes them, from whole microseconds.
-            let secs = |x: f64| seconds_number((x.abs() * SECOND as f64).round() as Micros);
-            let simulated = match (t.median, t.p5, t.p95) {
-                (Some(m), Some(lo), Some(hi)) if lo != hi => {
-                    format!("{} s ({}–{} s)", secs(m), secs(lo), secs(hi))
-                }
-                (Some(m), ..) => format!("{} s", secs(m)),
-                _ => "never".to_string(),
-            };
-            let live = t
-                .live
-                .map_or("never".to_string(), |x| format!("{} s", secs(x)));
-            let difference = match t.difference {
-                Some(d) => {
-                    let text = secs(d);
-                    let zero = text.chars().all(|c| c == '0' || c == '.');
-                    let sign = match () {
-                        _ if zero => "",
-                        _ if d < 0.0 => "−",
-                        _ => "+",
-                    };
-                    format!("{sign}{text} s")
-                }
-                None => "–".to_string(),
-            };
-            [simulated, live, difference]
-        }
+        None => dashes(),
+        Some(Measured::Count(of)) => of(s).map_or_else(dashes, count),
+        Some(Measured::Time(of, latency)) => of(s).map_or_else(dashes, |t| {
+            let decimals = if latency { 3 } else { 1 };
+            numbers(t, &|x| seconds_fixed(millionths(x), decimals), " s")
+        }),
+        // A rate kept per second: its thousandths are its millionths' thousandths.
+        Some(Measured::Rate(of)) => of(s).map_or_else(dashes, |t| {
+            numbers(t, &|x| per_second_milli(millionths(x) / 1000), "/s")
+        }),
     }
 }
 
@@ -403,6 +512,12 @@ mod tests {
             gave_up: calls,
             still_retrying: calls,
             done_at_s,
+            timed_out: None,
+            wasted: None,
+            latency_p50_s: None,
+            latency_p99_s: None,
+            goodput_per_s: None,
+            recovery_s: None,
             elapsed_s: 1.0,
             lanes: LiveLanes::default(),
         }

@@ -15,8 +15,9 @@ pub fn table(record: &Record) -> String {
         "live".to_string(),
         "difference".to_string(),
     ]];
+    let totals = record::totals(&record.strategies);
     for s in &record.strategies {
-        for (i, total) in record::totals().into_iter().enumerate() {
+        for (i, &total) in totals.iter().enumerate() {
             let [simulated, live, difference] = record::cells(s, total);
             let name = if i == 0 { s.strategy.name() } else { "" };
             rows.push([
