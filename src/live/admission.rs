@@ -132,4 +132,21 @@ mod tests {
         // Two rejections at 0.1 cost a fifth of a call: the budget is floor(0.8) = 0.
         assert_eq!(admission.decide(3, 1).served, 0);
     }
+
+    #[test]
+    fn a_queued_tick_serves_its_budget_and_owes_its_refusals_to_the_next() {
+        let yaml = "clients: 1\nserver: {capacity: 10, rejection_cost: 0.1, \
+                    outages: [{from: 300ms, to: 400ms}], queue: {limit: 5}}\n";
+        let scenario = parse_scenario(yaml, Some("t")).expect("a valid scenario");
+        let mut admission = Admission::new(&scenario.server);
+        // Nothing owed: the whole capacity; 30 refusals at 0.1 cost 3 calls next tick.
+        assert_eq!(admission.serve_queue(0, 30), 10);
+        assert_eq!(admission.serve_queue(1, 5), 7);
+        // 5 refusals: 10 - 0.5 = 9.5, floored to 9.
+        assert_eq!(admission.serve_queue(2, 0), 9);
+        // Down: nothing served, and refusals while down cost nothing.
+        assert!(admission.is_down(3));
+        assert_eq!(admission.serve_queue(3, 40), 0);
+        assert_eq!(admission.serve_queue(4, 0), 10);
+    }
 }

@@ -108,6 +108,7 @@ mod run {
             date: crate::site::scaffold::today(),
             scenario: source.to_string(),
             clients: scenario.clients,
+            arrivals: simulated.arrivals,
             runs: scenario.runs,
             server: vec![software(CRATES.http), software(CRATES.runtime)],
             strategies,

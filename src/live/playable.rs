@@ -78,8 +78,11 @@ pub fn check(source: &str, scenario: &Scenario) -> Result<(), Vec<ScenarioError>
         })
         .sum();
     if arrivals > MAX_ARRIVALS {
+        // At the rate, where a single window gives one.
+        let at =
+            entry_at(&root, &["arrivals", "rate"]).map_or_else(|| place(&["arrivals"]), |(_, v)| v);
         errors.push(ScenarioError::at(
-            place(&["arrivals"]),
+            at,
             format!(
                 "`retrylab live` plays at most {} open-loop requests, these arrivals make {}",
                 thousands(MAX_ARRIVALS),

@@ -34,12 +34,19 @@ pub struct Record {
     pub scenario: String,
     /// The clients of the crowd.
     pub clients: u64,
+    /// The open-loop requests of the scenario's `arrivals`, each a client of its own.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub arrivals: u64,
     /// The simulated runs the band is taken over.
     pub runs: u32,
     /// The server's software: crate and version of the HTTP server and its runtime.
     pub server: Vec<Software>,
     /// Each strategy, in the scenario's order.
     pub strategies: Vec<LiveStrategy>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A crate and its version.
@@ -574,6 +581,7 @@ mod tests {
             date: "2026-12-01".to_string(),
             scenario: "id: a\nclients: 3\n".to_string(),
             clients: 3,
+            arrivals: 0,
             runs: 1,
             server: vec![],
             strategies: vec![strategy(Count::new(3, &band), Time::new(Some(0), None))],

@@ -40,10 +40,18 @@ pub fn table(record: &Record) -> String {
             thousands(u64::from(record.runs))
         )
     };
+    let who = match (record.clients, record.arrivals) {
+        (clients, 0) => format!("{} clients", thousands(clients)),
+        (0, arrivals) => format!("{} open-loop requests", thousands(arrivals)),
+        (clients, arrivals) => format!(
+            "{} clients and {} open-loop requests",
+            thousands(clients),
+            thousands(arrivals)
+        ),
+    };
     let mut out = format!(
-        "{}: {} clients, {runs} beside one live run over HTTP on loopback\n\n",
-        record.id,
-        thousands(record.clients)
+        "{}: {who}, {runs} beside one live run over HTTP on loopback\n\n",
+        record.id
     );
     for row in &rows {
         let mut line = String::new();

@@ -106,6 +106,95 @@ fn live_clients_honour_retry_after_and_give_up_as_the_model_says() {
     assert!((1.0..=2.5).contains(&done), "{fixed}");
 }
 
+/// Open-loop traffic into a FIFO queue, a slowdown that fills it, and clients that time
+/// out and retry: every overload total of the model, played for real.
+#[cfg(feature = "live")]
+const QUEUED: &str = "id: queued\nclients: 0\narrivals: {rate: 20}\nhorizon: 10s\n\
+                      server: {capacity: 4, tick: 200ms, rejection_cost: 0.1, \
+                      slowdowns: [{from: 2s, to: 5s, capacity: 1}], queue: {limit: 60}}\n\
+                      retry: {base: 200ms, cap: 2s, max_attempts: 3, timeout: 2s}\n\
+                      strategies: [full-jitter]\nruns: 20\n";
+
+#[cfg(feature = "live")]
+#[test]
+fn a_queued_scenario_with_timeouts_plays_live_with_every_overload_total() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("q.yaml"), QUEUED).unwrap();
+    let (code, stdout, stderr) = run_in(dir.path(), &["live", "q.yaml", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["arrivals"], 200);
+    let s = &json["strategies"][0];
+    for total in [
+        "calls",
+        "served",
+        "gave_up",
+        "still_retrying",
+        "done_at_s",
+        "timed_out",
+        "wasted",
+        "latency_p50_s",
+        "latency_p99_s",
+        "goodput_per_s",
+        "recovery_s",
+    ] {
+        assert!(s[total].is_object(), "{total} missing: {s}");
+        assert!(
+            !s[total]["median"].is_null() || total.ends_with("_s"),
+            "{total}: {s}"
+        );
+    }
+    let live = |total: &str| s[total]["live"].as_u64().unwrap();
+    let calls_of = |k: &str| s["calls"][k].as_u64().unwrap();
+    let (median, p5, p95) = (calls_of("median"), calls_of("p5"), calls_of("p95"));
+    // The slowdown makes calls time out and retry, on both sides.
+    assert!(
+        live("timed_out") > 0 && s["timed_out"]["median"].as_u64().unwrap() > 0,
+        "{s}"
+    );
+    // Every request ends one way, live as simulated.
+    assert_eq!(
+        live("served") + live("gave_up") + live("still_retrying"),
+        200,
+        "{s}"
+    );
+    let calls = live("calls") as f64;
+    assert!(
+        calls >= p5 as f64 * 0.8 && calls <= p95 as f64 * 1.2,
+        "{calls} calls live, {median} ({p5}–{p95}) simulated"
+    );
+    // A call is served in time or wasted, never both: the server's count is their sum.
+    let lanes = &s["lanes"];
+    let sum = |name: &str| -> u64 {
+        lanes[name]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(sum("served"), live("served"));
+    assert_eq!(sum("wasted"), live("wasted"));
+    let text = run_in(dir.path(), &["live", "q.yaml"]);
+    assert_eq!(text.0, 0, "{}", text.2);
+    assert!(
+        text.1
+            .starts_with("queued: 200 open-loop requests, 20 simulated runs"),
+        "{}",
+        text.1
+    );
+    for heading in [
+        "timed out",
+        "wasted",
+        "p50 latency",
+        "p99 latency",
+        "goodput/s",
+        "recovery",
+    ] {
+        assert!(text.1.contains(heading), "{heading}: {}", text.1);
+    }
+}
+
 #[cfg(feature = "live")]
 #[track_caller]
 fn refused(yaml: &str, expected: &str) {
@@ -148,17 +237,25 @@ fn what_a_live_run_cannot_play_is_named_where_it_is_written() {
     let help = "  = help: remove the key to play the rest for real, or see it simulated with \
                 `retrylab sim`\n";
     refused(
-        "clients: 10\narrivals: {rate: 5, from: 0s, to: 1s}\nserver: {capacity: 5, queue: {limit: 10}}\n\
-         retry: {budget: grpc}\n",
+        "clients: 10\nlayers: [{attempts: 2}, {attempts: 3}]\n\
+         retry: {budget: grpc, throttle: {}}\n",
         &format!(
-            "error: `retrylab live` does not play open-loop arrivals (`arrivals`)\n --> s.yaml:2:1\n  \
-             |\n2 | arrivals: {{rate: 5, from: 0s, to: 1s}}\n  | ^^^^^^^^\n{help}\n\
-             error: `retrylab live` does not play a queue (`server.queue`)\n --> s.yaml:3:23\n  \
-             |\n3 | server: {{capacity: 5, queue: {{limit: 10}}}}\n  |                       ^^^^^\n\
-             {help}\nerror: `retrylab live` does not play a retry budget (`retry.budget`)\n \
-             --> s.yaml:4:9\n  |\n4 | retry: {{budget: grpc}}\n  |         ^^^^^^\n{help}\n\
+            "error: `retrylab live` does not play layers of retries (`layers`)\n --> s.yaml:2:1\n  \
+             |\n2 | layers: [{{attempts: 2}}, {{attempts: 3}}]\n  | ^^^^^^\n{help}\n\
+             error: `retrylab live` does not play a retry budget (`retry.budget`)\n \
+             --> s.yaml:3:9\n  |\n3 | retry: {{budget: grpc, throttle: {{}}}}\n  |         ^^^^^^\n{help}\n\
+             error: `retrylab live` does not play client-side throttling (`retry.throttle`)\n \
+             --> s.yaml:3:23\n  |\n3 | retry: {{budget: grpc, throttle: {{}}}}\n  |                       ^^^^^^^^\n{help}\n\
              error: 3 problems found\n"
         ),
+    );
+    refused(
+        "clients: 0\narrivals: {rate: 1000}\nhorizon: 2m\nretry: {max_attempts: 1}\n\
+         strategies: [fixed]\nruns: 1\n",
+        "error: `retrylab live` plays at most 100,000 open-loop requests, these arrivals make \
+         120,000\n --> s.yaml:2:18\n  |\n2 | arrivals: {rate: 1000}\n  |                  ^^^^\n  \
+         = help: a lower rate or a shorter horizon plays live; simulate the rest with `retrylab sim`\n\n\
+         error: 1 problem found\n",
     );
     refused(
         "clients: 1000\nhorizon: 10s\n",
