@@ -18,6 +18,8 @@ struct LiveRun<'a> {
     date: &'a str,
     /// The server's software, like `hyper 1.12.0 on tokio 1.54.1`.
     server: &'a str,
+    /// The machine it was played on, if the run says.
+    machine: Option<&'a str>,
     /// The simulated runs beside it.
     runs: u32,
 }
@@ -48,6 +50,7 @@ pub fn figure(id: &str, record: &Record, result: &ScenarioResult, caption: Optio
         id,
         date: &record.date,
         server: &server.join(" on "),
+        machine: record.machine.as_deref(),
         runs: result.runs,
     };
     table(&run, &rows, caption)
@@ -124,8 +127,9 @@ fn generated_caption(run: &LiveRun, rows: &[LiveStrategy], left_out: &[&str]) ->
             crate::format::thousands(u64::from(run.runs))
         )
     };
+    let machine = run.machine.map_or(String::new(), |m| format!(" ({m})"));
     let mut text = format!(
-        "The scenario {} played for real on {}: one run of each strategy over HTTP on loopback, \
+        "The scenario {} played for real on {}: one run of each strategy over HTTP on loopback{machine}, \
          the server {}, beside {runs}. Waits: {}.",
         run.id,
         run.date,

@@ -110,6 +110,7 @@ mod run {
             clients: scenario.clients,
             arrivals: simulated.arrivals,
             runs: scenario.runs,
+            machine: Some(record::machine()),
             server: vec![software(CRATES.http), software(CRATES.runtime)],
             strategies,
         };

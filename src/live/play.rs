@@ -128,6 +128,8 @@ struct Held {
     queue: VecDeque<Queued>,
     /// With a queue: the calls of each tick turned away at once, not yet decided.
     turned_away: BTreeMap<u64, u64>,
+    /// The ticks decided so far.
+    decided: u64,
 }
 
 /// What the server shares with its connections.
@@ -139,6 +141,8 @@ struct Server {
     /// The queue, if the scenario has one with room for a call.
     queue: Option<QueueSetup>,
     held: Mutex<Held>,
+    /// Told each time a tick has been decided.
+    decisions: tokio::sync::Notify,
     /// The run's token, which its clients send.
     token: HeaderValue,
     /// Requests refused for want of the token.
@@ -231,6 +235,7 @@ pub async fn play_beside(
         scenario: Arc::clone(&scenario),
         queue: scenario.server.queue.filter(|q| q.limit > 0),
         held: Mutex::new(Held::default()),
+        decisions: tokio::sync::Notify::new(),
         token: HeaderValue::try_from(token()).map_err(|e| format!("no token for the run: {e}"))?,
         refused: AtomicU64::new(0),
         calls: AtomicU64::new(0),
@@ -483,34 +488,61 @@ async fn accept(listener: TcpListener, server: Arc<Server>) {
 /// Takes one call: answers it at once, or holds it until it is decided, and answers it.
 async fn respond(server: &Server, deadline: Option<Micros>) -> Response<String> {
     let (answer, answered) = oneshot::channel();
-    let at_once = {
-        let mut held = server.held.lock().unwrap_or_else(|e| e.into_inner());
-        // The tick is read under the lock, so that a tick already decided is never
-        // given another call (see [`decide`]).
-        let k = server.tick_of(Instant::now());
-        match server.queue {
-            None => {
-                held.ticks.entry(k).or_default().push(answer);
-                None
-            }
-            Some(setup) => {
-                let admission = Admission::new(&server.scenario.server);
-                let down = admission.is_down(k);
-                if down || held.queue.len() >= setup.limit as usize {
-                    *held.turned_away.entry(k).or_default() += 1;
-                    Some(Answer {
-                        tick: k,
-                        served: false,
-                        down,
-                        expired: false,
-                        hint: admission.hint(down),
-                    })
-                } else {
-                    let expiry = deadline.map_or(u64::MAX, |d| server.expiry(d, k));
-                    held.queue.push_back(Queued { answer, expiry });
-                    None
+    let mut answer = Some(answer);
+    /// What the call's arrival comes to.
+    enum Arrival {
+        /// Held for its tick's decision.
+        Held,
+        /// Answered at once.
+        AtOnce(Answer),
+        /// Come before the last tick was served: it waits until it is.
+        Early,
+    }
+    let at_once = loop {
+        // Registered before the lock is let go, so that no decision is missed.
+        let decision = server.decisions.notified();
+        let arrival = {
+            let mut held = server.held.lock().unwrap_or_else(|e| e.into_inner());
+            // The tick is read under the lock, so that a tick already decided is never
+            // given another call (see [`decide`]).
+            let k = server.tick_of(Instant::now());
+            match server.queue {
+                None => {
+                    if let Some(answer) = answer.take() {
+                        held.ticks.entry(k).or_default().push(answer);
+                    }
+                    Arrival::Held
+                }
+                // A queued call meets the queue as the last tick's service left it: one
+                // that comes in a moment before the server has served that tick waits
+                // until it has, as it would for a server busy serving.
+                Some(_) if held.decided < k => Arrival::Early,
+                Some(setup) => {
+                    let admission = Admission::new(&server.scenario.server);
+                    let down = admission.is_down(k);
+                    if down || held.queue.len() >= setup.limit as usize {
+                        *held.turned_away.entry(k).or_default() += 1;
+                        Arrival::AtOnce(Answer {
+                            tick: k,
+                            served: false,
+                            down,
+                            expired: false,
+                            hint: admission.hint(down),
+                        })
+                    } else {
+                        let expiry = deadline.map_or(u64::MAX, |d| server.expiry(d, k));
+                        if let Some(answer) = answer.take() {
+                            held.queue.push_back(Queued { answer, expiry });
+                        }
+                        Arrival::Held
+                    }
                 }
             }
+        };
+        match arrival {
+            Arrival::Held => break None,
+            Arrival::AtOnce(a) => break Some(a),
+            Arrival::Early => decision.await,
         }
     };
     let answer = match at_once {
@@ -558,6 +590,7 @@ async fn decide(
             None => decide_tick(&server, &mut admission, &mut rng, k),
             Some(setup) => decide_queue(&server, &mut admission, setup, k),
         };
+        server.decisions.notify_waiters();
         {
             let mut decided = decided.lock().unwrap_or_else(|e| e.into_inner());
             decided.served.push(served);
@@ -585,6 +618,11 @@ fn decide_tick(
         let mut held = server.held.lock().unwrap_or_else(|e| e.into_inner());
         held.ticks.remove(&k).unwrap_or_default()
     };
+    server
+        .held
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .decided = k + 1;
     let Verdict { served, down, hint } = admission.decide(k, calls.len() as u64);
     for i in 0..served as usize {
         let j = rng.random_range(i..calls.len());
@@ -644,6 +682,7 @@ fn decide_queue(
         QueueOrder::Lifo => held.queue.drain(len - n..).rev().collect(),
     };
     answers.extend(served.into_iter().map(|c| (c.answer, answer(true, false))));
+    held.decided = k + 1;
     (answers, n as u64, turned_away)
 }
 
@@ -924,6 +963,7 @@ mod tests {
             scenario: Arc::clone(&s),
             queue: None,
             held: Mutex::new(Held::default()),
+            decisions: tokio::sync::Notify::new(),
             token: HeaderValue::from_static("t"),
             refused: AtomicU64::new(0),
             calls: AtomicU64::new(0),

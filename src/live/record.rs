@@ -39,6 +39,10 @@ pub struct Record {
     pub arrivals: u64,
     /// The simulated runs the band is taken over.
     pub runs: u32,
+    /// The machine it was played on, as [`machine`] describes it (absent in runs stored
+    /// before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
     /// The server's software: crate and version of the HTTP server and its runtime.
     pub server: Vec<Software>,
     /// Each strategy, in the scenario's order.
@@ -241,6 +245,49 @@ impl LiveTotals {
             lanes: LiveLanes::default(),
         }
     }
+}
+
+/// The machine a run is played on, for a reader who wants to know what kept the tick:
+/// the operating system and its kernel where it says, the processor's model where the
+/// system names it, and the cores the run could use (`Linux 6.1, x86_64, AMD EPYC, 2
+/// cores`). Nothing that names the machine itself or its owner.
+pub fn machine() -> String {
+    let mut parts = vec![];
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").ok();
+    let release = kernel.as_deref().map(|k| {
+        // The version's first two numbers: `6.18.44-fc` is `6.18`.
+        let numbers: Vec<&str> = k.trim().split(['.', '-']).take(2).collect();
+        numbers.join(".")
+    });
+    let os = match std::env::consts::OS {
+        "linux" => "Linux",
+        "macos" => "macOS",
+        "windows" => "Windows",
+        other => other,
+    };
+    parts.push(match release {
+        Some(r) if !r.is_empty() => format!("{os} {r}"),
+        _ => os.to_string(),
+    });
+    parts.push(std::env::consts::ARCH.to_string());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.split_whitespace().collect::<Vec<_>>().join(" "))
+        });
+    if let Some(cpu) = cpu.filter(|c| !c.is_empty()) {
+        parts.push(cpu);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    parts.push(if cores == 1 {
+        "1 core".to_string()
+    } else {
+        format!("{cores} cores")
+    });
+    parts.join(", ")
 }
 
 /// One strategy's live run beside its simulated result; `features` (the scenario's)
@@ -583,6 +630,7 @@ mod tests {
             clients: 3,
             arrivals: 0,
             runs: 1,
+            machine: Some(machine()),
             server: vec![],
             strategies: vec![strategy(Count::new(3, &band), Time::new(Some(0), None))],
         };
@@ -602,5 +650,13 @@ mod tests {
         let later = record_json_in_format("retrylab-live/9");
         let (_, message) = parse(&later).unwrap_err();
         assert!(message.contains("`retrylab-live/9`"), "{message}");
+    }
+
+    #[test]
+    fn the_machine_is_named_by_its_system_processor_and_cores_only() {
+        let m = machine();
+        assert!(m.ends_with(" cores") || m.ends_with(" core"), "{m}");
+        assert!(m.contains(std::env::consts::ARCH), "{m}");
+        assert!(!m.contains('/') && !m.contains('\n'), "{m}");
     }
 }

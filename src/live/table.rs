@@ -77,6 +77,9 @@ pub fn table(record: &Record) -> String {
         .map(|s| format!("{} {}", s.name, s.version))
         .collect();
     out.push_str(&format!("server: {}\n", server.join(" on ")));
+    if let Some(machine) = &record.machine {
+        out.push_str(&format!("machine: {machine}\n"));
+    }
     for s in &record.strategies {
         out.push_str(&format!(
             "{}: waits by {} {}, {}; played in {:.1} s\n",
