@@ -100,11 +100,18 @@ fn a_collapse_that_recovers_refuses_the_sentence_on_its_latency() {
     // A mild slowdown: the server keeps up, and goodput is the offered load.
     refused(
         "timeouts-and-overload.md",
-        &[(
-            "id: collapse\nextends: collapse\n",
-            "id: collapse\nextends: collapse\n\
-             server:\n  slowdowns: [{from: 10s, to: 15s, capacity: 9}]\n",
-        )],
+        &[
+            (
+                "id: collapse\nextends: collapse\n",
+                "id: collapse\nextends: collapse\n\
+                 server:\n  slowdowns: [{from: 10s, to: 15s, capacity: 9}]\n",
+            ),
+            // The stored live run is of the page's collapse.
+            (
+                "```live\nscenario: collapse\ndata: live/collapse.json\n```\n",
+                "",
+            ),
+        ],
         "collapse",
         "collapse.full-jitter.latency_p99 < 1 and collapse.full-jitter.goodput < collapse.offered",
     );
