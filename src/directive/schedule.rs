@@ -10,7 +10,10 @@ use crate::yaml::{Map, Naming, Node, Value};
 /// The keys of a schedule directive, with their meaning.
 pub const SCHEDULE_KEYS: &[(&str, &str)] = &[
     ("id", "the schedule's name (required)"),
-    ("strategies", "the strategies to show (default all five)"),
+    (
+        "strategies",
+        "the strategies to show (default the first five, all but proportional-jitter, as in a scenario)",
+    ),
     ("retry", "base, cap and multiplier, as in a scenario"),
     ("waits", "how many waits to show (default 8, at most 50)"),
     ("seed", "the seed of the sampled waits (default 1)"),
