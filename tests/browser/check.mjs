@@ -18,18 +18,12 @@ import { readFile, readdir, mkdir, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { commandLine } from './options.mjs';
 
 const require = createRequire(import.meta.url);
 const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  if (i === -1) return fallback;
-  const value = args[i + 1];
-  args.splice(i, 2);
-  return value;
-};
+const { args, option } = commandLine();
 const screenshots = path.resolve(option('--screenshots', 'screenshots'));
 const executablePath = option('--chromium', '/usr/bin/chromium');
 if (args.length !== 1) {

@@ -19,15 +19,9 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
+import { commandLine } from './options.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = args.indexOf(name);
-  if (i === -1) return fallback;
-  const value = args[i + 1];
-  args.splice(i, 2);
-  return value;
-};
+const { args, option } = commandLine();
 const chromePath = option('--chromium', '/usr/bin/chromium');
 const baseUrl = option('--base-url', null);
 if (args.length !== 1 || !baseUrl) {
