@@ -37,7 +37,10 @@
 //! takes its next wait (after a rejection, the longer of it and the hint, when it
 //! honours hints) and plans its retry at the time it *sent* the call plus the wait (plus
 //! the timeout, after a timeout), on its own clock, as the model's clients do. It gives
-//! up when that is past its deadline. A retry planned before the answer arrives is sent
+//! up when that is past its deadline, or when the run's retry budget refuses the retry
+//! (`denied`). The budget is the engine's ([`crate::engine::guards::budget`]), shared by
+//! every client and fed at the moment of each event: a request deposits when it is
+//! made, an answer read in time is a success, a rejection or a timeout a failure. A retry planned before the answer arrives is sent
 //! as soon as it does. A retry whose tick (at the earliest the one after the failure's)
 //! is at or past the horizon is not made: the client is still retrying. Where reality
 //! differs is the point: each answer comes a round trip after the tick's end, timers
@@ -84,6 +87,7 @@ use tokio::time::{Instant, sleep_until, timeout_at};
 use super::admission::{Admission, Verdict};
 use super::record::{LiveLanes, LiveTotals};
 use super::waits::Waits;
+use crate::engine::guards::budget::BudgetState;
 use crate::engine::recovery::{after_trigger, per_second_milli, recovery_tick};
 use crate::engine::scenario::{Queue as QueueSetup, QueueOrder};
 use crate::engine::units::{Micros, SECOND};
@@ -183,7 +187,30 @@ enum End {
     Served(u64, Micros),
     /// Gave up after the failure (rejection or timeout) of this tick.
     GaveUp(u64),
+    /// Gave up after the failure of this tick because the retry budget refused a retry.
+    Denied(u64),
     StillRetrying,
+}
+
+/// The clients' shared retry budget, the engine's own state machine, fed as a real
+/// client's budget is: each event at the time it happens. Each tick starts with no
+/// deposit (Finagle's window moves on a tick), and each request deposits when it is
+/// made.
+struct SharedBudget {
+    state: BudgetState,
+    /// The next tick to start.
+    next: u64,
+}
+
+impl SharedBudget {
+    /// The budget in tick `k`, every tick up to it started in turn.
+    fn at(&mut self, k: u64) -> &mut BudgetState {
+        while self.next <= k {
+            self.state.begin_tick(self.next as usize, 0);
+            self.next += 1;
+        }
+        &mut self.state
+    }
 }
 
 /// How one client's run went.
@@ -252,6 +279,12 @@ pub async fn play_beside(
         seed,
     ));
 
+    let budget = scenario.retry.budget.map(|b| {
+        Arc::new(Mutex::new(SharedBudget {
+            state: BudgetState::new(&b, scenario.server.tick, scenario.ticks()),
+            next: 0,
+        }))
+    });
     let mut rng = Pcg64::seed_from_u64(seed);
     let mut clients = JoinSet::new();
     let mut id = 0u64;
@@ -262,7 +295,14 @@ pub async fn play_beside(
         };
         let connection = connect(address).await?;
         id += 1;
-        let client = Client::new(&scenario, &server, strategy, seed.wrapping_add(id), address);
+        let client = Client::new(
+            &scenario,
+            &server,
+            strategy,
+            seed.wrapping_add(id),
+            address,
+            &budget,
+        );
         clients.spawn(client.run(
             Some(connection),
             server.start + Duration::from_micros(first),
@@ -278,7 +318,14 @@ pub async fn play_beside(
     for window in &scenario.arrivals {
         for i in window.indices_in(0, scenario.horizon) {
             id += 1;
-            let client = Client::new(&scenario, &server, strategy, seed.wrapping_add(id), address);
+            let client = Client::new(
+                &scenario,
+                &server,
+                strategy,
+                seed.wrapping_add(id),
+                address,
+                &budget,
+            );
             let at = server.start + Duration::from_micros(window.time_of(i));
             clients.spawn(client.run(None, at));
         }
@@ -365,7 +412,8 @@ fn totals(
     rejected.resize(ticks, 0);
     let served: u64 = in_time.iter().sum();
     let count = |f: fn(&End) -> bool| outcomes.iter().filter(|o| f(&o.end)).count() as u64;
-    let gave_up = count(|e| matches!(e, End::GaveUp(_)));
+    let denied = count(|e| matches!(e, End::Denied(_)));
+    let gave_up = count(|e| matches!(e, End::GaveUp(_))) + denied;
     let still_retrying = count(|e| *e == End::StillRetrying);
     let broken = in_time.iter().zip(&all).position(|(t, a)| t > a);
     if broken.is_some() || served + gave_up + still_retrying != outcomes.len() as u64 {
@@ -415,7 +463,7 @@ fn totals(
     let last_gave_up = outcomes
         .iter()
         .filter_map(|o| match o.end {
-            End::GaveUp(k) => Some(k),
+            End::GaveUp(k) | End::Denied(k) => Some(k),
             End::Served(..) | End::StillRetrying => None,
         })
         .max();
@@ -443,6 +491,7 @@ fn totals(
             .flatten()
             .map(|k| k * tick),
         timed_out: outcomes.iter().map(|o| o.timed_out).sum(),
+        denied,
         wasted: wasted.iter().sum(),
         latency,
         goodput_milli,
@@ -715,6 +764,8 @@ struct Client {
     server: Arc<Server>,
     address: SocketAddr,
     waits: Waits,
+    /// The run's retry budget, shared by every client, if the scenario has one.
+    budget: Option<Arc<Mutex<SharedBudget>>>,
 }
 
 /// How one call ended, on the client's side.
@@ -732,13 +783,23 @@ impl Client {
         strategy: Strategy,
         seed: u64,
         address: SocketAddr,
+        budget: &Option<Arc<Mutex<SharedBudget>>>,
     ) -> Client {
         Client {
             scenario: Arc::clone(scenario),
             server: Arc::clone(server),
             address,
             waits: Waits::new(strategy, scenario, seed),
+            budget: budget.clone(),
         }
+    }
+
+    /// Does `what` to the budget in the tick of `now`, if there is one; `None` without.
+    fn budget<T>(&self, now: Instant, what: impl FnOnce(&mut BudgetState) -> T) -> Option<T> {
+        let k = self.server.tick_of(now);
+        self.budget
+            .as_ref()
+            .map(|b| what(b.lock().unwrap_or_else(|e| e.into_inner()).at(k)))
     }
 
     /// Calls from `first` on until served, given up, or out of time, over `connection`
@@ -763,6 +824,9 @@ impl Client {
                     end: End::StillRetrying,
                     timed_out,
                 });
+            }
+            if calls == 0 {
+                self.budget(sent, |b| b.deposit(1));
             }
             let mut live = match connection.take() {
                 Some(c) => c,
@@ -794,7 +858,9 @@ impl Client {
             // When it failed, in which tick, and the hint it carried.
             let (failed, tick, hint) = match called {
                 Called::Answered(answer) if answer.served => {
-                    let latency = Instant::now().saturating_duration_since(sent);
+                    let now = Instant::now();
+                    self.budget(now, |b| b.success(calls > 1));
+                    let latency = now.saturating_duration_since(sent);
                     return Ok(Outcome {
                         end: End::Served(answer.tick, latency.as_micros() as Micros),
                         timed_out,
@@ -818,6 +884,7 @@ impl Client {
                     (d, m, None)
                 }
             };
+            self.budget(Instant::now(), BudgetState::failure);
             if retry.max_attempts.is_some_and(|m| calls >= m) {
                 return Ok(Outcome {
                     end: End::GaveUp(tick),
@@ -839,6 +906,12 @@ impl Client {
             {
                 return Ok(Outcome {
                     end: End::GaveUp(tick),
+                    timed_out,
+                });
+            }
+            if self.budget(Instant::now(), BudgetState::try_retry) == Some(false) {
+                return Ok(Outcome {
+                    end: End::Denied(tick),
                     timed_out,
                 });
             }

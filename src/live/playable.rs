@@ -3,10 +3,10 @@
 //!
 //! Played: a closed crowd (with `spread`) and open-loop `arrivals`, both server models,
 //! capacity, the cost of rejections, slowdowns, outages, Retry-After, a queue (`fifo` or
-//! `lifo`, its `limit`, `drop_expired`), per-attempt timeouts, the attempt limit and the
-//! deadline, and every strategy of the model (not the libraries' strategies). Not
-//! played: `layers`, and the shared guards `retry.budget`, `retry.breaker` and
-//! `retry.throttle`.
+//! `lifo`, its `limit`, `drop_expired`), per-attempt timeouts, the attempt limit, the
+//! deadline and a retry budget (`retry.budget`, shared by the run's clients), and every
+//! strategy of the model (not the libraries' strategies). Not played: `layers`, and the
+//! shared guards `retry.breaker` and `retry.throttle`.
 //!
 //! Limits: at most [`MAX_CLIENTS`] clients in the crowd (each holds a connection, two
 //! file descriptors on loopback) and [`MAX_ARRIVALS`] open-loop requests, a horizon of at most [`MAX_HORIZON`] (a strategy plays until
@@ -32,9 +32,8 @@ pub const MAX_HORIZON: Micros = 10 * 60 * SECOND;
 pub const MIN_TICK: Micros = 10_000;
 
 /// The keys a live run does not play, each with what it is.
-const NOT_PLAYED: [(&[&str], &str); 4] = [
+const NOT_PLAYED: [(&[&str], &str); 3] = [
     (&["layers"], "layers of retries"),
-    (&["retry", "budget"], "a retry budget"),
     (&["retry", "breaker"], "a circuit breaker"),
     (&["retry", "throttle"], "client-side throttling"),
 ];

@@ -93,6 +93,10 @@ pub struct LiveStrategy {
     pub still_retrying: Count,
     /// The start of the tick in which the last client finished, in seconds.
     pub done_at_s: Time,
+    /// Clients that gave up because the retry budget refused a retry (with
+    /// `retry.budget`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub denied: Option<Count>,
     /// Attempts that ended by the client's timeout (a scenario with `retry.timeout`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed_out: Option<Count>,
@@ -205,6 +209,8 @@ pub struct LiveTotals {
     /// The start of the tick in which the last client finished, when none is still
     /// retrying.
     pub done_at: Option<Micros>,
+    /// Clients that gave up because the retry budget refused a retry.
+    pub denied: u64,
     /// Attempts that ended by their client's timeout.
     pub timed_out: u64,
     /// Calls served after their client had timed out.
@@ -234,6 +240,7 @@ impl LiveTotals {
             gave_up: s.gave_up.live,
             still_retrying: s.still_retrying.live,
             done_at: s.done_at_s.live.map(us),
+            denied: s.denied.map_or(0, |c| c.live),
             timed_out: s.timed_out.map_or(0, |c| c.live),
             wasted: s.wasted.map_or(0, |c| c.live),
             latency: live(&s.latency_p50_s)
@@ -316,6 +323,9 @@ pub fn compare(
         gave_up: Count::new(live.gave_up, &simulated.gave_up),
         still_retrying: Count::new(live.still_retrying, &simulated.still_retrying),
         done_at_s: Time::new(live.done_at, simulated.done_at.as_ref()),
+        denied: features
+            .budget
+            .then(|| Count::new(live.denied, &simulated.denied)),
         timed_out: features
             .timeout
             .then(|| Count::new(live.timed_out, &simulated.timed_out)),
@@ -357,6 +367,7 @@ fn measured(metric: Metric) -> Option<Measured> {
         Metric::StillRetrying => Some(Measured::Count(|s| Some(&s.still_retrying))),
         Metric::DoneAt => Some(Measured::Time(|s| Some(&s.done_at_s), false)),
         Metric::Wasted => Some(Measured::Count(|s| s.wasted.as_ref())),
+        Metric::Denied => Some(Measured::Count(|s| s.denied.as_ref())),
         Metric::TimedOut => Some(Measured::Count(|s| s.timed_out.as_ref())),
         Metric::LatencyP50 => Some(Measured::Time(|s| s.latency_p50_s.as_ref(), true)),
         Metric::LatencyP99 => Some(Measured::Time(|s| s.latency_p99_s.as_ref(), true)),
@@ -365,7 +376,6 @@ fn measured(metric: Metric) -> Option<Measured> {
         Metric::CallsPerClient
         | Metric::FinishedRuns
         | Metric::FailedFast
-        | Metric::Denied
         | Metric::RecoveredRuns
         | Metric::Throttled
         | Metric::PeakRejected => None,
@@ -566,6 +576,7 @@ mod tests {
             gave_up: calls,
             still_retrying: calls,
             done_at_s,
+            denied: None,
             timed_out: None,
             wasted: None,
             latency_p50_s: None,

@@ -195,6 +195,32 @@ fn a_queued_scenario_with_timeouts_plays_live_with_every_overload_total() {
     }
 }
 
+/// A crowd whose AWS-style retry quota pays for two retries: the others are denied.
+#[cfg(feature = "live")]
+const BUDGETED: &str = "id: budgeted\nclients: 12\nhorizon: 5s\n\
+                        server: {capacity: 2, tick: 100ms}\n\
+                        retry: {base: 100ms, cap: 1s, max_attempts: 10, \
+                        budget: {kind: aws, quota: 10}}\nstrategies: [fixed]\nruns: 20\n";
+
+#[cfg(feature = "live")]
+#[test]
+fn live_clients_share_the_retry_budget_and_are_denied_as_the_model_says() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("b.yaml"), BUDGETED).unwrap();
+    let (code, stdout, stderr) = run_in(dir.path(), &["live", "b.yaml", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let fixed = &json["strategies"][0];
+    // Simulated: two served at first, two retries paid for, eight denied.
+    assert_eq!(fixed["denied"]["median"], 8, "{fixed}");
+    let live = |total: &str| fixed[total]["live"].as_u64().unwrap();
+    // The quota pays for two retries, however the calls fall into ticks: at least the
+    // clients served at first and at most two more are served; the rest are denied.
+    assert!((2..=6).contains(&live("served")), "{fixed}");
+    assert_eq!(live("denied"), live("gave_up"), "{fixed}");
+    assert_eq!(live("served") + live("gave_up"), 12, "{fixed}");
+}
+
 #[cfg(feature = "live")]
 #[track_caller]
 fn refused(yaml: &str, expected: &str) {
@@ -238,14 +264,14 @@ fn what_a_live_run_cannot_play_is_named_where_it_is_written() {
                 `retrylab sim`\n";
     refused(
         "clients: 10\nlayers: [{attempts: 2}, {attempts: 3}]\n\
-         retry: {budget: grpc, throttle: {}}\n",
+         retry: {breaker: {}, throttle: {}}\n",
         &format!(
             "error: `retrylab live` does not play layers of retries (`layers`)\n --> s.yaml:2:1\n  \
              |\n2 | layers: [{{attempts: 2}}, {{attempts: 3}}]\n  | ^^^^^^\n{help}\n\
-             error: `retrylab live` does not play a retry budget (`retry.budget`)\n \
-             --> s.yaml:3:9\n  |\n3 | retry: {{budget: grpc, throttle: {{}}}}\n  |         ^^^^^^\n{help}\n\
+             error: `retrylab live` does not play a circuit breaker (`retry.breaker`)\n \
+             --> s.yaml:3:9\n  |\n3 | retry: {{breaker: {{}}, throttle: {{}}}}\n  |         ^^^^^^^\n{help}\n\
              error: `retrylab live` does not play client-side throttling (`retry.throttle`)\n \
-             --> s.yaml:3:23\n  |\n3 | retry: {{budget: grpc, throttle: {{}}}}\n  |                       ^^^^^^^^\n{help}\n\
+             --> s.yaml:3:22\n  |\n3 | retry: {{breaker: {{}}, throttle: {{}}}}\n  |                      ^^^^^^^^\n{help}\n\
              error: 3 problems found\n"
         ),
     );

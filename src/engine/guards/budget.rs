@@ -135,6 +135,25 @@ impl BudgetState {
         }
     }
 
+    /// Deposits `requests` new requests into the current tick's slot (Finagle's deposit;
+    /// nothing for the others). The run's loop deposits a tick's requests all at once
+    /// with [`BudgetState::begin_tick`]; a live run, whose requests come one at a time,
+    /// starts each tick with none and deposits each as it is made.
+    pub fn deposit(&mut self, requests: u64) {
+        if let BudgetState::Finagle {
+            deposit,
+            slots,
+            sum,
+            slot,
+            ..
+        } = self
+        {
+            let amount = requests as i64 * *deposit;
+            slots[*slot] += amount;
+            *sum += amount;
+        }
+    }
+
     /// A served call; `was_retry` when it was not the client's first.
     pub fn success(&mut self, was_retry: bool) {
         match self {
@@ -305,5 +324,28 @@ mod tests {
         // − 10 × 5,000 = 0): nothing changes.
         b.begin_tick(101, 0);
         assert!(!b.try_retry());
+    }
+
+    #[test]
+    fn deposits_one_at_a_time_come_to_the_tick_s_deposit_at_once() {
+        // Five requests deposited one by one in tick 1, as a live run makes them, are
+        // the five of `begin_tick(1, 5)`: one retry more (20 %), and they leave the
+        // window with their tick.
+        let (mut at_once, mut one_by_one) = (named("finagle"), named("finagle"));
+        at_once.begin_tick(0, 0);
+        one_by_one.begin_tick(0, 0);
+        at_once.begin_tick(1, 5);
+        one_by_one.begin_tick(1, 0);
+        for _ in 0..5 {
+            one_by_one.deposit(1);
+        }
+        assert_eq!(one_by_one.level(), at_once.level());
+        assert_eq!(one_by_one.level(), 500_000 + 5_000);
+        one_by_one.begin_tick(101, 0);
+        assert_eq!(one_by_one.level(), 500_000);
+        // The other budgets take no deposits.
+        let mut grpc = named("grpc");
+        grpc.deposit(3);
+        assert_eq!(grpc.level(), 10_000);
     }
 }
