@@ -74,11 +74,15 @@ mod run {
         let mut strategies = Vec::new();
         let mut refused = 0;
         for (result, &strategy) in simulated.strategies.iter().zip(&scenario.strategies) {
+            let who = match (scenario.clients, simulated.arrivals) {
+                (clients, 0) => format!("{clients} clients"),
+                (0, arrivals) => format!("{arrivals} open-loop requests"),
+                (clients, arrivals) => format!("{clients} clients, {arrivals} open-loop requests"),
+            };
             let line = format!(
-                "playing {} for real: {} ({} clients on loopback)…",
+                "playing {} for real: {} ({who} on loopback)…",
                 scenario.id,
                 strategy.name(),
-                scenario.clients
             );
             let playing = Progress::start(progress, line);
             let played = runtime.block_on(async {
