@@ -285,6 +285,18 @@ pub async fn play_beside(
             next: 0,
         }))
     });
+    // Client `id` (from 1) draws the engine's waits, where they are used, from its own
+    // seed.
+    let client = |id: u64| {
+        Client::new(
+            &scenario,
+            &server,
+            strategy,
+            seed.wrapping_add(id),
+            address,
+            &budget,
+        )
+    };
     let mut rng = Pcg64::seed_from_u64(seed);
     let mut clients = JoinSet::new();
     let mut id = 0u64;
@@ -295,15 +307,7 @@ pub async fn play_beside(
         };
         let connection = connect(address).await?;
         id += 1;
-        let client = Client::new(
-            &scenario,
-            &server,
-            strategy,
-            seed.wrapping_add(id),
-            address,
-            &budget,
-        );
-        clients.spawn(client.run(
+        clients.spawn(client(id).run(
             Some(connection),
             server.start + Duration::from_micros(first),
         ));
@@ -318,16 +322,8 @@ pub async fn play_beside(
     for window in &scenario.arrivals {
         for i in window.indices_in(0, scenario.horizon) {
             id += 1;
-            let client = Client::new(
-                &scenario,
-                &server,
-                strategy,
-                seed.wrapping_add(id),
-                address,
-                &budget,
-            );
             let at = server.start + Duration::from_micros(window.time_of(i));
-            clients.spawn(client.run(None, at));
+            clients.spawn(client(id).run(None, at));
         }
     }
     let mut outcomes = Vec::new();

@@ -120,19 +120,15 @@ impl BudgetState {
     /// Starts tick `k`, which brings `requests` new requests.
     pub fn begin_tick(&mut self, k: usize, requests: u64) {
         if let BudgetState::Finagle {
-            deposit,
-            slots,
-            sum,
-            slot,
-            ..
+            slots, sum, slot, ..
         } = self
         {
             // The tick that leaves the window takes its deposits and withdrawals along.
             *slot = k % slots.len();
             *sum -= slots[*slot];
-            slots[*slot] = requests as i64 * *deposit;
-            *sum += slots[*slot];
+            slots[*slot] = 0;
         }
+        self.deposit(requests);
     }
 
     /// Deposits `requests` new requests into the current tick's slot (Finagle's deposit;
