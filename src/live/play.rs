@@ -561,7 +561,8 @@ async fn respond(server: &Server, deadline: Option<Micros>) -> Response<String> 
                 // A queued call meets the queue as the last tick's service left it: one
                 // that comes in a moment before the server has served that tick waits
                 // until it has, as it would for a server busy serving.
-                Some(_) if held.decided < k => Arrival::Early,
+                // (No tick past the horizon is ever decided.)
+                Some(_) if held.decided < k && k < server.scenario.ticks() => Arrival::Early,
                 Some(setup) => {
                     let admission = Admission::new(&server.scenario.server);
                     let down = admission.is_down(k);
@@ -661,13 +662,9 @@ fn decide_tick(
 ) -> (Vec<(oneshot::Sender<Answer>, Answer)>, u64, u64) {
     let mut calls = {
         let mut held = server.held.lock().unwrap_or_else(|e| e.into_inner());
+        held.decided = k + 1;
         held.ticks.remove(&k).unwrap_or_default()
     };
-    server
-        .held
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .decided = k + 1;
     let Verdict { served, down, hint } = admission.decide(k, calls.len() as u64);
     for i in 0..served as usize {
         let j = rng.random_range(i..calls.len());
