@@ -687,8 +687,12 @@ impl Reader {
         self.relations_of_guards(s, top);
         let work = s.work();
         if work > MAX_WORK {
-            // At the crowd, or at the open-loop load of a scenario without one.
-            let load = top.get("clients").or_else(|| top.get("arrivals"));
+            // At the crowd, or at the open-loop load of a scenario without one (or
+            // with `clients: 0`, as open-loop scenarios often say).
+            let crowd = top.get("clients").filter(|_| s.clients > 0);
+            let load = crowd
+                .or_else(|| top.get("arrivals"))
+                .or_else(|| top.get("clients"));
             self.error(
                 &at(load.cloned()),
                 format!(

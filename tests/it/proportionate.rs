@@ -272,4 +272,10 @@ fn open_loop_load_past_the_limit_is_refused_at_its_arrivals() {
          \x20          ^\n  = help: use fewer clients, runs or strategies, a shorter \
          horizon or a longer tick, or a `retry.max_attempts`"
     );
+    // `clients: 0`, as open-loop scenarios say, is no crowd to blame.
+    let with_no_crowd = errors("id: a\nclients: 0\narrivals: {rate: 2000}\nhorizon: 1h\nruns: 3\n");
+    assert!(
+        with_no_crowd.contains(" --> s.yaml:3:12\n  |\n3 | arrivals: {rate: 2000}\n"),
+        "{with_no_crowd}"
+    );
 }
