@@ -85,7 +85,7 @@ impl Spread {
 
 /// The `p`th percentile of sorted values by nearest rank: the value at rank
 /// `ceil(p/100 · n)`, counting from 1.
-fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
+pub fn nearest_rank(sorted: &[u64], p: usize) -> u64 {
     let rank = (p * sorted.len()).div_ceil(100).max(1);
     sorted[rank - 1]
 }

@@ -90,6 +90,7 @@ use super::waits::Waits;
 use crate::engine::guards::budget::BudgetState;
 use crate::engine::recovery::{after_trigger, per_second_milli, recovery_tick};
 use crate::engine::scenario::{Queue as QueueSetup, QueueOrder};
+use crate::engine::stats::nearest_rank;
 use crate::engine::units::{Micros, SECOND};
 use crate::engine::{Scenario, Strategy};
 
@@ -372,13 +373,6 @@ struct Decided {
     rejected: Vec<u64>,
     /// The first tick decided more than half a tick late, and how late.
     late: Option<(u64, Duration)>,
-}
-
-/// The value at rank `ceil(p/100 · n)` of sorted values, counting from 1: the nearest
-/// rank, as the engine takes its percentiles.
-fn nearest_rank(sorted: &[Micros], p: usize) -> Micros {
-    let rank = (p * sorted.len()).div_ceil(100).max(1);
-    sorted[rank - 1]
 }
 
 /// The run's totals from the clients' outcomes and the server's decisions; an error
