@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::net::{IpAddr, Ipv4Addr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 
@@ -103,8 +103,9 @@ pub struct NewArgs {
 /// Arguments of `retrylab init`.
 #[derive(Debug, clap::Args)]
 pub struct InitArgs {
-    /// The folder to create the site in; it must be empty or not exist yet. With
-    /// --templates, a site's folder [default: the current folder]
+    /// The folder to create the site in: a new or empty one, or a repository's fresh
+    /// clone (.git, .github, a README, a licence). With --templates, a site's folder
+    /// [default: the current folder]
     #[arg(required_unless_present = "templates")]
     pub dir: Option<PathBuf>,
     /// The site's title [default: the folder's name]
@@ -117,6 +118,10 @@ pub struct InitArgs {
     /// the site first.
     #[arg(long)]
     pub templates: bool,
+    /// Leave out .github/workflows/pages.yml, the GitHub Actions workflow that builds the
+    /// site and publishes it with GitHub Pages on every push to main
+    #[arg(long)]
+    pub no_workflow: bool,
 }
 
 /// Arguments of `retrylab sim`.
@@ -263,17 +268,44 @@ fn init(args: &InitArgs) -> Result<String, Failure> {
                 |n| n.to_string_lossy().into_owned(),
             )
     });
-    let created = format!(
-        "created a site in {dir}: `cd {dir}` and `retrylab serve` to write, \
-         `retrylab build` to publish\n",
-        dir = dir.display()
-    );
-    if !args.templates {
-        site::scaffold::init(&dir, &title)?;
-        return Ok(created);
+    let workflow = !args.no_workflow;
+    let (created, copied) = if args.templates {
+        let (created, copied) = site::scaffold::init_with_look(&dir, &title, workflow)?;
+        (created, Some(copied))
+    } else {
+        (Some(site::scaffold::init(&dir, &title, workflow)?), None)
+    };
+    let mut out = String::new();
+    if let Some(created) = created {
+        out.push_str(&if dir == Path::new(".") {
+            "created a site here: `retrylab serve` to write, `retrylab build` to publish\n"
+                .to_string()
+        } else {
+            format!(
+                "created a site in {dir}: `cd {dir}` and `retrylab serve` to write, \
+                 `retrylab build` to publish\n",
+                dir = dir.display()
+            )
+        });
+        if created
+            .written
+            .iter()
+            .any(|f| f == site::scaffold::WORKFLOW)
+        {
+            out.push_str(&format!(
+                "wrote {}: pushed to GitHub, it publishes the site with GitHub Pages \
+                 (Settings → Pages → Source: GitHub Actions)\n",
+                site::scaffold::WORKFLOW
+            ));
+        }
+        let mut stderr = std::io::stderr().lock();
+        for note in &created.kept {
+            let _ = writeln!(stderr, "{note}");
+        }
     }
-    let (new, copied) = site::scaffold::init_with_look(&dir, &title)?;
-    let mut out = if new { created } else { String::new() };
+    let Some(copied) = copied else {
+        return Ok(out);
+    };
     for file in &copied.written {
         out.push_str(&format!("wrote {file}\n"));
     }

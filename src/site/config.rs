@@ -23,6 +23,12 @@ pub const KEYS: &[(&str, &str)] = &[
          a folder inside content/, templates/ or static/, or a folder of other files",
     ),
     (
+        "footer",
+        "the footer's words after the title and author; \"\" for none (default, on a site \
+         that runs scenarios: that its charts and tables are simulated when the site is \
+         built)",
+    ),
+    (
         "smart_punctuation",
         "true or false (default true): straight quotes become curly, -- and --- dashes, \
          ... an ellipsis; code and references are never changed",
@@ -54,6 +60,9 @@ pub struct Config {
     pub output_from: OutputFrom,
     /// Whether quotes, dashes and ellipses become typographic in the pages' text.
     pub smart_punctuation: bool,
+    /// The footer's words after the title and author, if `site.yaml` gives them (`""`
+    /// for none); else the templates say what holds of the site.
+    pub footer: Option<String>,
 }
 
 impl Config {
@@ -77,6 +86,20 @@ pub fn relative_base_note(config: &Config) -> Option<String> {
              either, which search engines and feed readers reject; to publish, set base_url \
              in site.yaml or pass `--base-url https://HOST/PATH/` to `retrylab build`",
             config.base_url
+        )
+    })
+}
+
+/// A note when `site.yaml` still holds the description `retrylab init` wrote, which
+/// would be published as the site's own words: in the home page's description, its
+/// social card and the feed.
+pub fn placeholder_note(config: &Config) -> Option<String> {
+    (config.description.trim() == super::scaffold::PLACEHOLDER_DESCRIPTION).then(|| {
+        format!(
+            "note: site.yaml: description is still `{}`, the placeholder `retrylab init` \
+             wrote; it is published as the home page's description, on its social card and \
+             in the feed: write one sentence on what your site explains",
+            super::scaffold::PLACEHOLDER_DESCRIPTION
         )
     })
 }
@@ -132,6 +155,7 @@ pub fn load(root: &Path, base_url: Option<&str>, output: Option<&Path>) -> Resul
             (None, None) => OutputFrom::Default,
         },
         smart_punctuation: meta.boolean("smart_punctuation").unwrap_or(true),
+        footer: meta.text("footer"),
     };
     if !meta.problems.is_empty() {
         return Err(Failure::Input(meta.problems));
@@ -193,6 +217,7 @@ mod tests {
             output: PathBuf::new(),
             output_from: OutputFrom::Default,
             smart_punctuation: true,
+            footer: None,
         };
         for absolute in ["https://user.github.io/retrylab/", "HTTP://example.com"] {
             assert!(with(absolute).has_absolute_base(), "{absolute}");

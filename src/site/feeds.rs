@@ -125,6 +125,7 @@ mod tests {
             output: "public".into(),
             output_from: crate::site::config::OutputFrom::Default,
             smart_punctuation: true,
+            footer: None,
         }
     }
 

@@ -226,9 +226,12 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         return Err(in_order(problems));
     }
     // A page too heavy for a phone, said by `build` and `check` alike.
-    let heavy = drawn.as_ref().map_or_else(Vec::new, |(figures, _)| {
-        weight::warnings(pages, rendered.iter().map(|r| r.html.as_str()), figures)
-    });
+    let heavy: Vec<String> = config::placeholder_note(&config)
+        .into_iter()
+        .chain(drawn.as_ref().map_or_else(Vec::new, |(figures, _)| {
+            weight::warnings(pages, rendered.iter().map(|r| r.html.as_str()), figures)
+        }))
+        .collect();
     let (Some(place), Some((results, stats)), Some((_, by_id))) = (place, &simulated, &drawn)
     else {
         return Ok(Summary {

@@ -246,8 +246,155 @@ pub fn new_article(root: &Path, title: &str) -> Result<PathBuf, Failure> {
     Ok(relative)
 }
 
-/// Creates a new site in `dir`, which must be empty or not exist yet.
-pub fn init(dir: &Path, title: &str) -> Result<(), Failure> {
+/// Where the Pages workflow gets `retrylab` from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Install {
+    /// The release of this version, as a prebuilt binary (`cargo install` where there is
+    /// none for the runner): the workflow `init` writes for an author's site.
+    Release,
+    /// Built from the repository's own source: this project's workflow, which builds
+    /// its explainer with the tool as it is at that commit.
+    Source,
+}
+
+/// The project's home, from the manifest (`repository` in `Cargo.toml`).
+pub const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// The address of the shell installer of a release of `retrylab`.
+pub fn installer_url(version: &str) -> String {
+    format!("{REPOSITORY}/releases/download/v{version}/retrylab-installer.sh")
+}
+
+/// The path of the Pages workflow in a site's repository.
+pub const WORKFLOW: &str = ".github/workflows/pages.yml";
+
+/// The GitHub Actions workflow that builds a site and publishes it with GitHub Pages:
+/// the same file for an author's site and for this project, but for how it gets the
+/// tool (`install`). The base URL comes from `actions/configure-pages`, so a project
+/// site under `https://USER.github.io/REPO/` gets every address right.
+pub fn pages_workflow(install: Install) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    let (env, steps) = match install {
+        Install::Release => (
+            format!(
+                "env:\n  # The retrylab that made this site: raise it to build with a newer one.\n  \
+                 RETRYLAB_VERSION: {version}\n\n"
+            ),
+            format!(
+                r#"      # The release binary, kept between runs; `cargo install` where the release has
+      # none for this runner.
+      - id: tool
+        uses: actions/cache@v4
+        with:
+          path: ~/.cargo/bin/retrylab
+          key: retrylab-${{{{ env.RETRYLAB_VERSION }}}}-${{{{ runner.os }}}}-${{{{ runner.arch }}}}
+      - name: Install retrylab
+        if: steps.tool.outputs.cache-hit != 'true'
+        run: |
+          installer="{REPOSITORY}/releases/download/v${{RETRYLAB_VERSION}}/retrylab-installer.sh"
+          if curl --proto '=https' --tlsv1.2 -fsSL "$installer" -o "$RUNNER_TEMP/installer.sh"; then
+            sh "$RUNNER_TEMP/installer.sh"
+          else
+            cargo install --locked "retrylab@${{RETRYLAB_VERSION}}"
+          fi
+"#
+            ),
+        ),
+        Install::Source => (
+            String::new(),
+            r#"      # This repository is retrylab itself: the tool is built from its own source.
+      - uses: dtolnay/rust-toolchain@stable
+      - uses: Swatinem/rust-cache@v2
+      - name: Install retrylab
+        run: |
+          cargo build --release --locked
+          echo "$PWD/target/release" >> "$GITHUB_PATH"
+"#
+            .to_string(),
+        ),
+    };
+    format!(
+        r#"# Builds the site with retrylab and publishes it with GitHub Pages on every push to
+# main. In the repository's settings, choose Pages → Source: GitHub Actions. The base URL
+# comes from Pages itself, so a project site under https://USER.github.io/REPO/ gets
+# every link, stylesheet and feed entry right.
+name: Pages
+
+on:
+  push:
+    branches: [main]
+  workflow_dispatch:
+
+permissions:
+  contents: read
+  pages: write
+  id-token: write
+
+concurrency:
+  group: pages
+  cancel-in-progress: false
+
+{env}jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+{steps}      # The simulations' cache: a build runs again only the scenarios that changed.
+      - uses: actions/cache@v4
+        with:
+          path: .retrylab-cache
+          key: retrylab-simulations-${{{{ github.sha }}}}
+          restore-keys: retrylab-simulations-
+      - id: pages
+        uses: actions/configure-pages@v5
+      - name: Build the site
+        run: {BUILD}
+      - uses: actions/upload-pages-artifact@v3
+        with:
+          path: public
+
+  deploy:
+    needs: build
+    runs-on: ubuntu-latest
+    environment:
+      name: github-pages
+      url: ${{{{ steps.deployment.outputs.page_url }}}}
+    steps:
+      - id: deployment
+        uses: actions/deploy-pages@v4
+"#
+    )
+}
+
+/// The Pages workflow's build command line; `${{ steps.pages.outputs.base_url }}` is
+/// the site's address without its final slash.
+pub const BUILD: &str = r#"retrylab build --base-url "${{ steps.pages.outputs.base_url }}/""#;
+
+/// Whether `name`, an entry of a folder, belongs to a new repository rather than to a
+/// site: what GitHub puts in a repository it creates (`.git`, `.github`, `.gitignore`,
+/// a README, a licence), so that `init` can fill a fresh clone.
+fn belongs_to_a_repository(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    name.starts_with('.')
+        || ["README", "LICENSE", "LICENCE", "COPYING"]
+            .iter()
+            .any(|start| upper.starts_with(start))
+}
+
+/// What [`init`] wrote and what it found already there and kept.
+#[derive(Debug, Default)]
+pub struct Created {
+    /// The files written, relative to the site.
+    pub written: Vec<String>,
+    /// A note for each file that was already there and was kept.
+    pub kept: Vec<String>,
+}
+
+/// Creates a new site in `dir`, which must not exist yet, be empty, or hold only what a
+/// new repository holds (see [`belongs_to_a_repository`]): `site.yaml`, a home page, an
+/// article, `.gitignore` and (with `workflow`) the Pages workflow. Never replaces a
+/// file: one already there is kept and named in [`Created::kept`].
+pub fn init(dir: &Path, title: &str, workflow: bool) -> Result<Created, Failure> {
     if let Some(problem) = title_problem(title) {
         // The title may come from the folder's name, which the user never typed as one.
         return Err(Failure::Other(format!(
@@ -255,20 +402,26 @@ pub fn init(dir: &Path, title: &str) -> Result<(), Failure> {
         )));
     }
     if dir.exists() {
-        let mut entries = std::fs::read_dir(dir).map_err(|e| io("read", dir, e))?;
-        if entries.next().is_some() {
-            return Err(Failure::Other(format!(
-                "{} is not empty; `retrylab init` only fills an empty or new folder",
-                dir.display()
-            )));
+        let entries = std::fs::read_dir(dir).map_err(|e| io("read", dir, e))?;
+        for entry in entries {
+            let entry = entry.map_err(|e| io("read", dir, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !belongs_to_a_repository(&name) {
+                return Err(Failure::Other(format!(
+                    "{} is not empty (it holds {name}); `retrylab init` only fills an empty \
+                     or new folder, or a repository's fresh clone (.git, .github, a README, \
+                     a licence)",
+                    dir.display()
+                )));
+            }
         }
     }
-    let files: [(&str, String); 3] = [
+    let mut files: Vec<(&str, String)> = vec![
         (
             "site.yaml",
             format!(
                 "title: {}\n\
-                 description: What this site explains, in one sentence.\n\
+                 description: {PLACEHOLDER_DESCRIPTION}\n\
                  # Where the site is published; `build --base-url` overrides it.\n\
                  base_url: /\n\
                  language: en\n\
@@ -287,16 +440,49 @@ pub fn init(dir: &Path, title: &str) -> Result<(), Failure> {
         ),
         (".gitignore", "public/\n.retrylab-cache/\n".to_string()),
     ];
+    if workflow {
+        files.push((WORKFLOW, pages_workflow(Install::Release)));
+    }
+    let mut created = Created::default();
     for (name, text) in files {
         let path = dir.join(name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io("create", parent, e))?;
         }
-        write_new(&path, &text).map_err(|e| io("write", &path, e))?;
+        match write_new(&path, &text) {
+            Ok(()) => created.written.push(name.to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                created.kept.push(kept_note(name));
+            }
+            Err(e) => return Err(io("write", &path, e)),
+        }
     }
-    new_article(dir, "A first scenario")?;
-    Ok(())
+    created.written.push(
+        new_article(dir, "A first scenario")?
+            .to_string_lossy()
+            .replace('\\', "/"),
+    );
+    Ok(created)
 }
+
+/// What to do about a file `init` found already there and kept.
+fn kept_note(name: &str) -> String {
+    let what = match name {
+        ".gitignore" => "add `public/` and `.retrylab-cache/` to it, the build's output and \
+                         its cache"
+            .to_string(),
+        WORKFLOW => format!(
+            "`retrylab init` writes its Pages workflow only where there is none; to use it, \
+             move yours aside and run `retrylab init` again, or build with `{BUILD}`"
+        ),
+        _ => "`retrylab init` never replaces a file".to_string(),
+    };
+    format!("note: {name} already exists and was kept: {what}")
+}
+
+/// The description `init` writes in `site.yaml`, for the author to replace: `build`
+/// and `check` say so while it is there.
+pub const PLACEHOLDER_DESCRIPTION: &str = "What this site explains, in one sentence.";
 
 /// What [`copy_look`] did: the files it wrote, and one problem for each file it found
 /// already there and kept.
@@ -365,25 +551,25 @@ pub fn copy_look(dir: &Path) -> Result<Copied, Failure> {
     Ok(copied)
 }
 
-/// `retrylab init --templates DIR`: a new site with the built-in look copied into it,
-/// in a folder that is empty or new, else the look copied into the site that `dir`
-/// holds.
-pub fn init_with_look(dir: &Path, title: &str) -> Result<(bool, Copied), Failure> {
-    let empty = match std::fs::read_dir(dir) {
-        Ok(mut entries) => entries.next().is_none(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
-        Err(e) => return Err(io("read", dir, e)),
+/// `retrylab init --templates DIR`: the built-in look copied into the site that `dir`
+/// holds, or into a new site made as [`init`] makes one.
+pub fn init_with_look(
+    dir: &Path,
+    title: &str,
+    workflow: bool,
+) -> Result<(Option<Created>, Copied), Failure> {
+    let created = if dir.join("site.yaml").is_file() {
+        None
+    } else {
+        Some(init(dir, title, workflow).map_err(|failure| match failure {
+            Failure::Other(message) if message.contains("is not empty") => Failure::Other(format!(
+                "{message}; it holds no site.yaml either, so it is no site for \
+                 `retrylab init --templates` to copy the built-in look into"
+            )),
+            other => other,
+        })?)
     };
-    if empty {
-        init(dir, title)?;
-    } else if !dir.join("site.yaml").is_file() {
-        return Err(Failure::Other(format!(
-            "{} is not empty and holds no site.yaml; `retrylab init --templates` copies the \
-             built-in look into a site, or makes a new site in an empty or new folder",
-            dir.display()
-        )));
-    }
-    Ok((empty, copy_look(dir)?))
+    Ok((created, copy_look(dir)?))
 }
 
 #[cfg(test)]

@@ -180,7 +180,7 @@ fn a_site_without_simulations_says_nothing_of_them() {
     assert!(!plain.contains("simulation"), "{plain}");
     assert!(plain.contains("<p>T. <a href="), "{plain}");
     let simulated = built(site("title: T\n", crate::markdown::CROWD).path());
-    assert!(simulated.contains(
-        "<p>T · every number on this site comes from a simulation run when the site was built. <a"
-    ));
+    assert!(
+        simulated.contains("<p>T · its charts and tables are simulated when the site is built. <a")
+    );
 }

@@ -27,6 +27,7 @@ mod output_safety;
 mod overload;
 mod overload_keys;
 mod overload_totals;
+mod package;
 mod page_weight;
 mod playground_module;
 mod presets;

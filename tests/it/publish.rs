@@ -44,12 +44,19 @@ fn elements<'a>(text: &'a str, tag: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The path part of a base URL (`/repo/` of `https://user.github.io/repo/`).
+fn base_path(base: &str) -> &str {
+    let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
+    &after_scheme[after_scheme.find('/').unwrap()..]
+}
+
 /// The file an internal address leads to, or an explanation of why it leads nowhere.
-fn target(address: &str, site: &BTreeMap<String, Vec<u8>>) -> Result<(), String> {
+fn target(address: &str, base: &str, site: &BTreeMap<String, Vec<u8>>) -> Result<(), String> {
+    let under = base_path(base);
     let path = address
-        .strip_prefix(BASE)
-        .or_else(|| address.strip_prefix("/repo/"))
-        .ok_or_else(|| format!("`{address}` is not under /repo/"))?;
+        .strip_prefix(base)
+        .or_else(|| address.strip_prefix(under))
+        .ok_or_else(|| format!("`{address}` is not under {under}"))?;
     let path = path.split(['#', '?']).next().unwrap();
     let file = if path.is_empty() || path.ends_with('/') {
         format!("{path}index.html")
@@ -63,10 +70,10 @@ fn target(address: &str, site: &BTreeMap<String, Vec<u8>>) -> Result<(), String>
     }
 }
 
-fn is_internal(address: &str) -> bool {
+fn is_internal(address: &str, base: &str) -> bool {
     !(address.starts_with('#')
         || address.starts_with("mailto:")
-        || (address.contains("://") && !address.starts_with(BASE)))
+        || (address.contains("://") && !address.starts_with(base)))
 }
 
 #[test]
@@ -74,7 +81,14 @@ fn every_internal_address_under_a_project_base_url_resolves() {
     let site = fixture("good");
     let out = site.path().join("public");
     build_under_repo(site.path(), &out);
-    let built = files(&out);
+    let checked = every_internal_address_resolves(&out, BASE);
+    assert!(checked > 40, "only {checked} addresses checked");
+}
+
+/// Checks that every internal address of every page, the sitemap and the feed of a site
+/// built under `base` leads to a file of the output; returns how many were checked.
+pub fn every_internal_address_resolves(out: &Path, base: &str) -> usize {
+    let built = files(out);
     let mut problems = Vec::new();
     let mut checked = 0;
     for (name, bytes) in &built {
@@ -97,15 +111,15 @@ fn every_internal_address_under_a_project_base_url_resolves() {
         } else {
             continue;
         };
-        for address in addresses.into_iter().filter(|a| is_internal(a)) {
+        for address in addresses.into_iter().filter(|a| is_internal(a, base)) {
             checked += 1;
-            if let Err(problem) = target(address, &built) {
+            if let Err(problem) = target(address, base, &built) {
                 problems.push(format!("{name}: {problem}"));
             }
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");
-    assert!(checked > 40, "only {checked} addresses checked");
+    checked
 }
 
 #[test]
