@@ -150,8 +150,8 @@ pub fn settings(budget: &Budget) -> String {
             retry_cost,
             no_retry_increment,
         } => format!(
-            "{quota} tokens, {retry_cost} a retry, refunded when it is served; \
-             {no_retry_increment} back for a first call served"
+            "{quota} tokens, {retry_cost} a retry; a request served on a retry gets that \
+             retry's {retry_cost} back, one served at its first call {no_retry_increment}"
         ),
         Budget::Grpc {
             max_tokens,
@@ -349,6 +349,9 @@ pub struct Source {
     pub default: &'static str,
     /// Where the defaults are written: repository, tag, file and lines.
     pub source: &'static str,
+    /// What the library does with a server's Retry-After, where "ignored" would say
+    /// less than the truth.
+    pub retry_after: Option<&'static str>,
 }
 
 /// Where each library's defaults were read, in the order of [`LIBRARIES`].
@@ -361,6 +364,7 @@ pub const SOURCES: [Source; 11] = [
         default: "`Config(retries={'mode': 'standard'})`, the refusal a throttling error",
         source: "boto/botocore@1.43.67 botocore/retries/standard.py:44-48, 425-429, \
                  468-482, 669-738; botocore/retries/quota.py:6-50",
+        retry_after: None,
     },
     // aws-legacy
     Source {
@@ -369,6 +373,7 @@ pub const SOURCES: [Source; 11] = [
         default: "a client with no retry configuration (legacy mode)",
         source: "boto/botocore@1.43.67 botocore/configprovider.py:24-41; \
                  botocore/data/_retry.json:91-113; botocore/retryhandler.py:43-63, 260-300",
+        retry_after: None,
     },
     // google-cloud
     Source {
@@ -377,6 +382,7 @@ pub const SOURCES: [Source; 11] = [
         default: "`Retry()`",
         source: "googleapis/python-api-core@v2.29.0 google/api_core/retry/retry_base.py:43-46, \
                  100-122, 207-233; google/api_core/retry/retry_unary.py:110-112, 137-167",
+        retry_after: None,
     },
     // python-backoff
     Source {
@@ -385,6 +391,7 @@ pub const SOURCES: [Source; 11] = [
         default: "`@backoff.on_exception(backoff.expo, E)`",
         source: "litl/backoff@v2.2.1 backoff/_wait_gen.py:7-31; backoff/_decorator.py:123-137; \
                  backoff/_jitter.py:18-28",
+        retry_after: None,
     },
     // urllib3
     Source {
@@ -393,6 +400,7 @@ pub const SOURCES: [Source; 11] = [
         default: "`Retry.DEFAULT` (`Retry(3)`), a GET",
         source: "urllib3/urllib3@2.7.0 src/urllib3/util/retry.py:219-253, 309-326, 349-387, \
                  411-431, 556-557",
+        retry_after: None,
     },
     // tenacity
     Source {
@@ -401,6 +409,7 @@ pub const SOURCES: [Source; 11] = [
         default: "`Retrying()`",
         source: "jd/tenacity@9.1.4 tenacity/__init__.py:215-239; tenacity/stop.py:64-71; \
                  tenacity/wait.py:49-63",
+        retry_after: None,
     },
     // polly
     Source {
@@ -410,6 +419,7 @@ pub const SOURCES: [Source; 11] = [
         source: "App-vNext/Polly@8.7.0 src/Polly.Core/Retry/RetryConstants.cs:9-15; \
                  src/Polly.Core/Retry/RetryHelper.cs:113-140; \
                  src/Polly.Core/Retry/RetryResilienceStrategy.cs:46-86",
+        retry_after: None,
     },
     // resilience4j
     Source {
@@ -419,6 +429,7 @@ pub const SOURCES: [Source; 11] = [
         source: "resilience4j/resilience4j@v2.4.0 resilience4j-retry/src/main/java/io/github/\
                  resilience4j/retry/RetryConfig.java:39-43; resilience4j-core/src/main/java/io/\
                  github/resilience4j/core/IntervalFunction.java:18-29",
+        retry_after: None,
     },
     // spring-retry
     Source {
@@ -428,6 +439,7 @@ pub const SOURCES: [Source; 11] = [
         source: "spring-projects/spring-retry@v2.0.12 src/main/java/org/springframework/retry/\
                  support/RetryTemplate.java:93-95; .../retry/policy/SimpleRetryPolicy.java:69, \
                  213-224",
+        retry_after: None,
     },
     // spring-retryable
     Source {
@@ -437,6 +449,7 @@ pub const SOURCES: [Source; 11] = [
         source: "spring-projects/spring-retry@v2.0.12 src/main/java/org/springframework/retry/\
                  annotation/Retryable.java:131-133, 150; .../retry/annotation/Backoff.java:59, \
                  69; .../retry/backoff/BackOffPolicyBuilder.java:218-281",
+        retry_after: None,
     },
     // go-backoff
     Source {
@@ -445,6 +458,11 @@ pub const SOURCES: [Source; 11] = [
         default: "`backoff.Retry(op, backoff.NewExponentialBackOff())`",
         source: "cenkalti/backoff@v4.3.0 exponential.go:78-101, 171-180, 193-216; \
                  retry.go:37-39, 70-118; ihrwein/backoff@v0.4.0 src/default.rs:1-13",
+        retry_after: Some(
+            "not read from the response; the backoff crate waits a `retry_after` its \
+             caller passes in the error instead of its own next wait \
+             (ihrwein/backoff@v0.4.0 src/retry.rs:93-101; src/error.rs:19-22, 42)",
+        ),
     },
 ];
 

@@ -205,7 +205,7 @@ fn strategies() -> Table {
                         format!("`{}` ({})", b.name(), crate::engine::library::settings(&b))
                     }),
                     match l.retry_after {
-                        RetryAfter::Ignored => "ignored",
+                        RetryAfter::Ignored => l.source().retry_after.unwrap_or("ignored"),
                         RetryAfter::Honoured => "waited for",
                         RetryAfter::Required => "only a refusal with it is retried, after it",
                     }

@@ -312,3 +312,76 @@ fn go_backoff_is_the_backoff_crates_default() {
         );
     }
 }
+
+/// The prose of the retry-libraries article: its paragraphs, without the generated
+/// reference table and the scenario blocks.
+fn article_paragraphs() -> Vec<String> {
+    let text = std::fs::read_to_string("content/library-defaults.md").unwrap();
+    let mut paragraphs = Vec::new();
+    let mut fenced = false;
+    let mut current = String::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced || line.starts_with('|') {
+            continue;
+        }
+        if line.trim().is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+        } else {
+            current.push_str(line);
+            current.push(' ');
+        }
+    }
+    paragraphs.push(current);
+    paragraphs
+}
+
+#[test]
+fn the_article_cites_resilience4js_randomized_functions_at_their_lines() {
+    // IntervalFunction.java:18-29 at v2.4.0 holds the default constants and
+    // ofDefaults(), a fixed 500 ms: right for the defaults' row, wrong for the advice
+    // to turn on jitter, which is ofRandomized (:71-94) and ofExponentialRandomBackoff
+    // (:130-229).
+    let advice: Vec<String> = article_paragraphs()
+        .into_iter()
+        .filter(|p| p.contains("randomized interval functions"))
+        .collect();
+    assert_eq!(advice.len(), 1, "{advice:#?}");
+    assert!(
+        advice[0].contains("resilience4j/resilience4j@v2.4.0 ")
+            && advice[0].contains("IntervalFunction.java:71-94, 130-229"),
+        "{}",
+        advice[0]
+    );
+    for p in article_paragraphs() {
+        assert!(!p.contains("IntervalFunction.java:18-29"), "{p}");
+    }
+}
+
+#[test]
+fn the_article_never_says_tenacity_waits_a_second() {
+    // tenacity's wait_none() retries at once (tenacity/wait.py:59-63); a second is the
+    // scenario's tick, which the article must name as the model's bound.
+    let paragraphs = article_paragraphs();
+    for p in paragraphs.iter().filter(|p| p.contains("tenacity")) {
+        for said in [
+            "next second",
+            "every second",
+            "a second later",
+            "once a second",
+        ] {
+            assert!(!p.contains(said), "`{said}` in: {p}");
+        }
+    }
+    assert!(
+        paragraphs
+            .iter()
+            .any(|p| p.contains("tenacity") && p.contains("rounds that up to the next tick")),
+        "the article no longer says that the tick bounds tenacity's storm"
+    );
+}
