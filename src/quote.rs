@@ -217,14 +217,64 @@ pub fn parse(text: &str, scenario: &Scenario) -> Option<(Target, Option<Format>)
     Some((target, format))
 }
 
+/// What a scenario lacks for a total or setting to mean anything: without it, the
+/// quote would be a zero (or "never") that no run measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lack {
+    /// Open-loop arrivals: goodput, offered, arrivals.
+    Arrivals,
+    /// An outage or slowdown to recover from, with arrivals: recovery.
+    Trigger,
+    /// A retry budget for the lane: denied.
+    Budget,
+    /// A circuit breaker: failed fast.
+    Breaker,
+    /// A per-attempt timeout: timed out, wasted.
+    Timeout,
+    /// Adaptive throttling: throttled.
+    Throttle,
+}
+
+/// What `scenario` lacks for `target` to mean anything, if it lacks something (see
+/// [`Lack`]). The build refuses such a reference; a rerun in the browser quotes none.
+pub fn lacks(scenario: &Scenario, target: &Target) -> Option<Lack> {
+    let no_arrivals = scenario.arrivals.is_empty();
+    let retry = &scenario.retry;
+    let lack = match *target {
+        Target::Setting(Setting::Offered | Setting::Arrivals) => Lack::Arrivals,
+        Target::Setting(_) => return None,
+        Target::Total {
+            strategy, field, ..
+        } => match field {
+            Metric::Goodput => Lack::Arrivals,
+            Metric::Recovery | Metric::RecoveredRuns if no_arrivals => Lack::Arrivals,
+            Metric::Recovery | Metric::RecoveredRuns => Lack::Trigger,
+            Metric::Denied if scenario.lane(strategy).retry.budget.is_none() => Lack::Budget,
+            Metric::FailedFast if retry.breaker.is_none() => Lack::Breaker,
+            Metric::TimedOut | Metric::Wasted if retry.timeout.is_none() => Lack::Timeout,
+            Metric::Throttled if retry.throttle.is_none() => Lack::Throttle,
+            _ => return None,
+        },
+    };
+    let has = match lack {
+        Lack::Arrivals => !no_arrivals,
+        Lack::Trigger => scenario.trigger_end().is_some(),
+        _ => false,
+    };
+    (!has).then_some(lack)
+}
+
 /// The text `target` quotes in `format`, or `None` when the results have no lane of
-/// its strategy.
+/// its strategy or the scenario lacks what the total needs ([`lacks`]).
 pub fn value(
     target: &Target,
     format: Option<Format>,
     scenario: &Scenario,
     result: &ScenarioResult,
 ) -> Option<String> {
+    if lacks(scenario, target).is_some() {
+        return None;
+    }
     match target {
         Target::Setting(name) => Some(setting(scenario, *name, format)),
         Target::Total {
@@ -315,5 +365,61 @@ pub(crate) fn setting(s: &Scenario, name: Setting, format: Option<Format>) -> St
             Some(m) => count(u64::from(m), format),
             None => "no limit".to_string(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{parse_scenario, run_scenario};
+
+    fn scenario(yaml: &str) -> Scenario {
+        parse_scenario(yaml, Some("s")).unwrap()
+    }
+
+    fn total(strategy: Strategy, field: Metric) -> Target {
+        Target::Total {
+            strategy,
+            field,
+            stat: Stat::Median,
+        }
+    }
+
+    #[test]
+    fn a_total_needs_what_measures_it() {
+        let closed = scenario("clients: 10\nstrategies: [fixed, aws-standard]\nruns: 2\n");
+        let lacks = |field| lacks(&closed, &total(Strategy::Fixed, field));
+        assert_eq!(lacks(Metric::Goodput), Some(Lack::Arrivals));
+        assert_eq!(lacks(Metric::Recovery), Some(Lack::Arrivals));
+        assert_eq!(lacks(Metric::RecoveredRuns), Some(Lack::Arrivals));
+        assert_eq!(lacks(Metric::Denied), Some(Lack::Budget));
+        assert_eq!(lacks(Metric::FailedFast), Some(Lack::Breaker));
+        assert_eq!(lacks(Metric::TimedOut), Some(Lack::Timeout));
+        assert_eq!(lacks(Metric::Wasted), Some(Lack::Timeout));
+        assert_eq!(lacks(Metric::Throttled), Some(Lack::Throttle));
+        for field in [Metric::Calls, Metric::DoneAt, Metric::LatencyP99] {
+            assert_eq!(lacks(field), None, "{field:?}");
+        }
+        // botocore's lane brings its own budget.
+        let aws = total(Strategy::AwsStandard, Metric::Denied);
+        assert_eq!(super::lacks(&closed, &aws), None);
+        let offered = Target::Setting(Setting::Offered);
+        assert_eq!(super::lacks(&closed, &offered), Some(Lack::Arrivals));
+        // The browser's rerun quotes nothing where the build would refuse.
+        let result = run_scenario(&closed);
+        let goodput = total(Strategy::Fixed, Metric::Goodput);
+        assert_eq!(value(&goodput, None, &closed, &result), None);
+        let calls = total(Strategy::Fixed, Metric::Calls);
+        assert!(value(&calls, None, &closed, &result).is_some());
+
+        // Arrivals without a trigger: goodput, but no recovery.
+        let open = scenario(
+            "clients: 0\narrivals: {rate: 5, from: 0s, to: 5s}\nhorizon: 20s\n\
+             strategies: [fixed]\nruns: 2\n",
+        );
+        let lacks = |field| super::lacks(&open, &total(Strategy::Fixed, field));
+        assert_eq!(lacks(Metric::Goodput), None);
+        assert_eq!(lacks(Metric::Recovery), Some(Lack::Trigger));
+        assert_eq!(super::lacks(&open, &offered), None);
     }
 }

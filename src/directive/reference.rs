@@ -320,6 +320,9 @@ pub fn check(
             stat,
         }
     };
+    if let Some((message, help)) = cannot_have(id, scenario, &target) {
+        return Err(fail(message, Some(help)));
+    }
     let format = match &raw.format {
         None => None,
         Some(f) => {
@@ -353,6 +356,75 @@ pub fn check(
         target,
         format,
     })
+}
+
+/// Why scenario `id` cannot have what `target` quotes, and what it would need, if it
+/// cannot ([`crate::quote::lacks`]): a total or setting of a feature the scenario
+/// lacks, which would publish a zero or "never" that no run measured.
+fn cannot_have(id: &str, scenario: &Scenario, target: &Target) -> Option<(String, String)> {
+    use crate::quote::Lack;
+    let lack = crate::quote::lacks(scenario, target)?;
+    let (what, reads) = match target {
+        Target::Setting(setting) => (format!("`{}`", setting.name()), "0"),
+        Target::Total { field, .. } => (
+            format!("the total `{}`", field.name()),
+            if *field == Metric::Recovery {
+                "\"never\""
+            } else {
+                "0"
+            },
+        ),
+    };
+    let (lacks, help) = match lack {
+        Lack::Arrivals => (
+            "no open-loop `arrivals`".to_string(),
+            match target {
+                Target::Setting(_) => {
+                    "add `arrivals:` (requests that come at a rate, whoever is retrying), or \
+                     quote `clients`, the crowd"
+                }
+                _ => {
+                    "add `arrivals:` (requests that come at a rate, whoever is retrying), or \
+                     quote `served` or `done_at` of the crowd"
+                }
+            }
+            .to_string(),
+        ),
+        Lack::Trigger => (
+            "no outage or slowdown for goodput to recover from".to_string(),
+            "recovery is timed from the end of the last outage or slowdown; add one, or \
+             quote `goodput`"
+                .to_string(),
+        ),
+        Lack::Budget => (
+            match target {
+                Target::Total { strategy, .. } => {
+                    format!("no retry budget for `{}`", strategy.name())
+                }
+                Target::Setting(_) => "no retry budget".to_string(),
+            },
+            "set `retry.budget` (grpc, finagle or aws), or quote `gave_up`".to_string(),
+        ),
+        Lack::Breaker => (
+            "no circuit breaker".to_string(),
+            "set `retry.breaker`, or quote `calls`".to_string(),
+        ),
+        Lack::Timeout => (
+            "no per-attempt timeout".to_string(),
+            "set `retry.timeout`, or quote `served` or `latency_p99`".to_string(),
+        ),
+        Lack::Throttle => (
+            "no adaptive throttling".to_string(),
+            "set `retry.throttle`, or quote `calls`".to_string(),
+        ),
+    };
+    Some((
+        format!(
+            "scenario `{id}` cannot have {what}: it has {lacks}, and the page would say \
+             {reads} where no run measured anything"
+        ),
+        help,
+    ))
 }
 
 /// Writes the value a checked reference quotes. A reference is checked against the
@@ -516,7 +588,9 @@ mod tests {
         assert_eq!(quote("{{ m.fixed.goodput }}").unwrap(), "80.0");
         assert_eq!(quote("{{ m.fixed.recovery }}").unwrap(), "0.0 s");
         assert_eq!(quote("{{ m.fixed.recovered_runs }}").unwrap(), "1");
-        assert_eq!(quote("{{ m.fixed.failed_fast }}").unwrap(), "0");
+        assert!(quote("{{ m.fixed.failed_fast }}").unwrap_err().starts_with(
+            "scenario `m` cannot have the total `failed_fast`: it has no circuit breaker"
+        ));
         assert_eq!(quote("{{ m.arrivals }}").unwrap(), "9,600");
         assert_eq!(quote("{{ m.offered }}").unwrap(), "80.0");
         assert_eq!(quote("{{ m.outage }}").unwrap(), "2 s");
@@ -530,7 +604,14 @@ mod tests {
     #[test]
     fn a_time_some_runs_lack_is_never_when_fewer_than_half_have_it() {
         use crate::engine::Spread;
-        let (scenarios, mut result) = site();
+        let (mut scenarios, mut result) = site();
+        // Timed-out, wasted and throttled attempts need a timeout and a throttle.
+        let crowd = scenarios.get_mut("crowd").unwrap();
+        crowd.retry.timeout = Some(2_000_000);
+        crowd.retry.throttle = Some(crate::engine::scenario::Throttle {
+            k_milli: 2_000,
+            window: 60_000_000,
+        });
         result.runs = 4;
         let lane = &mut result.strategies[1];
         // One run of four finished: the median over all runs is "never".
@@ -569,7 +650,14 @@ mod tests {
     #[test]
     fn quotes_the_overload_totals() {
         use crate::engine::Spread;
-        let (scenarios, mut result) = site();
+        let (mut scenarios, mut result) = site();
+        // Timed-out, wasted and throttled attempts need a timeout and a throttle.
+        let crowd = scenarios.get_mut("crowd").unwrap();
+        crowd.retry.timeout = Some(2_000_000);
+        crowd.retry.throttle = Some(crate::engine::scenario::Throttle {
+            k_milli: 2_000,
+            window: 60_000_000,
+        });
         result.runs = 4;
         let lane = &mut result.strategies[1];
         lane.wasted = Spread::of(vec![1_200, 40, 7, 300]).unwrap();

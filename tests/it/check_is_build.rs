@@ -115,3 +115,76 @@ fn a_reference_table_written_out_in_its_block_is_held_to_the_one_the_build_knows
     assert!(err.contains("the table ends before this line"), "{err}");
     assert!(err.contains("1 problem found"), "{err}");
 }
+
+#[test]
+fn a_total_the_scenario_cannot_have_is_one_error_at_its_reference() {
+    // A closed crowd has no goodput, no recovery and no offered load; a lane without a
+    // budget denies no one; without a breaker, a timeout or a throttle nothing fails
+    // fast, times out or is throttled. Each once would publish a zero or "never".
+    for (reference, message, help) in [
+        (
+            "crowd.full-jitter.goodput",
+            "scenario `crowd` cannot have the total `goodput`: it has no open-loop \
+             `arrivals`, and the page would say 0 where no run measured anything",
+            "add `arrivals:`",
+        ),
+        (
+            "crowd.full-jitter.recovery",
+            "cannot have the total `recovery`: it has no open-loop `arrivals`, and the page \
+             would say \"never\"",
+            "add `arrivals:`",
+        ),
+        (
+            "crowd.offered",
+            "cannot have `offered`: it has no open-loop `arrivals`",
+            "add `arrivals:` (requests that come at a rate, whoever is retrying), or quote \
+             `clients`",
+        ),
+        (
+            "crowd.fixed.denied",
+            "cannot have the total `denied`: it has no retry budget for `fixed`",
+            "set `retry.budget`",
+        ),
+        (
+            "crowd.fixed.failed_fast",
+            "cannot have the total `failed_fast`: it has no circuit breaker",
+            "set `retry.breaker`",
+        ),
+        (
+            "crowd.fixed.wasted",
+            "cannot have the total `wasted`: it has no per-attempt timeout",
+            "set `retry.timeout`",
+        ),
+        (
+            "crowd.fixed.throttled",
+            "cannot have the total `throttled`: it has no adaptive throttling",
+            "set `retry.throttle`",
+        ),
+    ] {
+        for body in [
+            format!("{FIGURE}Said: {{{{ {reference} }}}}.\n"),
+            format!("{FIGURE}{{{{ if {reference} == 0 }}}}Held.{{{{ end }}}}\n"),
+        ] {
+            let ((check, check_err), (build, build_err), written) = both(&body);
+            assert_eq!((check, build), (1, 1), "{body}\n{check_err}");
+            assert_eq!(check_err, build_err, "{body}");
+            assert!(!written);
+            assert_eq!(check_err.matches("error: ").count(), 2, "{check_err}");
+            assert!(check_err.contains("error: 1 problem found"), "{check_err}");
+            assert!(check_err.contains(message), "{body}\n{check_err}");
+            assert!(
+                check_err.contains(&format!("= help: {help}")),
+                "{check_err}"
+            );
+            assert!(check_err.contains("--> content/a.md:"), "{check_err}");
+        }
+    }
+    // Where the scenario has what the total needs, it is quoted.
+    let open = "```sim\nid: open\nclients: 0\narrivals: {rate: 20, from: 0s, to: 10s}\n\
+                horizon: 30s\nserver: {capacity: 40, outages: [{from: 2s, to: 4s}]}\n\
+                strategies: [fixed]\nruns: 3\n```\n\n\
+                Goodput {{ open.fixed.goodput }}, recovery {{ open.fixed.recovery }}, \
+                offered {{ open.offered }}.\n";
+    let ((check, check_err), (build, build_err), _) = both(open);
+    assert_eq!((check, build), (0, 0), "{check_err}\n{build_err}");
+}

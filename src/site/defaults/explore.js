@@ -233,7 +233,8 @@ function apply(state, out) {
   }
   const asks = asksOf(state);
   const value = new Map(asks.map((ask, i) => [ask, out.values[i]]));
-  for (const e of state.refs) e.textContent = value.get(e.dataset.ref) ?? e.textContent;
+  // A total the rerun cannot have (goodput without arrivals, say) is quoted as none.
+  for (const e of state.refs) e.textContent = value.get(e.dataset.ref) ?? "—";
   for (const e of state.conditions) e.hidden = !holds(e.dataset.if, value);
   marked(state, true);
   const setting = [
