@@ -34,6 +34,11 @@ pub fn help<'a>(
     }
 }
 
+/// The edit distance of two names, letter case aside.
+pub fn distance(a: &str, b: &str) -> usize {
+    edit_distance(&a.to_ascii_lowercase(), &b.to_ascii_lowercase())
+}
+
 /// Levenshtein distance over characters.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

@@ -295,11 +295,7 @@ pub fn check(
         let Some(field) = Metric::from_name(field) else {
             return Err(fail(
                 format!("there is no total `{field}`"),
-                Some(suggest::help(
-                    field,
-                    FIELDS.iter().map(|(f, _)| *f),
-                    "totals",
-                )),
+                Some(total_help(field, scenario, strategy)),
             ));
         };
         let stat = match raw.path.get(3) {
@@ -356,6 +352,115 @@ pub fn check(
         target,
         format,
     })
+}
+
+/// The words an author reaches for, by the total they mean, in the order tried: the
+/// first whose total the scenario can have is suggested.
+const SYNONYMS: &[(&[&str], Metric)] = &[
+    (
+        &[
+            "finished",
+            "finish",
+            "end",
+            "ended",
+            "ends",
+            "completion",
+            "complete",
+            "completed",
+            "done",
+            "duration",
+            "makespan",
+            "last",
+        ],
+        Metric::DoneAt,
+    ),
+    (&["p99", "tail", "p999"], Metric::LatencyP99),
+    (
+        &["latency", "p50", "median", "delay", "response"],
+        Metric::LatencyP50,
+    ),
+    (&["throughput", "rps", "qps", "goodput"], Metric::Goodput),
+    (&["throughput", "rate"], Metric::Served),
+    (&["amplification", "per"], Metric::CallsPerClient),
+    (
+        &["retries", "attempts", "requests", "load", "traffic"],
+        Metric::Calls,
+    ),
+    (
+        &["success", "succeeded", "successes", "ok", "answered"],
+        Metric::Served,
+    ),
+    (
+        &[
+            "failed",
+            "failures",
+            "failure",
+            "errors",
+            "abandoned",
+            "lost",
+        ],
+        Metric::GaveUp,
+    ),
+    (
+        &["rejected", "rejections", "refused", "shed", "dropped"],
+        Metric::PeakRejected,
+    ),
+    (
+        &["pending", "waiting", "remaining", "stuck"],
+        Metric::StillRetrying,
+    ),
+    (&["timeouts", "timeout"], Metric::TimedOut),
+    (&["budget"], Metric::Denied),
+    (&["breaker", "circuit"], Metric::FailedFast),
+];
+
+/// Help for `name`, which is no total: the total a word of it means (`finished_at` →
+/// `done_at`), said with what it means, and the closest by spelling where that is
+/// another; a plain typo (one letter off) gets its total alone.
+fn total_help(name: &str, scenario: &Scenario, strategy: crate::engine::Strategy) -> String {
+    let names = || FIELDS.iter().map(|(f, _)| *f);
+    let short = |m: Metric| {
+        let meaning = m.meaning();
+        meaning
+            .split([':', '('])
+            .next()
+            .unwrap_or(meaning)
+            .trim_end_matches([',', ' '])
+            .to_string()
+    };
+    let spelt = suggest::closest(name, names()).and_then(Metric::from_name);
+    if let Some(typo) = spelt.filter(|m| suggest::distance(name, m.name()) <= 1) {
+        return format!("did you mean `{}`?", typo.name());
+    }
+    let lower = name.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(['_', '-', '.'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |m: Metric| {
+        let target = Target::Total {
+            strategy,
+            field: m,
+            stat: Stat::Median,
+        };
+        crate::quote::lacks(scenario, &target).is_none()
+    };
+    let meant = SYNONYMS
+        .iter()
+        .filter(|(said, _)| words.iter().any(|w| said.contains(w)))
+        .map(|(_, m)| *m)
+        .find(|&m| has(m));
+    match (meant, spelt) {
+        (Some(m), Some(s)) if s != m => format!(
+            "did you mean `{}` ({})? `{}` is {}",
+            m.name(),
+            short(m),
+            s.name(),
+            short(s)
+        ),
+        (Some(m), _) => format!("did you mean `{}` ({})?", m.name(), short(m)),
+        (None, _) => suggest::help(name, names(), "totals"),
+    }
 }
 
 /// Why scenario `id` cannot have what `target` quotes, and what it would need, if it
@@ -541,6 +646,37 @@ mod tests {
             error.starts_with("scenario `crowd` has no setting `tick_length`"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_name_an_author_reaches_for_is_suggested_by_its_meaning() {
+        // Meaning first where a word says it, with the total spelt closest beside it.
+        assert_eq!(
+            quote("{{ crowd.fixed.finished_at }}").unwrap_err(),
+            "there is no total `finished_at` (did you mean `done_at` (when the last client \
+             finished, over all runs)? `finished_runs` is runs in which every client \
+             finished)"
+        );
+        // A plain typo is a typo.
+        assert_eq!(
+            quote("{{ crowd.fixed.finished_run }}").unwrap_err(),
+            "there is no total `finished_run` (did you mean `finished_runs`?)"
+        );
+        for (said, meant) in [
+            ("completion_time", "done_at"),
+            ("end", "done_at"),
+            ("p99", "latency_p99"),
+            ("latency", "latency_p50"),
+            ("retries", "calls"),
+            // A closed crowd has no goodput: throughput is what it served.
+            ("throughput", "served"),
+        ] {
+            let help = quote(&format!("{{{{ crowd.fixed.{said} }}}}")).unwrap_err();
+            assert!(
+                help.contains(&format!("did you mean `{meant}` (")),
+                "{said}: {help}"
+            );
+        }
     }
 
     #[test]
