@@ -164,16 +164,56 @@ fn resolve(
     rooted(url, cx.base_path)
 }
 
+/// The page whose file is nearest to the `.md` file `target` names (from `page`), written
+/// as the link would name it: the author's own folder part with the file's name changed
+/// when the page is in the folder the link leads to, else its path below `content/`
+/// from the root (`/guide/notes.md`).
+fn nearest_page(content: &Content, page: &Page, target: &str) -> Option<String> {
+    // Not the page itself: a link that names a file seldom means the page it is on.
+    let files: Vec<&str> = content
+        .pages
+        .iter()
+        .filter(|p| p.file != page.file)
+        .filter_map(|p| p.file.strip_prefix("content/"))
+        .collect();
+    let name = last_part(target);
+    let written_folder = &target[..target.len() - name.len()];
+    let near = crate::suggest::closest(name, files.iter().map(|f| last_part(f)))?;
+    let from = page.file.strip_prefix("content/").unwrap_or(&page.file);
+    let beside = match target.strip_prefix('/') {
+        Some(rooted) => resolve_relative("", rooted),
+        None => resolve_relative(from, target),
+    }
+    .map(|resolved| format!("{}{near}", &resolved[..resolved.len() - name.len()]));
+    if beside.is_some_and(|b| files.contains(&b.as_str())) {
+        return Some(format!("{written_folder}{near}"));
+    }
+    files
+        .iter()
+        .find(|f| last_part(f) == near)
+        .map(|f| format!("/{f}"))
+}
+
 /// The problem of a target that leads nowhere as written, at `range` of the page's body:
 /// a `.md` file that is no page, or an address that climbs above the site's root.
-fn broken(page: &Page, index: &LineIndex, range: &Range<usize>, target: &str) -> Diagnostic {
+fn broken(
+    content: &Content,
+    page: &Page,
+    index: &LineIndex,
+    range: &Range<usize>,
+    target: &str,
+) -> Diagnostic {
     if is_markdown(target) {
+        let help = match nearest_page(content, page, target) {
+            Some(near) => format!("did you mean `{near}`?"),
+            None => "a link to a `.md` file must name a file under content/".to_string(),
+        };
         super::at(
             page,
             index,
             range,
             format!("the link to `{target}` does not lead to a page"),
-            Some("a link to a `.md` file must name a file under content/".to_string()),
+            Some(help),
         )
     } else {
         super::at(
@@ -204,7 +244,7 @@ pub fn problems(
         let mut found: Vec<(usize, Diagnostic)> = r
             .broken
             .iter()
-            .map(|(range, target)| (range.start, broken(page, &index, range, target)))
+            .map(|(range, target)| (range.start, broken(content, page, &index, range, target)))
             .collect();
         for link in &r.links {
             let target = link.page.as_str();
@@ -224,13 +264,20 @@ pub fn problems(
                 }
                 (Some((address, ids)), Some(anchor)) if !ids.contains(anchor) => Some((
                     format!("`/{address}` has no heading or figure with the anchor `#{anchor}`"),
-                    case_only(ids, anchor).map(|id| {
-                        format!(
-                            "`#{id}` differs only in letter case: an anchor must be written \
-                             as the page has it (GitHub's script forgives the case, a \
-                             browser does not)"
-                        )
-                    }),
+                    case_only(ids, anchor)
+                        .map(|id| {
+                            format!(
+                                "`#{id}` differs only in letter case: an anchor must be \
+                                 written as the page has it (GitHub's script forgives the \
+                                 case, a browser does not)"
+                            )
+                        })
+                        .or_else(|| {
+                            let mut sorted: Vec<&str> = ids.iter().map(String::as_str).collect();
+                            sorted.sort_unstable();
+                            crate::suggest::closest(anchor, sorted)
+                                .map(|id| format!("did you mean `#{id}`?"))
+                        }),
                 )),
                 (Some(_), _) => None,
                 (None, _) if files.contains(target) => None,
@@ -239,18 +286,34 @@ pub fn problems(
                 }
                 (None, _) if link.image => Some((
                     format!("the image `{}` leads to no file of the site", link.written),
-                    Some(format!(
-                        "it would be `/{target}`; a picture beside the page's file in content/ \
-                         is written by its name (`pic.png`), one in static/ from the root \
-                         (`/pic.png`)"
-                    )),
+                    Some(match nearest_file(&files, target) {
+                        Some(near) => format!(
+                            "did you mean `/{near}`? A picture beside the page's file in \
+                             content/ is written by its name (`pic.png`), one in static/ from \
+                             the root (`/pic.png`)"
+                        ),
+                        None => {
+                            let resolved = format!("/{target}");
+                            let said = if link.written.split(['?', '#']).next() == Some(&resolved) {
+                                String::new()
+                            } else {
+                                format!("it would be `{resolved}`; ")
+                            };
+                            format!(
+                                "{said}no file of content/ or static/ has that name: a picture \
+                                 beside the page's file in content/ is written by its name \
+                                 (`pic.png`), one in static/ from the root (`/pic.png`)"
+                            )
+                        }
+                    }),
                 )),
-                (None, _) if is_page(target) || !last_part(target).contains('.') => {
-                    Some((format!("no page has the address `/{target}`"), None))
-                }
+                (None, _) if is_page(target) || !last_part(target).contains('.') => Some((
+                    format!("no page has the address `/{target}`"),
+                    nearest_address(content, target).map(|a| format!("did you mean `/{a}`?")),
+                )),
                 (None, _) => Some((
                     format!("no file of the site has the address `/{target}`"),
-                    None,
+                    nearest_file(&files, target).map(|f| format!("did you mean `/{f}`?")),
                 )),
             };
             if let Some((message, help)) = problem {
@@ -262,6 +325,31 @@ pub fn problems(
         problems.extend(found.into_iter().map(|(_, problem)| problem));
     }
     problems
+}
+
+/// The file of the site whose name is nearest to the last part of `target`, by its
+/// address (`images/pic.png`), if one is close.
+fn nearest_file<'f>(files: &'f BTreeSet<String>, target: &str) -> Option<&'f str> {
+    let name = last_part(target);
+    let near = crate::suggest::closest(name, files.iter().map(|f| last_part(f)))?;
+    files
+        .iter()
+        .find(|f| last_part(f) == near)
+        .map(String::as_str)
+}
+
+/// The page address nearest to `target` (`crowd/` for `crwd/`), if one is close.
+fn nearest_address<'c>(content: &'c Content, target: &str) -> Option<&'c str> {
+    let wanted = target.trim_end_matches('/');
+    let near = crate::suggest::closest(
+        wanted,
+        content.pages.iter().map(|p| p.url.trim_end_matches('/')),
+    )?;
+    content
+        .pages
+        .iter()
+        .map(|p| p.url.as_str())
+        .find(|u| u.trim_end_matches('/') == near)
 }
 
 /// The one id of `ids` that is `anchor` in other letter case, the first in order when

@@ -192,14 +192,14 @@ error: the image `nope.png` leads to no file of the site
   |
 6 | ![gone](nope.png) ![lost](/img/lost.png)
   | ^^^^^^^^^^^^^^^^^
-  = help: it would be `/sub/probe/nope.png`; a picture beside the page's file in content/ is written by its name (`pic.png`), one in static/ from the root (`/pic.png`)
+  = help: it would be `/sub/probe/nope.png`; no file of content/ or static/ has that name: a picture beside the page's file in content/ is written by its name (`pic.png`), one in static/ from the root (`/pic.png`)
 
 error: the image `/img/lost.png` leads to no file of the site
  --> content/sub/probe.md:6:19
   |
 6 | ![gone](nope.png) ![lost](/img/lost.png)
   |                   ^^^^^^^^^^^^^^^^^^^^^^
-  = help: it would be `/img/lost.png`; a picture beside the page's file in content/ is written by its name (`pic.png`), one in static/ from the root (`/pic.png`)
+  = help: no file of content/ or static/ has that name: a picture beside the page's file in content/ is written by its name (`pic.png`), one in static/ from the root (`/pic.png`)
 
 error: no file of the site has the address `/sub/probe/data.csv`
  --> content/sub/probe.md:8:1
@@ -334,7 +334,7 @@ error: the link to `../OTHER.md` does not lead to a page
   |
 4 | [a](/gone.md) [b](../other.md?q=1#nope) [c](../OTHER.md)
   |                                         ^^^^^^^^^^^^^^^^
-  = help: a link to a `.md` file must name a file under content/
+  = help: did you mean `../other.md`?
 
 error: 3 problems found"#,
     );

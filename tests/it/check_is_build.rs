@@ -188,3 +188,48 @@ fn a_total_the_scenario_cannot_have_is_one_error_at_its_reference() {
     let ((check, check_err), (build, build_err), _) = both(open);
     assert_eq!((check, build), (0, 0), "{check_err}\n{build_err}");
 }
+
+#[test]
+fn a_link_that_leads_nowhere_gets_the_nearest_page_anchor_or_file() {
+    for (body, message, help) in [
+        (
+            "[sizing](sizing-retrie.md)\n\n[self](a.md)\n".to_string(),
+            "the link to `sizing-retrie.md` does not lead to a page",
+            // Only one page here: nothing is near enough.
+            "a link to a `.md` file must name a file under content/",
+        ),
+        (
+            // The page itself is never the suggestion (bundles.rs has one that is).
+            "[me](aa.md)\n".to_string(),
+            "the link to `aa.md` does not lead to a page",
+            "a link to a `.md` file must name a file under content/",
+        ),
+        (
+            "## Capping the attempts\n\nSee [capping](#capping-attempts).\n".to_string(),
+            "`/a/` has no heading or figure with the anchor `#capping-attempts`",
+            "did you mean `#capping-the-attempts`?",
+        ),
+        (
+            "![a picture](/pic.png)\n".to_string(),
+            "the image `/pic.png` leads to no file of the site",
+            "no file of content/ or static/ has that name",
+        ),
+        (
+            "[home](/b/)\n".to_string(),
+            "no page has the address `/b/`",
+            "did you mean `/a/`?",
+        ),
+    ] {
+        let ((check, check_err), (build, build_err), _) = both(&body);
+        assert_eq!((check, build), (1, 1), "{body}\n{check_err}");
+        assert_eq!(check_err, build_err, "{body}");
+        assert!(check_err.contains("error: 1 problem found"), "{check_err}");
+        assert!(check_err.contains(message), "{body}\n{check_err}");
+        assert!(
+            check_err.contains(&format!("= help: {help}")),
+            "{check_err}"
+        );
+        // The help never repeats the author's own path back as the answer.
+        assert!(!check_err.contains("it would be `/pic.png`"), "{check_err}");
+    }
+}

@@ -34,6 +34,7 @@ error: `/3392-leadership-council/` has no heading or figure with the anchor `#th
     |
 429 | … one-off operational decision. (See the [decision-making section][decision-making] for details on po…
     |                                          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+    = help: did you mean `#the-councils-decision-making-process`?
 
 error: `/3654-return-type-notation/` has no heading or figure with the anchor `#future-directions`
    --> content/3654-return-type-notation.md:284:426

@@ -111,7 +111,7 @@ error: the image `missing.png` leads to no file of the site
   |
 6 |   <img src="missing.png" alt="">
   |             ^^^^^^^^^^^
-  = help: it would be `/a/missing.png`; a picture beside the page's file in content/ is written by its name (`pic.png`), one in static/ from the root (`/pic.png`)
+  = help: it would be `/a/missing.png`; no file of content/ or static/ has that name: a picture beside the page's file in content/ is written by its name (`pic.png`), one in static/ from the root (`/pic.png`)
 
 error: the link to `nope.md` does not lead to a page
  --> content/a.md:9:12
