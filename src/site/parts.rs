@@ -288,7 +288,20 @@ impl<'a> Reading<'a> {
     /// The directive blocks that could not be read as blocks (a fence never closed).
     fn tell_fence_problems(&mut self, scans: &[(String, Scanned)]) {
         for (p, (_, scanned)) in scans.iter().enumerate() {
+            let body = self.lines.pages[p].body();
             for problem in &scanned.scan.problems {
+                // What the block names itself, up to the next fence: what quotes it is
+                // not told again beside this one error.
+                let after = body[problem.range.end..]
+                    .split_once('\n')
+                    .map_or("", |(_, rest)| rest);
+                let own: Vec<&str> = after
+                    .lines()
+                    .take_while(|l| !l.trim_start().starts_with("```"))
+                    .collect();
+                if let Some(id) = directive::id_of(&own.join("\n")) {
+                    self.broken.insert(id);
+                }
                 let (message, help) = (problem.message.clone(), problem.help.clone());
                 let told = self.lines.at(p, &problem.range, message, help);
                 self.problems.push(told);
@@ -362,6 +375,9 @@ impl<'a> Reading<'a> {
                 None
             }
             Err(Failed::Told(problems)) => {
+                if let Some(id) = directive::id_of(&found.body) {
+                    self.broken.insert(id);
+                }
                 self.problems.extend(problems);
                 None
             }
@@ -485,6 +501,8 @@ impl<'a> Reading<'a> {
             for found in condition::find(page.body(), &scanned.scan.code, &self.scenarios) {
                 match found {
                     Ok(c) if self.broken.contains(&c.id) => {}
+                    // A scenario that failed has said so; what names it is not told again.
+                    Err(e) if names_any(&page.body()[e.range.clone()], &self.broken) => {}
                     Ok(c) => conditions.push(c),
                     Err(e) => self
                         .problems
@@ -501,11 +519,21 @@ impl<'a> Reading<'a> {
         for page in self.lines.pages {
             if let Some(id) = &page.front.card
                 && !self.scenarios.contains_key(id)
+                && !self.broken.contains(id)
             {
                 self.problems.push(card_problem(page, id, &self.scenarios));
             }
         }
     }
+}
+
+/// Whether the text of a condition's marker (`{{ if crowd.fixed.calls > 0 }}`) quotes a
+/// scenario of `ids`.
+fn names_any(marker: &str, ids: &HashSet<String>) -> bool {
+    marker
+        .split(|c: char| c.is_whitespace() || "<>=!{}".contains(c))
+        .filter_map(|token| token.split_once('.'))
+        .any(|(id, _)| ids.contains(id))
 }
 
 /// The YAML of a `sim` or `sweep` block with what it `extends` laid under it; `None`

@@ -233,3 +233,67 @@ fn a_link_that_leads_nowhere_gets_the_nearest_page_anchor_or_file() {
         assert!(!check_err.contains("it would be `/pic.png`"), "{check_err}");
     }
 }
+
+/// A site of `files` (path, text), and what `check` and `build` say.
+fn both_of(files: &[(&str, &str)]) -> ((i32, String), (i32, String)) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("site.yaml"), "title: Check\n").unwrap();
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let (check, _, check_err) = run_in(root, &["check"]);
+    let (build, _, build_err) = run_in(root, &["build"]);
+    ((check, check_err), (build, build_err))
+}
+
+#[test]
+fn one_mistake_in_a_block_or_its_base_is_one_error_and_nothing_that_quotes_it() {
+    let quoting = |id: &str| {
+        format!(
+            "---\ntitle: A\ncard: {id}\n---\n\nCalls {{{{ {id}.fixed.calls }}}}.\n\n\
+             {{{{ if {id}.fixed.calls > 0 }}}}Some.{{{{ end }}}}\n\n"
+        )
+    };
+    // A misspelt key in a shared base: one error, in the base, where it is written.
+    let page = format!(
+        "{}```sim\nid: blink-main\nextends: blink\n```\n",
+        quoting("blink-main")
+    );
+    let ((check, check_err), (build, build_err)) = both_of(&[
+        (
+            "scenarios/blink.yaml",
+            "clients: 50\nrusn: 5\nstrategies: [fixed]\n",
+        ),
+        ("content/a.md", &page),
+    ]);
+    assert_eq!((check, build), (1, 1), "{check_err}");
+    assert_eq!(check_err, build_err);
+    assert!(
+        check_err.starts_with("error: unknown key `rusn`\n --> scenarios/blink.yaml:2:1\n"),
+        "{check_err}"
+    );
+    assert!(
+        check_err.ends_with("error: 1 problem found\n"),
+        "{check_err}"
+    );
+    // A fence never closed: one error, at the fence, however much quotes the block.
+    let page = format!(
+        "{}```sim\nid: fence-main\nclients: 20\nstrategies: [fixed]\n\nProse swallowed.\n",
+        quoting("fence-main")
+    );
+    let ((check, check_err), (build, build_err)) = both_of(&[("content/a.md", &page)]);
+    assert_eq!((check, build), (1, 1), "{check_err}");
+    assert_eq!(check_err, build_err);
+    assert!(
+        check_err
+            .starts_with("error: this ```sim block is never closed\n  --> content/a.md:10:1\n"),
+        "{check_err}"
+    );
+    assert!(
+        check_err.ends_with("error: 1 problem found\n"),
+        "{check_err}"
+    );
+}
