@@ -184,7 +184,7 @@ fn nearest_page(content: &Content, page: &Page, target: &str) -> Option<String> 
         Some(rooted) => resolve_relative("", rooted),
         None => resolve_relative(from, target),
     }
-    .map(|resolved| format!("{}{near}", &resolved[..resolved.len() - name.len()]));
+    .and_then(|resolved| Some(format!("{}{near}", resolved.strip_suffix(name)?)));
     if beside.is_some_and(|b| files.contains(&b.as_str())) {
         return Some(format!("{written_folder}{near}"));
     }
