@@ -740,14 +740,7 @@ mod tests {
     #[test]
     fn a_time_some_runs_lack_is_never_when_fewer_than_half_have_it() {
         use crate::engine::Spread;
-        let (mut scenarios, mut result) = site();
-        // Timed-out, wasted and throttled attempts need a timeout and a throttle.
-        let crowd = scenarios.get_mut("crowd").unwrap();
-        crowd.retry.timeout = Some(2_000_000);
-        crowd.retry.throttle = Some(crate::engine::scenario::Throttle {
-            k_milli: 2_000,
-            window: 60_000_000,
-        });
+        let (scenarios, mut result) = site();
         result.runs = 4;
         let lane = &mut result.strategies[1];
         // One run of four finished: the median over all runs is "never".

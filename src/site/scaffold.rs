@@ -274,6 +274,7 @@ pub const WORKFLOW: &str = ".github/workflows/pages.yml";
 /// site under `https://USER.github.io/REPO/` gets every address right.
 pub fn pages_workflow(install: Install) -> String {
     let version = env!("CARGO_PKG_VERSION");
+    let installer = installer_url("${RETRYLAB_VERSION}");
     let (env, steps) = match install {
         Install::Release => (
             format!(
@@ -291,7 +292,7 @@ pub fn pages_workflow(install: Install) -> String {
       - name: Install retrylab
         if: steps.tool.outputs.cache-hit != 'true'
         run: |
-          installer="{REPOSITORY}/releases/download/v${{RETRYLAB_VERSION}}/retrylab-installer.sh"
+          installer="{installer}"
           if curl --proto '=https' --tlsv1.2 -fsSL "$installer" -o "$RUNNER_TEMP/installer.sh"; then
             sh "$RUNNER_TEMP/installer.sh"
           else

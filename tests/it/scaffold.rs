@@ -95,6 +95,15 @@ fn step_text<'a>(step: &'a retrylab::yaml::Node, key: &str) -> Option<&'a str> {
     step.get(key).and_then(|n| n.as_scalar())
 }
 
+/// The `run:` of the step named `name`.
+fn run_of<'a>(steps: &'a [retrylab::yaml::Node], name: &str) -> &'a str {
+    steps
+        .iter()
+        .find(|s| step_text(s, "name") == Some(name))
+        .and_then(|s| step_text(s, "run"))
+        .unwrap_or_else(|| panic!("no step `{name}` with a run"))
+}
+
 /// Shell words of a simple command line: spaces split, double quotes group.
 fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -149,11 +158,7 @@ fn init_writes_a_pages_workflow_that_installs_this_version_and_publishes() {
     assert!(workflow.contains("uses: actions/deploy-pages@v4"));
     // The release's installer, at the project's own address, with `cargo install` of
     // the same version where the release has no binary for the runner.
-    let install = steps
-        .iter()
-        .find(|s| step_text(s, "name") == Some("Install retrylab"))
-        .and_then(|s| step_text(s, "run"))
-        .unwrap();
+    let install = run_of(&steps, "Install retrylab");
     let installer = retrylab::site::scaffold::installer_url("${RETRYLAB_VERSION}");
     assert!(
         installer.starts_with(&format!(
@@ -169,11 +174,7 @@ fn init_writes_a_pages_workflow_that_installs_this_version_and_publishes() {
     assert!(install.contains("cargo install --locked \"retrylab@${RETRYLAB_VERSION}\""));
     // The workflow's own build command, run on the new site with a project site's
     // address as `actions/configure-pages` gives it (no final slash): every link holds.
-    let build = steps
-        .iter()
-        .find(|s| step_text(s, "name") == Some("Build the site"))
-        .and_then(|s| step_text(s, "run"))
-        .unwrap();
+    let build = run_of(&steps, "Build the site");
     let line = build.replace(
         "${{ steps.pages.outputs.base_url }}",
         "https://alice.github.io/retry-notes",
