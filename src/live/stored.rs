@@ -115,12 +115,8 @@ fn differing_path(a: &Value, b: &Value, path: &str) -> Option<String> {
     }
 }
 
-/// The figure of a checked block, its simulated side from `result`, the page's.
-pub fn figure(block: &LiveBlock, result: &ScenarioResult) -> String {
-    super::figure::figure(
-        &block.directive.scenario,
-        &block.record,
-        result,
-        block.directive.caption.as_deref(),
-    )
+/// The figure of a checked block, its simulated side from `result`, the page's, under
+/// `caption` (the author's as the page typesets it; `None` for a generated one).
+pub fn figure(block: &LiveBlock, result: &ScenarioResult, caption: Option<&str>) -> String {
+    super::figure::figure(&block.directive.scenario, &block.record, result, caption)
 }

@@ -18,17 +18,22 @@ impl Block {
     /// A scenario's figure links to the playground at `playground`, when the site has one
     /// and the playground can show the scenario.
     /// A scenario's figure links to its data's file, which the page in `folder` has.
-    fn figure(
-        &self,
-        results: &[ScenarioResult],
-        playground: Option<&str>,
-        base_path: &str,
-        folder: &str,
-    ) -> String {
+    /// With `smart`, an author's caption is typeset as the page's prose is
+    /// ([`typeset`]).
+    fn figure(&self, results: &[ScenarioResult], drawing: &Drawing, folder: &str) -> String {
+        let Drawing {
+            playground,
+            base_path,
+            smart,
+        } = *drawing;
+        let caption = |text: Option<&str>| text.map(|text| typeset(text, smart));
         match self {
             Block::Sim(sim, source) => {
                 let result = &results[0];
-                let options = &sim.figure;
+                let options = &crate::figure::FigureOptions {
+                    window: sim.figure.window,
+                    caption: caption(sim.figure.caption.as_deref()),
+                };
                 let csv = ticks::address(base_path, folder, &sim.scenario.id);
                 let figure = if sim.explore.is_empty() {
                     chart::explorable_figure(&sim.scenario, result, options, "", &csv)
@@ -76,7 +81,7 @@ impl Block {
                     axis: &sweep.parameter.axis(),
                     total: sweep.total,
                     points: &points,
-                    caption: sweep.caption.as_deref(),
+                    caption: caption(sweep.caption.as_deref()).as_deref(),
                 })
             }
             Block::Schedule(s) => {
@@ -85,11 +90,53 @@ impl Block {
                     .iter()
                     .map(|&strategy| (strategy, schedule(strategy, &s.retry, s.waits, s.seed)))
                     .collect();
-                chart::schedule_figure(&s.id, &rows, s.caption.as_deref())
+                chart::schedule_figure(&s.id, &rows, caption(s.caption.as_deref()).as_deref())
             }
             Block::Table(html) => html.clone(),
-            Block::Live(block) => live::figure(block, &results[0]),
+            Block::Live(block) => live::figure(
+                block,
+                &results[0],
+                caption(block.directive.caption.as_deref()).as_deref(),
+            ),
         }
+    }
+}
+
+/// What every figure of a build is drawn with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Drawing<'a> {
+    /// The playground's address, when the site has one.
+    pub playground: Option<&'a str>,
+    /// The site's base path.
+    pub base_path: &'a str,
+    /// Whether the site typesets quotes, dashes and ellipses (`smart_punctuation`).
+    pub smart: bool,
+}
+
+/// An author's caption as the page's prose would read it: with `smart`, its straight
+/// quotes curled, `--` and `---` made dashes and `...` an ellipsis, as in a paragraph
+/// (pulldown-cmark's smart punctuation). A caption is plain text, so nothing else of it
+/// changes: one that Markdown would read as more than text (a backslash escape, an
+/// entity, a code span) is kept as written.
+fn typeset(text: &str, smart: bool) -> String {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let words = |options: Options| -> Option<String> {
+        let mut out = String::new();
+        for event in Parser::new_ext(text, options) {
+            match event {
+                Event::Text(piece) => out.push_str(&piece),
+                Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph) => {}
+                _ => return None,
+            }
+        }
+        Some(out)
+    };
+    let plain = words(Options::empty());
+    match (smart, plain.as_deref() == Some(text)) {
+        (true, true) => {
+            words(Options::ENABLE_SMART_PUNCTUATION).unwrap_or_else(|| text.to_string())
+        }
+        _ => text.to_string(),
     }
 }
 
@@ -99,8 +146,9 @@ pub(super) type Figure = Arc<str>;
 /// The figures a build drew, kept by `serve` for the next (see [`super::memo`]).
 #[derive(Default)]
 pub struct Drawn {
-    /// The playground's address and the base path they were drawn with.
-    with: Option<(Option<String>, String)>,
+    /// The playground's address, the base path and the smart punctuation they were
+    /// drawn with.
+    with: Option<(Option<String>, String, bool)>,
     /// Each figure, by its directive's kind and text, which fix its scenarios, hence
     /// its results; a live block's by every field of it as read.
     by_source: HashMap<(Kind, String), Figure>,
@@ -112,11 +160,14 @@ pub(super) fn draw_figures(
     pages: &[Page],
     parts: &[PageParts],
     results: &BlockResults,
-    playground: Option<&str>,
-    base_path: &str,
+    drawing: &Drawing,
     memo: &mut Drawn,
 ) -> Vec<Figures> {
-    let with = (playground.map(str::to_string), base_path.to_string());
+    let with = (
+        drawing.playground.map(str::to_string),
+        drawing.base_path.to_string(),
+        drawing.smart,
+    );
     let mut last = std::mem::take(memo);
     if last.with.as_ref() != Some(&with) {
         last.by_source.clear();
@@ -144,9 +195,7 @@ pub(super) fn draw_figures(
                     let known = last.by_source.remove(&key);
                     let figure = match known.or_else(|| memo.by_source.get(&key).cloned()) {
                         Some(figure) => figure,
-                        None => {
-                            Figure::from(block.figure(results, playground, base_path, &page.folder))
-                        }
+                        None => Figure::from(block.figure(results, drawing, &page.folder)),
                     };
                     memo.by_source.insert(key, Figure::clone(&figure));
                     (placed.at, figure)
@@ -156,4 +205,34 @@ pub(super) fn draw_figures(
         .collect();
     memo.with = Some(with);
     figures
+}
+
+#[cfg(test)]
+mod tests {
+    use super::typeset;
+
+    #[test]
+    fn a_caption_is_typeset_as_the_prose_is() {
+        assert_eq!(
+            typeset("The clients' timeout -- \"the\" window...", true),
+            "The clients’ timeout – “the” window…"
+        );
+        assert_eq!(
+            typeset("The clients' timeout", false),
+            "The clients' timeout"
+        );
+    }
+
+    #[test]
+    fn a_caption_markdown_would_read_as_more_than_text_is_kept() {
+        for text in [
+            "a \\*b's",
+            "it's `x`",
+            "a &amp; b's",
+            "*it's*",
+            "<b>it's</b>",
+        ] {
+            assert_eq!(typeset(text, true), text);
+        }
+    }
 }

@@ -41,7 +41,7 @@ use crate::diag::{Diagnostic, Failure, LineIndex};
 use crate::engine::{Scenario, ScenarioResult};
 use crate::format::thousands;
 use cache::Cache;
-use figures::draw_figures;
+use figures::{Drawing, draw_figures};
 use memo::Memo;
 use output::{Place, Staging};
 use page::Page;
@@ -190,14 +190,12 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         .then(|| simulate(root, &parts, options.progress, &mut memo.results));
     let playground = playground::address(pages, &config);
     let drawn = simulated.as_ref().map(|(results, _)| {
-        let figures = draw_figures(
-            pages,
-            &parts,
-            results,
-            playground.as_deref(),
-            &config.base_path,
-            &mut memo.figures,
-        );
+        let drawing = Drawing {
+            playground: playground.as_deref(),
+            base_path: &config.base_path,
+            smart: config.smart_punctuation,
+        };
+        let figures = draw_figures(pages, &parts, results, &drawing, &mut memo.figures);
         (figures, results_by_id(&parts, results))
     });
 
