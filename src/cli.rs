@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand};
 
 use crate::diag::{Diagnostic, Failure};
-use crate::engine::{Scenario, run_scenario_with};
+use crate::engine::{Scenario, run_scenario_within, work};
 use crate::extends::{Chain, Source};
 use crate::report;
 use crate::site;
@@ -484,8 +484,10 @@ fn sim(args: &SimArgs) -> Result<String, Failure> {
         format!("simulating {name}…"),
     );
     // The lanes are simulated again for each typical run: only when they are printed.
-    let result = run_scenario_with(&scenario, args.json && args.lanes);
+    let result = run_scenario_within(&scenario, args.json && args.lanes, work::limit());
     drop(progress);
+    let load = crate::engine::read::load_node(&text.tree);
+    let result = result.map_err(|over| text.failure(vec![over.error(load, false)]))?;
     Ok(if args.json {
         report::json(&result, args.lanes) + "\n"
     } else {
@@ -677,12 +679,12 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
         }
         with_set(&text.tree, Some(&scenario.id), &args.set)
     };
-    let run = |scenario: &crate::engine::Scenario| {
+    let run = |scenario: &crate::engine::Scenario, limit: u64| {
         let progress = crate::site::progress::Progress::start(
             std::io::stderr().is_terminal(),
             format!("simulating {}…", scenario.id),
         );
-        let result = run_scenario_with(scenario, args.json && args.lanes);
+        let result = run_scenario_within(scenario, args.json && args.lanes, limit);
         drop(progress);
         result
     };
@@ -693,7 +695,9 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
             if args.schedule {
                 return Ok(schedule(&scenario, args));
             }
-            let result = run(&scenario);
+            let load = crate::engine::read::load_node(&text.tree);
+            let result = run(&scenario, work::limit())
+                .map_err(|over| text.failure(vec![over.error(load, false)]))?;
             Ok(if args.json {
                 report::json(&result, args.lanes) + "\n"
             } else {
@@ -716,11 +720,17 @@ fn sim_block(args: &SimArgs, page: &std::path::Path, id: Option<&str>) -> Result
                 ));
             }
             let sweep = directive::sweep::read_sweep_root(&text.tree).map_err(placed)?;
-            let results: Vec<(String, crate::engine::ScenarioResult)> = sweep
-                .points
-                .iter()
-                .map(|(label, _, scenario)| (label.clone(), run(scenario)))
-                .collect();
+            let share = work::share(sweep.points.len());
+            let results: Vec<(String, crate::engine::ScenarioResult)> = (sweep.points.iter())
+                .enumerate()
+                .map(|(i, (label, _, scenario))| match run(scenario, share) {
+                    Ok(result) => Ok((label.clone(), result)),
+                    Err(over) => {
+                        let value = directive::sweep::value_node(&text.tree, i);
+                        Err(text.failure(vec![over.error(value, true)]))
+                    }
+                })
+                .collect::<Result<_, _>>()?;
             Ok(if args.json {
                 report::sweep_json(&results, args.lanes) + "\n"
             } else {

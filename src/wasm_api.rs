@@ -9,7 +9,9 @@ use crate::chart::draw::Form;
 use crate::chart::lanes::{plot_edges, ticks_shown};
 use crate::chart::{FigureParts, coord};
 use crate::engine::units::{format_duration, format_milli, parse_duration};
-use crate::engine::{Scenario, ScenarioError, Strategy, parse_scenario, run_scenario};
+use crate::engine::{
+    Scenario, ScenarioError, ScenarioResult, Strategy, parse_scenario, run_scenario_within,
+};
 use crate::figure::FigureOptions;
 use crate::report;
 
@@ -20,9 +22,29 @@ pub const DEFAULT_ID: &str = "playground";
 /// its tokens ([`report::json_compact`]), or the errors JSON of [`errors_json`].
 pub fn run(source: &str) -> String {
     match parse_scenario(source, Some(DEFAULT_ID)) {
-        Ok(scenario) => report::json_compact(&run_scenario(&scenario), true),
+        Ok(scenario) => match within_limit(&scenario, source) {
+            Ok(result) => report::json_compact(&result, true),
+            Err(errors) => errors_json(&errors),
+        },
         Err(errors) => errors_json(&errors),
     }
+}
+
+/// Runs `scenario`, read from `source`, within the limit of work that a build holds it
+/// to ([`crate::engine::work`]): past it, the error a build gives, at its place in
+/// `source`.
+fn within_limit(scenario: &Scenario, source: &str) -> Result<ScenarioResult, Vec<ScenarioError>> {
+    run_scenario_within(scenario, true, crate::engine::work::limit()).map_err(|over| {
+        let tree = crate::engine::read::parse_yaml(source);
+        let root = tree.as_ref().ok();
+        let at = root.map(crate::engine::read::load_node);
+        let fallback = crate::yaml::Node {
+            value: crate::yaml::Value::Seq(Vec::new()),
+            pos: crate::yaml::Pos::START,
+            width: 1,
+        };
+        vec![over.error(at.unwrap_or(&fallback), false)]
+    })
 }
 
 /// Runs a scenario for the playground's page, from one simulation:
@@ -81,7 +103,10 @@ fn figure_page(
         Ok(explored) => explored,
         Err(errors) => return errors_json(&errors),
     };
-    let mut result = run_scenario(&scenario);
+    let mut result = match within_limit(&scenario, source) {
+        Ok(result) => result,
+        Err(errors) => return errors_json(&errors),
+    };
     // Here and below, `unreachable!` rather than `expect`, whose message would format
     // serde_json's error and carry its formatting into the browser's module (2.5 KB):
     // strings and the structs written here always serialise.
@@ -318,6 +343,7 @@ fn lane_gives_up(s: &Scenario) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::run_scenario;
     use serde_json::{Value, json};
 
     const CROWD: &str = "id: crowd\nclients: 100\nstrategies: [fixed, full-jitter]\nruns: 3\n";

@@ -28,10 +28,14 @@
 //! run beside it (each run's seed is the scenario's seed plus the run's number), so the
 //! figure is the figure of the scenario with the reader's strategies written in. Every
 //! combination of the ranges' ends is then checked with all six strategies, the most
-//! work a reader can ask for.
+//! work a reader can ask for. A combination is held to the limit of work at its most
+//! ([`Scenario::most_work`]), not only at its least as an author's scenario is: a
+//! reader's rerun that passed the limit would stop, and the reader cannot change the
+//! scenario.
 
 use crate::engine::Strategy;
 use crate::engine::read::vary::{Kind, Parameter, placed, scalar, set_strategies};
+use crate::engine::scenario::MAX_WORK;
 use crate::engine::units::{self, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::yaml::{Map, Naming, Node, Value};
@@ -360,10 +364,21 @@ fn corners(
                 }
             }
         }
-        let problem = problem.or_else(|| {
-            scenario_from_node(&tree, None)
-                .err()
-                .and_then(|mut e| e.drain(..).next())
+        // A reader cannot change the scenario: every one they can reach must run to its
+        // end, whatever its runs do, so its most work is held to the limit.
+        let problem = problem.or_else(|| match scenario_from_node(&tree, None) {
+            Ok(s) if s.most_work() > MAX_WORK => Some(ScenarioError::at(
+                root,
+                format!(
+                    "it could need up to {} steps of simulation, more than the limit of {}, \
+                     at which a reader's rerun would stop",
+                    crate::format::thousands(s.most_work()),
+                    crate::format::thousands(MAX_WORK)
+                ),
+                None,
+            )),
+            Ok(_) => None,
+            Err(mut e) => e.drain(..).next(),
         });
         if let Some(problem) = problem {
             let mut setting: Vec<String> = knobs

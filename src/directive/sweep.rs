@@ -18,6 +18,7 @@ use crate::engine::scenario::MAX_WORK;
 use crate::engine::units::{self, SECOND, format_duration, format_milli};
 use crate::engine::{Scenario, ScenarioError, scenario_from_node};
 use crate::format::duration as prose_duration;
+use crate::format::thousands;
 use crate::suggest;
 use crate::yaml::{Map, Naming, Node, Value};
 
@@ -195,7 +196,7 @@ pub fn read_sweep_root(root: &Node) -> Result<SweepDirective, Vec<ScenarioError>
         errors.sort_by_key(|e| e.pos);
         return Err(errors);
     };
-    let points = read_points(root, &sweep, parameter, &values, &mut errors);
+    let points = read_points(root, parameter, &values, &mut errors);
     if !errors.is_empty() {
         errors.sort_by_key(|e| e.pos);
         return Err(errors);
@@ -341,35 +342,53 @@ fn read_values(
     }
 }
 
-/// The scenario at each value (see [`point`]), within the limit of work of one sweep.
+/// Where the scenario at value `i` of the sweep read from `root` says that it passed
+/// its share of the limit of work: at the value, or at `values` when it is a range.
+pub fn value_node(root: &Node, i: usize) -> &Node {
+    let values = root.get("sweep").and_then(|s| s.get("values"));
+    match values.map(|v| &v.value) {
+        Some(Value::Seq(items)) => items.get(i).or(values),
+        _ => values,
+    }
+    .unwrap_or(root)
+}
+
+/// The scenario at each value (see [`point`]), each within its share of the limit of
+/// work ([`crate::engine::work::share`]): the first value whose scenario needs more
+/// than its share at least is refused.
 fn read_points(
     root: &Node,
-    sweep: &Map,
     parameter: Parameter,
     values: &[Node],
     errors: &mut Vec<ScenarioError>,
 ) -> Vec<(String, f64, Scenario)> {
     let mut points = Vec::new();
-    let mut work: u128 = 0;
+    let share = crate::engine::work::share(values.len());
+    let mut refused = false;
     for node in values {
         match point(root, parameter, node) {
             Ok((label, x, scenario)) => {
-                work += scenario.work();
+                let least = scenario.least_work();
+                if !refused && least > u128::from(share) {
+                    refused = true;
+                    errors.push(error(
+                        node,
+                        format!(
+                            "at this value the scenario needs at least {} steps of \
+                             simulation, more than its share of the limit: {} of {}, \
+                             shared by {} values",
+                            thousands(least),
+                            thousands(share),
+                            thousands(MAX_WORK),
+                            thousands(values.len() as u64)
+                        ),
+                        Some("use fewer values, runs or clients".to_string()),
+                    ));
+                }
                 points.push((label, x, scenario));
             }
             Err(e) => errors.extend(e),
         }
-    }
-    if work > MAX_WORK {
-        errors.push(error(
-            sweep.node,
-            format!(
-                "this sweep could need up to {} steps of simulation over all its values; the limit is {}",
-                crate::format::thousands(work),
-                crate::format::thousands(MAX_WORK)
-            ),
-            Some("use fewer values, runs or clients".to_string()),
-        ));
     }
     points
 }

@@ -9,6 +9,7 @@
 //! - [`queue`]: the queue, latency, timeouts and wasted work;
 //! - [`stats`]: percentiles and the typical run;
 //! - [`scenario`]: the size limits;
+//! - [`work`]: the limit of work, counted as runs go;
 //! - [`guards`]: open-loop arrivals, Retry-After, layers, the retry budgets and the
 //!   circuit breaker;
 //! - [`recovery`]: goodput and the recovery time of open-loop load;
@@ -34,6 +35,7 @@ pub mod server;
 pub mod stats;
 pub mod units;
 pub mod value;
+pub mod work;
 
 pub use outcome::{Lanes, Run, Totals};
 pub use policy::{RetryPolicy, Strategy};
@@ -42,6 +44,7 @@ pub use run::simulate;
 pub use scenario::{Scenario, ServerModel};
 pub use stats::{
     Features, ScenarioResult, Spread, StrategyResult, run_scenario, run_scenario_with,
+    run_scenario_within,
 };
 pub use value::Value;
 

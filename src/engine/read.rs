@@ -25,6 +25,17 @@ pub fn parse_scenario(src: &str, default_id: Option<&str>) -> Result<Scenario, V
     scenario_from_node(&parse_yaml(src)?, default_id)
 }
 
+/// Where a scenario that passed its limit of work says so ([`super::work`]), `root`
+/// being what it was read from: at its crowd (`clients`, unless 0), or else at its
+/// open-loop load (`arrivals`), where the read-time limit places its refusal too.
+pub fn load_node(root: &Node) -> &Node {
+    let crowd = root.get("clients").filter(|n| n.as_scalar() != Some("0"));
+    crowd
+        .or_else(|| root.get("arrivals"))
+        .or_else(|| root.get("clients"))
+        .unwrap_or(root)
+}
+
 /// Parses YAML for a scenario or a directive: a syntax error becomes the one error.
 pub fn parse_yaml(src: &str) -> Result<Node, Vec<ScenarioError>> {
     yaml::parse(src).map_err(|e| {
@@ -685,7 +696,7 @@ impl Reader {
             );
         }
         self.relations_of_guards(s, top);
-        let work = s.work();
+        let work = s.least_work();
         if work > MAX_WORK {
             // At the crowd, or at the open-loop load of a scenario without one (or
             // with `clients: 0`, as open-loop scenarios often say).
@@ -696,15 +707,15 @@ impl Reader {
             self.error(
                 &at(load.cloned()),
                 format!(
-                    "this scenario could need up to {} steps of simulation (each tick and \
-                     each call a client can make, in every run of every strategy); the \
+                    "this scenario needs at least {} steps of simulation (each tick, and \
+                     the first call of each client, in every run of every strategy); the \
                      limit is {}",
                     thousands(work),
                     thousands(MAX_WORK)
                 ),
                 Some(
                     "use fewer clients, runs or strategies, a shorter horizon or a longer \
-                     tick, or a `retry.max_attempts`"
+                     tick"
                         .to_string(),
                 ),
             );

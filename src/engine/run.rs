@@ -44,6 +44,7 @@ use super::policy::{Policies, Strategy};
 use super::queue::Queue;
 use super::scenario::Scenario;
 use super::units::Micros;
+use super::work::Work;
 
 /// Runs one strategy of a scenario with one seed. `with_lanes` records the per-tick
 /// lanes; without it the run takes no memory per tick beyond its buckets.
@@ -61,6 +62,20 @@ pub fn simulate(scenario: &Scenario, strategy: Strategy, seed: u64, with_lanes: 
 /// A library strategy runs the scenario with the library's `retry:`
 /// ([`super::library`]).
 pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes: bool) -> Run {
+    simulate_within(scenario, policies, seed, with_lanes, None)
+        .expect("a run without a limit of work always ends")
+}
+
+/// [`simulate_with`], counting its steps against `work` when given
+/// ([`super::work`]): `None` when the steps of every run sharing `work` passed its
+/// limit while this one ran, which then stopped where it was.
+pub fn simulate_within(
+    scenario: &Scenario,
+    policies: &Policies,
+    seed: u64,
+    with_lanes: bool,
+    work: Option<&Work>,
+) -> Option<Run> {
     let scenario = policies.lane.as_deref().unwrap_or(scenario);
     let chain = Chain::new(scenario, policies);
     let run = Setup {
@@ -68,6 +83,7 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
         chain: &chain,
         seed,
         with_lanes,
+        work,
     };
     // The browser's module, which must stay small, carries two copies of the loop: every
     // guard with the single state of every option, and every guard and the queue with
@@ -111,6 +127,7 @@ struct Setup<'a> {
     chain: &'a Chain<'a>,
     seed: u64,
     with_lanes: bool,
+    work: Option<&'a Work>,
 }
 
 impl Setup<'_> {
@@ -121,12 +138,13 @@ impl Setup<'_> {
     /// the others are laid out (with every copy inlined, the plain crowd measured a few
     /// percent slower).
     #[inline(never)]
-    fn go<C: Client, G: Guards, const QUEUE: bool>(self, mut guards: G) -> Run {
+    fn go<C: Client, G: Guards, const QUEUE: bool>(self, mut guards: G) -> Option<Run> {
         let Setup {
             scenario,
             chain,
             seed,
             with_lanes,
+            work,
         } = self;
         let mut rng = Pcg64::seed_from_u64(seed);
         let tick = scenario.server.tick;
@@ -177,6 +195,9 @@ impl Setup<'_> {
             timeout: scenario.retry.timeout.unwrap_or(0),
         };
 
+        // Steps done and not yet told to `work`.
+        let (per_tick, per_call) = scenario.step_costs();
+        let mut steps = 0u64;
         for k in 0..ticks {
             let start = k as u64 * tick;
             let end = start + tick;
@@ -190,6 +211,15 @@ impl Setup<'_> {
                 &mut totals,
             );
             let n = calls.len();
+            if let Some(work) = work {
+                steps += per_tick + per_call * n as u64;
+                if steps >= super::work::TOLD_EVERY || k + 1 == ticks {
+                    if work.spend(steps) {
+                        return None;
+                    }
+                    steps = 0;
+                }
+            }
             let admitted = guards.admit(start, n);
             let sent = guards.throttle(&mut calls, admitted, &mut rng);
             let down = server.is_down(start);
@@ -381,11 +411,11 @@ impl Setup<'_> {
         }
         (totals.latency_p50, totals.latency_p99) = percentiles(&latencies);
         guards.finish(scenario, &mut totals);
-        Run {
+        Some(Run {
             seed,
             totals,
             lanes,
-        }
+        })
     }
 }
 
@@ -609,15 +639,16 @@ mod tests {
                         chain: &chain,
                         seed,
                         with_lanes: true,
+                        work: None,
                     };
                     assert_eq!(
                         setup().go::<Layered, _, true>(Guarded::new(scenario)),
-                        simulate_with(scenario, &policies, seed, true),
+                        Some(simulate_with(scenario, &policies, seed, true)),
                         "{strategy:?}"
                     );
                     assert_eq!(
                         setup().go::<Single<u32, u32>, _, false>(Guarded::new(scenario)),
-                        simulate_with(scenario, &policies, seed, true),
+                        Some(simulate_with(scenario, &policies, seed, true)),
                         "{strategy:?}"
                     );
                 }

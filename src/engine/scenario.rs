@@ -13,15 +13,14 @@ pub const MAX_TICKS: u64 = 1_000_000;
 pub const MAX_RUNS: u64 = 10_000;
 /// The longest horizon, cap and spread: times are kept in 32 bits of microseconds.
 pub const MAX_TIME: Micros = 3_600 * SECOND;
-/// The most work a scenario (or a sweep, over all its values) may need, in steps (see
-/// [`Scenario::work`]): one tick of one run, or one call of one client in one run.
+/// The most work a scenario (or a sweep, over all its values) may do, in steps (see
+/// [`Scenario::step_costs`]): one tick of one run, or one call seen in a tick of one
+/// run. A run stops when the steps of its scenario pass it ([`super::work`]).
 ///
 /// One core simulates about 100 million steps a second of the plain crowd (`cargo bench
 /// --bench engine`) and 40 million of a scenario with guards (arrivals, Retry-After,
-/// budgets, breakers or layers), whose steps count twice; so a scenario at the limit, whose every client is
-/// turned away to the end, takes four to seven seconds on one core (measured), and less
-/// on several.
-/// The largest directive of this repository's own site, a sweep, needs 400,000,000.
+/// budgets, breakers or layers), whose steps count twice; so a scenario at the limit
+/// takes four to seven seconds on one core (measured), and less on several.
 pub const MAX_WORK: u128 = 500_000_000;
 /// The largest capacity, in calls per tick.
 pub const MAX_CAPACITY: u64 = 1_000_000_000;
@@ -558,30 +557,51 @@ impl Scenario {
         }
     }
 
-    /// The work this scenario needs at most, in steps, for [`MAX_WORK`]: every run of
-    /// every strategy (and the typical run, simulated again for its lanes) steps through
-    /// each tick, looking at each outage, slowdown and window of arrivals, and through
-    /// each call its clients can make (see [`Scenario::calls_per_client`]). With guards
-    /// or a queue the loop does about twice as much per step (measured; a queued call is
-    /// joined, served or timed out once each), so their steps count twice. (The
-    /// typical run is simulated again only for its lanes, but the limit does not depend
-    /// on what is asked of a run.)
-    pub fn work(&self) -> u128 {
+    /// What one run of this scenario costs in steps ([`MAX_WORK`]): each tick costs one,
+    /// plus one for each outage, slowdown and window of arrivals it looks at, and each
+    /// call seen in a tick costs one. With guards or a queue the loop does about twice
+    /// as much per step (measured; a queued call is joined, served or timed out once
+    /// each), so both count twice. Returns (steps per tick, steps per call); a library
+    /// strategy's run costs what its own lane ([`Scenario::lane`]) does.
+    pub fn step_costs(&self) -> (u64, u64) {
+        let queued = self.server.queue.is_some_and(|q| q.limit > 0);
+        let weight = if self.has_guards() || queued { 2 } else { 1 };
         let per_tick = 1
-            + self.server.outages.len() as u128
-            + self.server.slowdowns.len() as u128
-            + self.arrivals.len() as u128;
-        let ticks = u128::from(self.ticks()) * per_tick;
+            + self.server.outages.len() as u64
+            + self.server.slowdowns.len() as u64
+            + self.arrivals.len() as u64;
+        (weight * per_tick, weight)
+    }
+
+    /// The work of every run of every strategy, in steps ([`Scenario::step_costs`]),
+    /// when each client makes `calls(lane, strategy)` calls.
+    fn work_with(&self, calls: impl Fn(&Scenario, Strategy) -> u64) -> u128 {
         let requests = u128::from(self.clients) + u128::from(self.arrivals_total());
-        let runs = u128::from(self.runs) + 1;
+        let runs = u128::from(self.runs);
         self.strategies
             .iter()
             .map(|&s| {
                 let lane = self.lane(s);
-                let queued = lane.server.queue.is_some_and(|q| q.limit > 0);
-                let weight = if lane.has_guards() || queued { 2 } else { 1 };
-                weight * runs * (ticks + requests * u128::from(lane.calls_per_client_of(s)))
+                let (per_tick, per_call) = lane.step_costs();
+                let ticks = u128::from(self.ticks()) * u128::from(per_tick);
+                let calls = requests * u128::from(per_call) * u128::from(calls(&lane, s));
+                runs * (ticks + calls)
             })
             .sum()
+    }
+
+    /// The least work this scenario can need, in steps, for [`MAX_WORK`]: every run of
+    /// every strategy steps through each tick, and each client and arrival makes at
+    /// least its first call. A scenario whose least work passes the limit is refused
+    /// before it runs.
+    pub fn least_work(&self) -> u128 {
+        self.work_with(|_, _| 1)
+    }
+
+    /// The most work this scenario can need, in steps: as [`Scenario::least_work`], with
+    /// every client making every call it can ([`Scenario::calls_per_client`]). A
+    /// scenario within the limit at its most runs without counting its steps.
+    pub fn most_work(&self) -> u128 {
+        self.work_with(|lane, s| lane.calls_per_client_of(s))
     }
 }

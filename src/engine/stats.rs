@@ -27,9 +27,10 @@ use serde::{Deserialize, Serialize};
 
 use super::outcome::{Run, Totals};
 use super::policy::{Policies, Strategy};
-use super::run::simulate_with;
+use super::run::{simulate_with, simulate_within};
 use super::scenario::Scenario;
 use super::units::Micros;
+use super::work::{Overwork, Work};
 
 /// Median, 5th and 95th percentile of a total over runs (nearest rank).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -223,8 +224,29 @@ pub fn run_scenario(scenario: &Scenario) -> ScenarioResult {
 }
 
 /// [`run_scenario`], with the lanes of each typical run only when `with_lanes`
-/// (otherwise its `lanes` are `None`, and everything else is the same).
+/// (otherwise its `lanes` are `None`, and everything else is the same). It does not
+/// look at the limit of work, which [`run_scenario_within`] holds.
 pub fn run_scenario_with(scenario: &Scenario, with_lanes: bool) -> ScenarioResult {
+    run_runs(scenario, with_lanes, None).expect("a scenario without a limit of work always ends")
+}
+
+/// [`run_scenario_with`] within `limit` steps of work over all its runs
+/// ([`super::work`]): what each run of each strategy would take when it passes them.
+pub fn run_scenario_within(
+    scenario: &Scenario,
+    with_lanes: bool,
+    limit: u64,
+) -> Result<ScenarioResult, Overwork> {
+    if scenario.most_work() <= u128::from(limit) {
+        return Ok(run_scenario_with(scenario, with_lanes));
+    }
+    let work = Work::new(limit);
+    run_runs(scenario, with_lanes, Some(&work)).ok_or_else(|| Overwork::measure(scenario, limit))
+}
+
+/// Every run of every strategy, summarised: `None` when their steps passed `work`'s
+/// limit.
+fn run_runs(scenario: &Scenario, with_lanes: bool, work: Option<&Work>) -> Option<ScenarioResult> {
     let runs = scenario.runs as usize;
     let seed_of = |run: usize| scenario.seed.wrapping_add(run as u64);
     // Built once per strategy: every run of the strategy shares its table of ceilings.
@@ -239,10 +261,11 @@ pub fn run_scenario_with(scenario: &Scenario, with_lanes: bool) -> ScenarioResul
         .collect();
     // A single run is the typical one: its lanes are kept rather than run again.
     let lanes_now = with_lanes && runs == 1;
-    let done: Vec<Run> = jobs
+    let done: Option<Vec<Run>> = jobs
         .par_iter()
-        .map(|&(policies, run)| simulate_with(scenario, policies, seed_of(run), lanes_now))
+        .map(|&(policies, run)| simulate_within(scenario, policies, seed_of(run), lanes_now, work))
         .collect();
+    let done = done?;
 
     let strategies = policies
         .par_iter()
@@ -250,7 +273,7 @@ pub fn run_scenario_with(scenario: &Scenario, with_lanes: bool) -> ScenarioResul
         .map(|(policies, done)| summarise(scenario, policies, done, with_lanes, seed_of))
         .collect();
 
-    ScenarioResult {
+    Some(ScenarioResult {
         id: scenario.id.clone(),
         runs: scenario.runs,
         seed: scenario.seed,
@@ -260,7 +283,7 @@ pub fn run_scenario_with(scenario: &Scenario, with_lanes: bool) -> ScenarioResul
         offered_milli: super::recovery::offered_milli(scenario),
         features: Features::of(scenario),
         strategies,
-    }
+    })
 }
 
 fn summarise(

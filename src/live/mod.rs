@@ -55,7 +55,7 @@ mod run {
 
     use super::record::{self, FORMAT, Record, Software};
     use super::{CRATES, play, waits};
-    use crate::engine::{Scenario, run_scenario_with};
+    use crate::engine::{Scenario, run_scenario_within};
     use crate::site::progress::Progress;
 
     /// Simulates `scenario` (read from `source`), then plays each of its strategies for
@@ -64,8 +64,10 @@ mod run {
     /// once, with an error and no results.
     pub fn run(scenario: &Scenario, source: &str, progress: bool) -> Result<(Record, u64), String> {
         let simulating = Progress::start(progress, format!("simulating {}…", scenario.id));
-        let simulated = run_scenario_with(scenario, false);
+        let simulated = run_scenario_within(scenario, false, crate::engine::work::limit());
         drop(simulating);
+        let simulated = simulated
+            .map_err(|over| format!("{}; {}", over.message("this scenario"), over.help()))?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()

@@ -17,7 +17,11 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::engine::scenario::MAX_TICKS;
-use crate::engine::{ENGINE_VERSION, Scenario, ScenarioResult, Strategy, run_scenario};
+use crate::engine::work::Overwork;
+use crate::engine::{ENGINE_VERSION, Scenario, ScenarioResult, Strategy, run_scenario_within};
+
+/// A scenario to run, with its limit of work in steps ([`crate::engine::work`]).
+pub type Job<'a> = (&'a Scenario, u64);
 
 /// The cache folder's name, at the site's root.
 pub const FOLDER: &str = ".retrylab-cache";
@@ -196,12 +200,28 @@ impl Cache {
     /// to it is a change of [`HEADER`], so that old entries are simulated again, never
     /// misread.
     pub fn key(scenario: &Scenario) -> String {
+        Cache::key_of(scenario, None)
+    }
+
+    /// The key of a scenario run within `limit` steps of work: [`Cache::key`] when it
+    /// cannot pass the limit; else with the limit on a line of its own, since whether
+    /// it passes depends on it, and a result found under another limit says nothing of
+    /// this one.
+    pub fn key_within(scenario: &Scenario, limit: u64) -> String {
+        let counted = scenario.most_work() > u128::from(limit);
+        Cache::key_of(scenario, counted.then_some(limit))
+    }
+
+    fn key_of(scenario: &Scenario, limit: Option<u64>) -> String {
         let mut hasher = Sha256::new();
         hasher.update(ENGINE_VERSION.as_bytes());
         hasher.update(b"\n");
         hasher.update(HEADER.as_bytes());
         hasher.update(b"\n");
         hasher.update(serialised(scenario).as_bytes());
+        if let Some(limit) = limit {
+            hasher.update(format!("\nwithin {limit} steps").as_bytes());
+        }
         hex(&hasher.finalize())
     }
 
@@ -247,12 +267,12 @@ impl Cache {
 
     /// How many of the scenarios have no result in the cache yet (a count for the
     /// progress line: an entry is looked at, not yet verified).
-    pub fn missing(&self, scenarios: &[&Scenario]) -> usize {
+    pub fn missing(&self, scenarios: &[Job]) -> usize {
         scenarios
             .iter()
-            .filter(|s| {
+            .filter(|&&(s, limit)| {
                 !self
-                    .path(&Cache::key(s))
+                    .path(&Cache::key_within(s, limit))
                     .symlink_metadata()
                     .is_ok_and(|m| m.file_type().is_file())
             })
@@ -267,35 +287,44 @@ impl Cache {
     /// [`super::memo`]); it is consulted first and left holding this build's results.
     pub fn run_all(
         &self,
-        scenarios: &[&Scenario],
+        scenarios: &[Job],
         memo: &mut HashMap<String, ScenarioResult>,
-    ) -> (Vec<ScenarioResult>, RunStats) {
-        let keys: Vec<String> = scenarios.par_iter().map(|s| Cache::key(s)).collect();
+    ) -> (Vec<Result<ScenarioResult, Overwork>>, RunStats) {
+        let keys: Vec<String> = (scenarios.par_iter())
+            .map(|&(s, limit)| Cache::key_within(s, limit))
+            .collect();
         // Taken, not copied: a scenario that a page holds twice finds the second on disk.
         let known: Vec<Option<ScenarioResult>> = keys.iter().map(|k| memo.remove(k)).collect();
-        let outcomes: Vec<(ScenarioResult, bool, Option<Discard>)> = scenarios
+        type Outcome = (Result<ScenarioResult, Overwork>, bool, Option<Discard>);
+        let outcomes: Vec<Outcome> = scenarios
             .par_iter()
             .zip(&keys)
             .zip(known)
-            .map(|((scenario, key), known)| {
+            .map(|((&(scenario, limit), key), known)| {
                 if let Some(known) = known {
-                    return (known, true, None);
+                    return (Ok(known), true, None);
                 }
                 let key = key.clone();
                 let discarded = match self.get(&key, scenario) {
-                    Ok(Some(hit)) => return (hit, true, None),
+                    Ok(Some(hit)) => return (Ok(hit), true, None),
                     Ok(None) => None,
                     Err(why) => Some(why),
                 };
-                let result = run_scenario(scenario);
-                self.put(&key, &result);
+                // A scenario that passes its limit leaves nothing in the cache: it runs
+                // again, and stops again, until it is changed.
+                let result = run_scenario_within(scenario, true, limit);
+                if let Ok(result) = &result {
+                    self.put(&key, result);
+                }
                 (result, false, discarded)
             })
             .collect();
         let mut stats = RunStats::default();
-        for (scenario, (_, cached, discarded)) in scenarios.iter().zip(&outcomes) {
+        for ((scenario, _), (key, (_, cached, discarded))) in
+            scenarios.iter().zip(keys.iter().zip(&outcomes))
+        {
             if let Some(why) = discarded {
-                let file = format!("{FOLDER}/{}", Cache::name(&Cache::key(scenario)));
+                let file = format!("{FOLDER}/{}", Cache::name(key));
                 note(&file, &scenario.id, why);
             }
             if *cached {
@@ -305,8 +334,11 @@ impl Cache {
                 stats.runs += u64::from(scenario.runs) * scenario.strategies.len() as u64;
             }
         }
-        let results: Vec<ScenarioResult> = outcomes.into_iter().map(|(r, ..)| r).collect();
-        *memo = keys.into_iter().zip(results.iter().cloned()).collect();
+        let results: Vec<Result<ScenarioResult, Overwork>> =
+            outcomes.into_iter().map(|(r, ..)| r).collect();
+        *memo = (keys.into_iter().zip(&results))
+            .filter_map(|(key, result)| Some((key, result.as_ref().ok()?.clone())))
+            .collect();
         (results, stats)
     }
 }

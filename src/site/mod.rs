@@ -185,9 +185,16 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     let templates = read_templates(root, memo.templates.take(), pages, &mut problems)?;
 
     // 2. Simulate and draw.
-    let simulated = problems
-        .is_empty()
-        .then(|| simulate(root, &parts, options.progress, &mut memo.results));
+    let simulated = match problems.is_empty() {
+        true => match simulate(root, pages, &parts, options.progress, &mut memo.results) {
+            Ok(simulated) => Some(simulated),
+            Err(more) => {
+                problems.extend(more);
+                None
+            }
+        },
+        false => None,
+    };
     let playground = playground::address(pages, &config);
     let drawn = simulated.as_ref().map(|(results, _)| {
         let drawing = Drawing {
@@ -353,16 +360,31 @@ struct Simulated {
 pub(super) type BlockResults = Vec<Vec<Vec<ScenarioResult>>>;
 
 /// Runs every block's scenarios, from the cache or the engine (with a progress line
-/// when `progress` and some must run), and hands each block its results.
+/// when `progress` and some must run), and hands each block its results. A scenario
+/// that passes its limit of work (a sweep's values share one) is a problem, placed
+/// where the block says so ([`parts::Placed::blame`]).
 fn simulate(
     root: &Path,
+    pages: &[Page],
     parts: &[PageParts],
     progress: bool,
     memo: &mut std::collections::HashMap<String, ScenarioResult>,
-) -> (BlockResults, Simulated) {
-    let scenarios: Vec<&Scenario> = parts
+) -> Result<(BlockResults, Simulated), Vec<Diagnostic>> {
+    let limit = |block: &Block| match block {
+        Block::Sweep(sweep) => crate::engine::work::share(sweep.points.len()),
+        _ => crate::engine::work::limit(),
+    };
+    let scenarios: Vec<cache::Job> = parts
         .iter()
-        .flat_map(|p| p.blocks.iter().flat_map(|placed| placed.block.scenarios()))
+        .flat_map(|p| p.blocks.iter())
+        .flat_map(|placed| {
+            let limit = limit(&placed.block);
+            placed
+                .block
+                .scenarios()
+                .into_iter()
+                .map(move |s| (s, limit))
+        })
         .collect();
     let cache = Cache::new(root);
     let missing = cache.missing(&scenarios);
@@ -375,24 +397,52 @@ fn simulate(
     drop(line);
     // The results come in the order of `scenarios`: each block takes as many as it has.
     let mut results = results.into_iter();
+    let mut problems = Vec::new();
     let by_block = parts
         .iter()
-        .map(|p| {
+        .zip(pages)
+        .map(|(p, page)| {
             p.blocks
                 .iter()
                 .map(|placed| {
                     let n = placed.block.scenarios().len();
-                    results.by_ref().take(n).collect()
+                    let point = matches!(placed.block, Block::Sweep(_));
+                    let mut told = false;
+                    (results.by_ref().take(n).enumerate())
+                        .filter_map(|(i, result)| match result {
+                            Ok(result) => Some(result),
+                            // One problem per block: a sweep's first value past its share.
+                            Err(over) if !told => {
+                                told = true;
+                                let what = match point {
+                                    true => "the scenario at this value",
+                                    false => "this scenario",
+                                };
+                                let mut problem = (placed.blame.get(i).cloned().flatten())
+                                    .unwrap_or_else(|| {
+                                        Diagnostic::in_file(&page.file, String::new())
+                                    });
+                                problem.message = over.message(what);
+                                problem.help = Some(over.help());
+                                problems.push(problem);
+                                None
+                            }
+                            Err(_) => None,
+                        })
+                        .collect()
                 })
                 .collect()
         })
         .collect();
+    if !problems.is_empty() {
+        return Err(problems);
+    }
     let simulated = Simulated {
         scenarios: scenarios.len(),
         runs: stats.runs,
         cached: stats.cached,
     };
-    (by_block, simulated)
+    Ok((by_block, simulated))
 }
 
 /// Each `sim` block's scenario and results, by id: what references quote.

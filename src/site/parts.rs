@@ -106,6 +106,10 @@ pub(super) struct Placed {
     /// file of its own).
     pub(super) text: String,
     pub(super) block: Block,
+    /// Where each scenario of the block ([`Block::scenarios`]) is told that it passed
+    /// its limit of work, with the message left to say: only for a scenario whose
+    /// most work passes it, which may stop ([`crate::engine::work`]).
+    pub(super) blame: Vec<Option<Diagnostic>>,
 }
 
 /// A page's directives and references, read and checked.
@@ -355,14 +359,16 @@ impl<'a> Reading<'a> {
                 Some(block) => block,
                 None => read_kind(root, lines, p, found, own.origin, merged.as_ref(), &chain)?,
             };
-            Ok((text, block))
+            let blame = blame(&block, merged.as_ref(), &chain, &own);
+            Ok((text, block, blame))
         });
         match read {
-            Ok((text, block)) => Some(Read {
+            Ok((text, block, blame)) => Some(Read {
                 placed: Placed {
                     at: found.block.start,
                     text,
                     block,
+                    blame,
                 },
                 body_start: found.body_start,
             }),
@@ -534,6 +540,42 @@ fn names_any(marker: &str, ids: &HashSet<String>) -> bool {
         .split(|c: char| c.is_whitespace() || "<>=!{}".contains(c))
         .filter_map(|token| token.split_once('.'))
         .any(|(id, _)| ids.contains(id))
+}
+
+/// Where each scenario of `block`, read from `merged` through `chain`, is told that it
+/// passed its limit of work (see [`Placed::blame`]).
+fn blame(
+    block: &Block,
+    merged: Option<&crate::yaml::Node>,
+    chain: &Chain,
+    own: &Source,
+) -> Vec<Option<Diagnostic>> {
+    use crate::engine::work::{limit, share};
+    let place = |node: &crate::yaml::Node| {
+        let spot = ScenarioError {
+            pos: node.pos,
+            width: node.width,
+            message: String::new(),
+            help: None,
+        };
+        chain.place(own, spot)
+    };
+    match (block, merged) {
+        (Block::Sim(sim, _), Some(root)) => {
+            let may_stop = sim.scenario.most_work() > u128::from(limit());
+            vec![may_stop.then(|| place(crate::engine::read::load_node(root)))]
+        }
+        (Block::Sweep(sweep), Some(root)) => {
+            let share = u128::from(share(sweep.points.len()));
+            (sweep.points.iter().enumerate())
+                .map(|(i, (_, _, scenario))| {
+                    let may_stop = scenario.most_work() > share;
+                    may_stop.then(|| place(sweep::value_node(root, i)))
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// The YAML of a `sim` or `sweep` block with what it `extends` laid under it; `None`

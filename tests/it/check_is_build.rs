@@ -297,3 +297,41 @@ fn one_mistake_in_a_block_or_its_base_is_one_error_and_nothing_that_quotes_it() 
         "{check_err}"
     );
 }
+
+#[test]
+fn a_scenario_that_passes_its_limit_of_work_as_it_runs_is_one_error_at_its_place() {
+    // 40 values share the limit: 12,500,000 steps each. 20,000 clients retrying every
+    // 100 ms against a server of ten calls a tick need about 24,000,000 (a call each per
+    // tick for 1,200 ticks), though their least work, a first call each, is 21,200: the
+    // sweep is read, runs, and stops at its last value, the only one past its share.
+    let values: Vec<String> = (1..40).map(|n| n.to_string()).collect();
+    let body = format!(
+        "```sweep\nid: storm\nclients: 1\nruns: 1\nstrategies: [fixed]\n\
+         sweep: {{vary: clients, values: [{}, 20000]}}\n```\n\nCalls per client in the storm.\n",
+        values.join(", ")
+    );
+    let body = body.as_str();
+    let column = "sweep: {vary: clients, values: [".len() + values.join(", ").len() + 3;
+    let ((check, check_err), (build, build_err), written) = both(body);
+    assert_eq!((check, build, written), (1, 1, false), "{check_err}");
+    assert_eq!(check_err, build_err);
+    assert!(
+        check_err.starts_with(&format!(
+            "error: the scenario at this value needs more than the limit of 12,500,000 steps \
+             of simulation, its share of 500,000,000 (a step is one tick or one call of one \
+             run, over every run of every strategy): it was stopped at the limit\n  \
+             --> content/a.md:10:{column}\n"
+        )),
+        "{check_err}"
+    );
+    assert!(
+        check_err.contains(
+            "= help: one run takes more than 12,500,000 steps with `fixed`; use fewer clients"
+        ),
+        "{check_err}"
+    );
+    assert!(
+        check_err.ends_with("error: 1 problem found\n"),
+        "{check_err}"
+    );
+}

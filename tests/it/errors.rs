@@ -230,12 +230,12 @@ error: `clients` is 20,000,000; the limit is 10,000,000
     check(
         "id: a\nclients: 10000000\nruns: 100\n",
         r"
-error: this scenario could need up to 3,684,480,606,000 steps of simulation (each tick and each call a client can make, in every run of every strategy); the limit is 500,000,000
+error: this scenario needs at least 5,000,600,000 steps of simulation (each tick, and the first call of each client, in every run of every strategy); the limit is 500,000,000
  --> s.yaml:2:10
   |
 2 | clients: 10000000
   |          ^^^^^^^^
-  = help: use fewer clients, runs or strategies, a shorter horizon or a longer tick, or a `retry.max_attempts`
+  = help: use fewer clients, runs or strategies, a shorter horizon or a longer tick
 ",
     );
     check(

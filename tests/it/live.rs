@@ -247,13 +247,14 @@ fn hostile_scenarios_get_the_diagnostics_of_sim_and_run_nothing() {
          |              ^^^^\n  = help: did you mean `fixed`?\n\nerror: 1 problem found\n",
     );
     // The engine's own limits come first, as for `sim`.
+    // 10,000 runs of 5 strategies, each of 36,000 ticks and 300 first calls.
     refused(
-        "clients: 100000\n",
-        "error: this scenario could need up to 729,612,000 steps of simulation (each tick and \
-         each call a client can make, in every run of every strategy); the limit is \
-         500,000,000\n --> s.yaml:1:10\n  |\n1 | clients: 100000\n  |          ^^^^^^\n  \
-         = help: use fewer clients, runs or strategies, a shorter horizon or a longer tick, or \
-         a `retry.max_attempts`\n\nerror: 1 problem found\n",
+        "clients: 300\nhorizon: 1h\nruns: 10000\n",
+        "error: this scenario needs at least 1,815,000,000 steps of simulation (each tick, \
+         and the first call of each client, in every run of every strategy); the limit is \
+         500,000,000\n --> s.yaml:1:10\n  |\n1 | clients: 300\n  |          ^^^\n  \
+         = help: use fewer clients, runs or strategies, a shorter horizon or a longer tick\n\n\
+         error: 1 problem found\n",
     );
 }
 

@@ -92,29 +92,31 @@ fn a_window_that_fits_is_drawn_tick_by_tick() {
 
 #[test]
 fn ticks_times_runs_count_towards_the_work_limit() {
-    // One client and one call, but 10,001 runs of 1,000,000 ticks for each of five
-    // strategies: accepted before, and minutes of work.
+    // One client and one call, but 10,000 runs of 1,000,000 ticks for each of five
+    // strategies: 10,000 × 5 × (1,000,000 + 1) steps at least, refused before it runs.
     assert_eq!(
         errors("id: a\nclients: 1\nhorizon: 1h\nserver: {tick: 3600us}\nruns: 10000\n"),
-        "error: this scenario could need up to 60,736,993,092 steps of simulation \
-         (each tick and each call a client can make, in every run of every strategy); the \
+        "error: this scenario needs at least 50,000,050,000 steps of simulation \
+         (each tick, and the first call of each client, in every run of every strategy); the \
          limit is 500,000,000\n --> s.yaml:2:10\n  |\n2 | clients: 1\n  |          ^\n  \
-         = help: use fewer clients, runs or strategies, a shorter horizon or a longer tick, \
-         or a `retry.max_attempts`"
+         = help: use fewer clients, runs or strategies, a shorter horizon or a longer tick"
     );
 }
 
 #[test]
-fn a_sweep_adds_up_its_values_against_the_limit() {
+fn a_sweeps_values_share_the_limit() {
+    // Each of two values may do 250,000,000 steps; 2,000,000 clients need 200 runs of
+    // 1,200 ticks and 2,000,000 first calls at least: 400,240,000.
     let body = "id: s\nclients: 1000\nruns: 200\nstrategies: [fixed]\n\
-                sweep: {vary: clients, values: [1000, 1500, 2000]}\n";
+                sweep: {vary: clients, values: [1000000, 2000000]}\n";
     let errors = retrylab::directive::sweep::read_sweep(body).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(
         errors[0].message,
-        "this sweep could need up to 1,086,123,600 steps of simulation over all its values; \
-         the limit is 500,000,000"
+        "at this value the scenario needs at least 400,240,000 steps of simulation, more \
+         than its share of the limit: 250,000,000 of 500,000,000, shared by 2 values"
     );
+    assert_eq!((errors[0].pos.line, errors[0].pos.column), (5, 42));
 }
 
 #[test]
@@ -123,7 +125,7 @@ fn every_preset_and_page_of_the_site_stays_within_the_limit() {
         let path = entry.unwrap().path();
         let yaml = std::fs::read_to_string(&path).unwrap();
         let s = parse_scenario(&yaml, None).unwrap_or_else(|e| panic!("{path:?}: {e:?}"));
-        assert!(s.work() <= MAX_WORK, "{path:?}");
+        assert!(s.most_work() <= MAX_WORK, "{path:?}");
     }
     let (code, _, stderr) = crate::util::run(&["check"]);
     assert_eq!((code, stderr.as_str()), (0, ""));
@@ -264,16 +266,19 @@ fn a_cached_result_without_a_quoted_strategy_never_panics() {
 
 #[test]
 fn open_loop_load_past_the_limit_is_refused_at_its_arrivals() {
+    // 10 runs of 5 strategies, each of 36,000 ticks that look at a window of arrivals
+    // and 7,200,000 first calls, all counted twice: 50 × (4 × 36,000 + 2 × 7,200,000).
     assert_eq!(
-        errors("id: a\narrivals: {rate: 2000}\nhorizon: 1h\nruns: 3\n"),
-        "error: this scenario could need up to 6,283,702,080,000 steps of simulation \
-         (each tick and each call a client can make, in every run of every strategy); the \
+        errors("id: a\narrivals: {rate: 2000}\nhorizon: 1h\nruns: 10\n"),
+        "error: this scenario needs at least 727,200,000 steps of simulation \
+         (each tick, and the first call of each client, in every run of every strategy); the \
          limit is 500,000,000\n --> s.yaml:2:12\n  |\n2 | arrivals: {rate: 2000}\n  | \
          \x20          ^\n  = help: use fewer clients, runs or strategies, a shorter \
-         horizon or a longer tick, or a `retry.max_attempts`"
+         horizon or a longer tick"
     );
     // `clients: 0`, as open-loop scenarios say, is no crowd to blame.
-    let with_no_crowd = errors("id: a\nclients: 0\narrivals: {rate: 2000}\nhorizon: 1h\nruns: 3\n");
+    let with_no_crowd =
+        errors("id: a\nclients: 0\narrivals: {rate: 2000}\nhorizon: 1h\nruns: 10\n");
     assert!(
         with_no_crowd.contains(" --> s.yaml:3:12\n  |\n3 | arrivals: {rate: 2000}\n"),
         "{with_no_crowd}"

@@ -368,3 +368,65 @@ fn schedule_applies_set_and_runs_a_pages_sim_block() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--schedule"));
 }
+
+#[test]
+fn a_crowd_served_at_once_runs_however_large_its_worst_case() {
+    // A million clients whose every retry could land in a tick of its own (over
+    // 5,000,000,000 steps at most), served in the first tick: 1,200 ticks and a
+    // million calls for each of the five strategies.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("crowd.yaml");
+    std::fs::write(
+        &file,
+        "id: crowd\nclients: 1000000\nserver: {capacity: 1000000}\n",
+    )
+    .unwrap();
+    let out = retrylab(&["sim", file.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for s in json["strategies"].as_array().unwrap() {
+        assert_eq!(s["calls"]["median"], 1_000_000);
+        assert_eq!(s["served"]["median"], 1_000_000);
+    }
+}
+
+#[test]
+fn a_pages_sweep_past_its_share_of_the_limit_stops_at_its_value() {
+    // 40 values share the limit, 12,500,000 steps each; the last, 20,000 clients
+    // retrying every 100 ms against ten calls a tick, needs about twice that.
+    let dir = tempfile::tempdir().unwrap();
+    let values: Vec<String> = (1..40).map(|n| n.to_string()).collect();
+    let page = dir.path().join("page.md");
+    std::fs::write(
+        &page,
+        format!(
+            "# A storm\n\n```sweep\nid: storm\nclients: 1\nruns: 1\nstrategies: [fixed]\n\
+             sweep: {{vary: clients, values: [{}, 20000]}}\n```\n",
+            values.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = retrylab(&["sim", &format!("{}#storm", page.display())]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let column = "sweep: {vary: clients, values: [".len() + values.join(", ").len() + 3;
+    assert!(
+        stderr.starts_with(&format!(
+            "error: the scenario at this value needs more than the limit of 12,500,000 steps \
+             of simulation, its share of 500,000,000 (a step is one tick or one call of one \
+             run, over every run of every strategy): it was stopped at the limit\n \
+             --> {}:8:{column}\n",
+            page.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("= help: one run takes more than 12,500,000 steps with `fixed`; use"),
+        "{stderr}"
+    );
+}

@@ -75,11 +75,11 @@ fn a_swept_value_is_checked_against_the_rest_of_the_scenario() {
     );
     let errors = sweep_errors(
         "id: s\nclients: 1000\nruns: 200\nstrategies: [fixed]\n\
-         sweep: {vary: clients, values: [3000]}\n",
+         sweep: {vary: clients, values: [3000000]}\n",
     );
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
-        errors[0].starts_with("5:33 this scenario could need up to 723,841,200 steps"),
+        errors[0].starts_with("5:33 this scenario needs at least 600,240,000 steps"),
         "{errors:?}"
     );
     // Quoted numbers and values of the wrong kind.
