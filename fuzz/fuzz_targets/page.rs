@@ -30,15 +30,15 @@ fn site() -> &'static tempfile::TempDir {
     })
 }
 
-/// The work (steps of simulation, as the limit counts them) of a page's directives.
+/// The most work (steps of simulation, as the limit counts them) of a page's directives.
 fn work(text: &str) -> u128 {
     directive::scan(text)
         .directives
         .iter()
         .map(|found| match found.kind {
-            Kind::Sim => directive::read_sim(&found.body).map_or(0, |sim| sim.scenario.work()),
+            Kind::Sim => directive::read_sim(&found.body).map_or(0, |sim| sim.scenario.most_work()),
             Kind::Sweep => sweep::read_sweep(&found.body)
-                .map_or(0, |sweep| sweep.points.iter().map(|p| p.2.work()).sum()),
+                .map_or(0, |sweep| sweep.points.iter().map(|p| p.2.most_work()).sum()),
             // A live block shows a sim block's results, which that block has counted.
             Kind::Schedule | Kind::ReferenceTable | Kind::Live => 0,
         })
