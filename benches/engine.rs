@@ -2,7 +2,10 @@
 //! that serves 100,000 per 100 ms tick, one run per strategy; then the same crowd with a
 //! guard (a Retry-After hint of one second), which runs the loop with the state of
 //! guarded scenarios; then the same crowd with a queue of 200,000 calls in front of the
-//! server and a timeout of one second, whose calls wait, time out and are wasted.
+//! server and a timeout of one second, whose calls wait, time out and are wasted; then
+//! the crowd against ten replicas of a tenth of the capacity each, round-robin; then
+//! open-loop load (900,000 requests a second for a minute, with a one-second outage)
+//! against the one server, and against the ten replicas.
 //!
 //! Run with `cargo bench --bench engine`. Criterion reports simulated calls per second
 //! (its "elements"); before that, a line per strategy gives the peak heap of one run,
@@ -13,7 +16,9 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use retrylab::engine::scenario::{HintWhen, Queue, QueueOrder, RetryAfter};
+use retrylab::engine::scenario::{
+    Arrivals, Balancer, Fleet, HintWhen, Outage, Queue, QueueOrder, RetryAfter,
+};
 use retrylab::engine::{Scenario, Strategy, simulate};
 
 /// The system allocator, counting live and peak bytes.
@@ -71,10 +76,40 @@ fn queued() -> Scenario {
     scenario
 }
 
+/// `scenario` on ten replicas, each with a tenth of its capacity.
+fn on_ten(mut scenario: Scenario) -> Scenario {
+    scenario.server.capacity_milli /= 10;
+    scenario.server.fleet = Some(Fleet {
+        replicas: 10,
+        balancer: Balancer::RoundRobin,
+        overrides: Vec::new(),
+    });
+    scenario
+}
+
+fn open_loop() -> Scenario {
+    let mut scenario = crowd();
+    scenario.clients = 0;
+    scenario.horizon = 60_000_000;
+    scenario.arrivals = vec![Arrivals {
+        rate_milli: 900_000 * 1000,
+        from: 0,
+        to: 60_000_000,
+    }];
+    scenario.server.outages = vec![Outage {
+        from: 10_000_000,
+        to: 11_000_000,
+    }];
+    scenario
+}
+
 fn engine(c: &mut Criterion) {
     bench(c, "crowd of 1,000,000", &crowd());
     bench(c, "guarded crowd of 1,000,000", &guarded());
     bench(c, "queued crowd of 1,000,000", &queued());
+    bench(c, "crowd of 1,000,000 on ten replicas", &on_ten(crowd()));
+    bench(c, "open loop", &open_loop());
+    bench(c, "open loop on ten replicas", &on_ten(open_loop()));
 }
 
 fn bench(c: &mut Criterion, name: &str, scenario: &Scenario) {

@@ -82,7 +82,37 @@ pub fn table(result: &ScenarioResult) -> String {
         thousands(result.clients)
     );
     out.push_str(&aligned(&rows));
+    out.push_str(&replicas_table(result));
     out
+}
+
+/// Under a fleet's table, each replica's calls, served and turned away, strategy by
+/// strategy; nothing for one server.
+fn replicas_table(result: &ScenarioResult) -> String {
+    if result.strategies.iter().all(|s| s.replicas.is_empty()) {
+        return String::new();
+    }
+    let cell = |spread: &Spread| {
+        let value = Value::Count {
+            spread: spread.clone(),
+            of: None,
+        };
+        crate::cell::Cell::of(&value).text()
+    };
+    let heading = ["strategy", "replica", "calls", "served", "turned away"];
+    let mut rows: Vec<Vec<String>> = vec![heading.iter().map(|h| h.to_string()).collect()];
+    for s in &result.strategies {
+        for (i, r) in s.replicas.iter().enumerate() {
+            rows.push(vec![
+                s.strategy.name().to_string(),
+                thousands((i + 1) as u64),
+                cell(&r.calls),
+                cell(&r.served),
+                cell(&r.rejected),
+            ]);
+        }
+    }
+    format!("\neach replica:\n\n{}", aligned(&rows))
 }
 
 #[derive(Serialize)]
@@ -109,13 +139,15 @@ enum Field {
     TypicalSeed,
     /// The runs with a call answered in time, which the latencies are over.
     LatencyRuns,
+    /// Each replica's calls, served and rejected, for a server of several.
+    Replicas,
     /// The typical run's per-tick lanes, when asked for.
     Lanes,
 }
 
 /// The fields of a strategy's object, in order: every total once (a test holds them to
 /// [`Metric::ALL`]).
-const FIELDS: [Field; 22] = [
+const FIELDS: [Field; 23] = [
     Field::Strategy,
     Field::Total(Metric::Calls),
     Field::Total(Metric::Served),
@@ -137,6 +169,7 @@ const FIELDS: [Field; 22] = [
     Field::Total(Metric::LatencyP50),
     Field::Total(Metric::LatencyP99),
     Field::Total(Metric::PeakRejected),
+    Field::Replicas,
     Field::Lanes,
 ];
 
@@ -247,6 +280,18 @@ impl Serialize for JsonStrategy<'_> {
                 }
                 Field::TypicalSeed => map.serialize_entry("typical_seed", &s.typical.seed)?,
                 Field::LatencyRuns => map.serialize_entry("latency_runs", &s.latency_runs)?,
+                Field::Replicas if !s.replicas.is_empty() => {
+                    let replicas: Vec<JsonReplica> = (s.replicas.iter().enumerate())
+                        .map(|(i, r)| JsonReplica {
+                            replica: i + 1,
+                            calls: JsonSpread::of(&r.calls, |n| n),
+                            served: JsonSpread::of(&r.served, |n| n),
+                            rejected: JsonSpread::of(&r.rejected, |n| n),
+                        })
+                        .collect();
+                    map.serialize_entry("replicas", &replicas)?;
+                }
+                Field::Replicas => {}
                 Field::Lanes => {
                     let lanes = self
                         .with_lanes
@@ -269,6 +314,15 @@ impl Serialize for JsonStrategy<'_> {
         }
         map.end()
     }
+}
+
+/// One replica's totals, numbered from 1.
+#[derive(Serialize)]
+struct JsonReplica {
+    replica: usize,
+    calls: JsonSpread<u64>,
+    served: JsonSpread<u64>,
+    rejected: JsonSpread<u64>,
 }
 
 #[derive(Serialize)]

@@ -50,6 +50,10 @@ impl Parameter {
                 "the most calls the server's queue holds, `server.queue.limit` (whole \
                  numbers; a scenario without a queue gets one, fifo, that drops nothing)"
             }
+            Parameter::Replicas => {
+                "the server's replicas, `server.replicas` (whole numbers from 1 to 100; \
+                 each with the server's capacity)"
+            }
         }
     }
 
@@ -62,6 +66,7 @@ impl Parameter {
             }
             Parameter::Capacity => "capacity (calls per tick)".to_string(),
             Parameter::QueueLimit => "queue limit (calls)".to_string(),
+            Parameter::Replicas => "replicas".to_string(),
             Parameter::Clients
             | Parameter::RejectionCost
             | Parameter::Multiplier
@@ -520,6 +525,10 @@ fn point(
             // A limit of 0 is no queue: its place on the axis is 0.
             let limit = s.server.queue.map_or(0, |q| q.limit);
             (crate::format::thousands(limit), limit as f64)
+        }
+        Parameter::Replicas => {
+            let n = s.server.fleet.as_ref().map_or(1, |f| f.replicas);
+            (crate::format::thousands(u64::from(n)), f64::from(n))
         }
         Parameter::Multiplier => (text.to_string(), s.retry.multiplier),
         Parameter::MaxAttempts => {

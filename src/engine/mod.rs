@@ -6,6 +6,7 @@
 //! - [`client`]: what is kept of each client, and the limits that let it fit 32 bits;
 //! - [`buckets`]: how the calls of each tick are held;
 //! - [`server`]: when a tick counts as down, and slowdowns;
+//! - [`fleet`]: replicas behind a balancer;
 //! - [`queue`]: the queue, latency, timeouts and wasted work;
 //! - [`stats`]: percentiles and the typical run;
 //! - [`scenario`]: the size limits;
@@ -19,6 +20,7 @@
 
 pub mod buckets;
 pub mod client;
+pub mod fleet;
 pub mod guards;
 pub mod library;
 pub mod metric;

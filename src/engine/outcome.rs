@@ -104,4 +104,8 @@ pub struct Run {
     pub totals: Totals,
     /// Its per-tick lanes, when asked for.
     pub lanes: Option<Lanes>,
+    /// Each replica's totals, replica 1 first, for a server of several
+    /// ([`super::fleet`]); empty for one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<super::fleet::ReplicaTotals>,
 }

@@ -11,6 +11,7 @@ use crate::format::thousands;
 use crate::suggest;
 use crate::yaml::{self, Map, Naming, Node, Pos, Problem, Value};
 
+mod fleet;
 mod guards;
 mod overload;
 mod values;
@@ -315,6 +316,7 @@ impl Reader {
         {
             self.queue_needs_capacity(model, key);
         }
+        let fleet = self.fleet(&fields);
         Some(Server {
             model: model?,
             capacity_milli: capacity.filter(|c| *c > 0)?,
@@ -324,6 +326,7 @@ impl Reader {
             retry_after: retry_after?,
             slowdowns: slowdowns?,
             queue: queue?,
+            fleet: fleet.ok()?,
         })
     }
 

@@ -38,6 +38,7 @@ use rand_pcg::Pcg64;
 
 use super::buckets::Buckets;
 use super::client::{Chain, Client, Layered, Single};
+use super::fleet::FleetState;
 use super::guards::{Guarded, Guards, Unguarded};
 use super::outcome::{Lanes, Run, Totals};
 use super::policy::{Policies, Strategy};
@@ -178,6 +179,10 @@ impl Setup<'_> {
             throttled: per_tick(with_throttle),
         });
         let mut server = super::server::ServerState::new(&scenario.server);
+        // A server of several replicas ([`super::fleet`]): each replica's server.
+        let replicas =
+            (scenario.server.fleet.as_ref()).map_or_else(Vec::new, |f| f.servers(&scenario.server));
+        let mut fleet = (scenario.server.fleet.as_ref()).map(|f| FleetState::new(f, &replicas));
         let mut totals = Totals::default();
         let mut last_finish: Option<usize> = None;
         let mut latencies: Vec<u32> = Vec::new();
@@ -225,11 +230,14 @@ impl Setup<'_> {
             let down = server.is_down(start);
 
             let (served, joined, wasted) = match queue.as_mut() {
-                None => {
-                    let served = server.serve(start, sent as u64, down) as usize;
-                    calls.choose_served(sent, served, &mut rng);
-                    (served, 0, 0)
-                }
+                None => match fleet.as_mut() {
+                    None => {
+                        let served = server.serve(start, sent as u64, down) as usize;
+                        calls.choose_served(sent, served, &mut rng);
+                        (served, 0, 0)
+                    }
+                    Some(fleet) => (fleet.tick(&mut calls, sent, start, &mut rng), 0, 0),
+                },
                 Some(queue) => {
                     let timeout = |call: C| (call, call.t() + env.timeout);
                     // The tick's calls arrive in the order of their times; the first
@@ -415,6 +423,7 @@ impl Setup<'_> {
             seed,
             totals,
             lanes,
+            replicas: fleet.map(|f| f.totals).unwrap_or_default(),
         })
     }
 }

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+pub use super::fleet::{Balancer, Fleet, Override};
 use super::policy::{Strategy, least_waits};
 use super::units::{Micros, SECOND};
 
@@ -78,6 +79,11 @@ pub struct Server {
     pub slowdowns: Vec<Slowdown>,
     /// The queue in front of it, if any (a limit of 0 is no queue).
     pub queue: Option<Queue>,
+    /// Its replicas and their balancer, when it has more than one
+    /// ([`super::fleet`]); left out of the serialisation when it has one, so that a
+    /// scenario without the keys is the one it always was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<Fleet>,
 }
 
 /// A window `[from, to)` in which the server's capacity is lower (or higher).
@@ -437,6 +443,7 @@ impl Scenario {
                 retry_after: None,
                 slowdowns: Vec::new(),
                 queue: None,
+                fleet: None,
             },
             retry: Retry {
                 base: 100_000,
@@ -561,15 +568,25 @@ impl Scenario {
     /// plus one for each outage, slowdown and window of arrivals it looks at, and each
     /// call seen in a tick costs one. With guards or a queue the loop does about twice
     /// as much per step (measured; a queued call is joined, served or timed out once
-    /// each), so both count twice. Returns (steps per tick, steps per call); a library
+    /// each), so both count twice, and so do a fleet's ([`super::fleet`]), whose
+    /// replicas each look at their own outages and slowdowns. Returns (steps per tick,
+    /// steps per call); a library
     /// strategy's run costs what its own lane ([`Scenario::lane`]) does.
     pub fn step_costs(&self) -> (u64, u64) {
         let queued = self.server.queue.is_some_and(|q| q.limit > 0);
-        let weight = if self.has_guards() || queued { 2 } else { 1 };
-        let per_tick = 1
-            + self.server.outages.len() as u64
-            + self.server.slowdowns.len() as u64
-            + self.arrivals.len() as u64;
+        let fleet = self.server.fleet.as_ref();
+        let weight = if self.has_guards() || queued || fleet.is_some() {
+            2
+        } else {
+            1
+        };
+        // Each replica of a fleet looks at its own outages and slowdowns.
+        let windows = |s: &Server| (s.outages.len() + s.slowdowns.len()) as u64;
+        let servers = fleet.map_or_else(
+            || windows(&self.server),
+            |f| f.servers(&self.server).iter().map(windows).sum(),
+        );
+        let per_tick = 1 + servers + self.arrivals.len() as u64;
         (weight * per_tick, weight)
     }
 

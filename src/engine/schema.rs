@@ -30,6 +30,8 @@ pub enum Section {
     Slowdown,
     /// Under `retry.throttle:`.
     Throttle,
+    /// Each entry of `server.overrides`.
+    Override,
     /// Under `figure:`: how an article draws the scenario. The engine ignores it.
     Figure,
 }
@@ -50,6 +52,7 @@ impl Section {
             Section::Queue => "server.queue.",
             Section::Slowdown => "server.slowdowns[].",
             Section::Throttle => "retry.throttle.",
+            Section::Override => "server.overrides[].",
             Section::Figure => "figure.",
         }
     }
@@ -230,6 +233,58 @@ pub const KEYS: &[Key] = &[
         kind: "list of `{from, to, capacity}`, in order of time, none overlapping",
         default: "none",
         meaning: "Windows of another capacity per tick.",
+    },
+    Key {
+        section: Section::Server,
+        name: "replicas",
+        kind: "whole number, 1 to 100",
+        default: "1",
+        meaning: "Copies of the server, each with its own budget, outages and slowdowns, \
+                  behind a balancer (no queue or `retry_after` with more than one yet).",
+    },
+    Key {
+        section: Section::Server,
+        name: "balancer",
+        kind: "`round-robin`, `random`, `least-loaded` or `power-of-two`",
+        default: "round-robin",
+        meaning: "How each call of a tick, in order of arrival, finds its replica: in turn, \
+                  at random, the one given the fewest of the tick's calls so far, or the \
+                  less loaded of two drawn at random.",
+    },
+    Key {
+        section: Section::Server,
+        name: "overrides",
+        kind: "list of `{replica, capacity, outages, slowdowns}`",
+        default: "none",
+        meaning: "What a replica has of its own, in place of the server's.",
+    },
+    Key {
+        section: Section::Override,
+        name: "replica",
+        kind: "whole number, 1 to `replicas`",
+        default: "required",
+        meaning: "The replica, each at most once.",
+    },
+    Key {
+        section: Section::Override,
+        name: "capacity",
+        kind: "number, more than 0, at most three decimals",
+        default: "the server's",
+        meaning: "Its calls per tick.",
+    },
+    Key {
+        section: Section::Override,
+        name: "outages",
+        kind: "list of `{from, to}`",
+        default: "the server's",
+        meaning: "Its outages, in place of the server's.",
+    },
+    Key {
+        section: Section::Override,
+        name: "slowdowns",
+        kind: "list of `{from, to, capacity}`",
+        default: "the server's",
+        meaning: "Its slowdowns, in place of the server's.",
     },
     Key {
         section: Section::Outage,

@@ -136,8 +136,23 @@ pub struct StrategyResult {
     pub latency_p99: Option<Spread>,
     /// The most calls turned away in one tick of a run.
     pub peak_rejected: Spread,
+    /// Each replica's totals over all runs, replica 1 first, for a server of several
+    /// ([`super::fleet`]); empty for one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<ReplicaResult>,
     /// The typical run, with its lanes.
     pub typical: Run,
+}
+
+/// One replica's totals over all runs.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ReplicaResult {
+    /// Calls it saw.
+    pub calls: Spread,
+    /// Calls it served.
+    pub served: Spread,
+    /// Calls it turned away.
+    pub rejected: Spread,
 }
 
 /// A scenario's results: one entry per strategy, in the scenario's order.
@@ -326,6 +341,19 @@ fn summarise(
         latency_p50: latency(|t| t.latency_p50),
         latency_p99: latency(|t| t.latency_p99),
         peak_rejected: spread(|t| t.peak_rejected),
+        replicas: (0..all[0].replicas.len())
+            .map(|r| {
+                let of = |f: fn(&super::fleet::ReplicaTotals) -> u64| {
+                    Spread::of(all.iter().map(|run| f(&run.replicas[r])).collect())
+                        .expect("a scenario has at least one run")
+                };
+                ReplicaResult {
+                    calls: of(|t| t.calls),
+                    served: of(|t| t.served),
+                    rejected: of(|t| t.rejected),
+                }
+            })
+            .collect(),
         typical: match &all[typical] {
             run if run.lanes.is_some() || !with_lanes => run.clone(),
             _ => simulate_with(scenario, policies, seed_of(typical), true),
@@ -381,6 +409,7 @@ mod tests {
                 seed: i as u64,
                 totals: *t,
                 lanes: None,
+                replicas: Vec::new(),
             })
             .collect();
         summarise(&scenario, &policies, &runs, false, |r| r as u64)

@@ -348,8 +348,8 @@ mod tests {
     use super::*;
 
     use crate::engine::scenario::{
-        Arrivals, Breaker, Budget, HintWhen, Layer, Outage, Queue, QueueOrder, Retry, RetryAfter,
-        Server, ServerModel, Slowdown, Throttle,
+        Arrivals, Balancer, Breaker, Budget, Fleet, HintWhen, Layer, Outage, Override, Queue,
+        QueueOrder, Retry, RetryAfter, Server, ServerModel, Slowdown, Throttle,
     };
 
     /// A scenario with every field, and every field of what it holds, set: a struct
@@ -394,6 +394,16 @@ mod tests {
                     limit: 50,
                     order: QueueOrder::Fifo,
                     drop_expired: false,
+                }),
+                fleet: Some(Fleet {
+                    replicas: 3,
+                    balancer: Balancer::LeastLoaded,
+                    overrides: vec![Override {
+                        replica: 2,
+                        capacity_milli: Some(2_000),
+                        outages: Some(Vec::new()),
+                        slowdowns: Some(Vec::new()),
+                    }],
                 }),
             },
             retry: Retry {
@@ -468,7 +478,19 @@ mod tests {
             retry_after: _,
             slowdowns: _,
             queue: _,
+            fleet: _,
         } = &base.server;
+        let Fleet {
+            replicas: _,
+            balancer: _,
+            overrides: _,
+        } = base.server.fleet.as_ref().unwrap();
+        let Override {
+            replica: _,
+            capacity_milli: _,
+            outages: _,
+            slowdowns: _,
+        } = &base.server.fleet.as_ref().unwrap().overrides[0];
         let Slowdown {
             from: _,
             to: _,
@@ -541,7 +563,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 54] = [
+        let changes: [(&str, Change); 62] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -633,6 +655,28 @@ mod tests {
                 s.server.slowdowns[0].capacity_milli += 1
             }),
             ("server.queue", |s| s.server.queue = None),
+            ("server.fleet", |s| s.server.fleet = None),
+            ("server.fleet.replicas", |s| {
+                s.server.fleet.as_mut().unwrap().replicas += 1;
+            }),
+            ("server.fleet.balancer", |s| {
+                s.server.fleet.as_mut().unwrap().balancer = Balancer::Random;
+            }),
+            ("server.fleet.overrides", |s| {
+                s.server.fleet.as_mut().unwrap().overrides.clear();
+            }),
+            ("server.fleet.overrides.replica", |s| {
+                s.server.fleet.as_mut().unwrap().overrides[0].replica += 1;
+            }),
+            ("server.fleet.overrides.capacity_milli", |s| {
+                s.server.fleet.as_mut().unwrap().overrides[0].capacity_milli = None;
+            }),
+            ("server.fleet.overrides.outages", |s| {
+                s.server.fleet.as_mut().unwrap().overrides[0].outages = None;
+            }),
+            ("server.fleet.overrides.slowdowns", |s| {
+                s.server.fleet.as_mut().unwrap().overrides[0].slowdowns = None;
+            }),
             ("server.queue.limit", |s| {
                 s.server.queue.as_mut().unwrap().limit += 1
             }),
@@ -689,8 +733,15 @@ mod tests {
     #[test]
     fn the_serialisation_and_key_of_a_scenario_are_pinned() {
         // A change here is a change of what the cache's keys hash: raise the layout
-        // number in HEADER, so that entries of the old keys are simulated again.
-        let s = full();
+        // number in HEADER, so that entries of the old keys are simulated again. A
+        // server of one replica serialises as it did before replicas existed, so that
+        // every entry of such a scenario keeps its key.
+        let mut s = full();
+        assert!(serialised(&s).contains(concat!(
+            r#""drop_expired":false},"fleet":{"replicas":3,"balancer":"least-loaded","#,
+            r#""overrides":[{"replica":2,"capacity_milli":2000,"outages":[],"slowdowns":[]}]}},"#,
+        )));
+        s.server.fleet = None;
         assert_eq!(
             serialised(&s),
             concat!(

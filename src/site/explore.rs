@@ -67,6 +67,7 @@ fn unit(parameter: Parameter) -> &'static str {
         Parameter::Multiplier => "times the last ceiling",
         Parameter::MaxAttempts => "calls",
         Parameter::QueueLimit => "calls",
+        Parameter::Replicas => "replicas",
         Parameter::Outage
         | Parameter::Base
         | Parameter::Cap

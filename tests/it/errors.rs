@@ -56,7 +56,7 @@ error: unknown key `server.speed`
   |
 4 |   speed: 3
   |   ^^^^^
-  = help: the keys here are: model, capacity, tick, rejection_cost, outages, retry_after, queue, slowdowns
+  = help: the keys here are: model, capacity, tick, rejection_cost, outages, retry_after, queue, slowdowns, replicas, balancer, overrides
 ",
     );
 }

@@ -12,6 +12,7 @@ mod engine_facts;
 mod errors;
 mod explorable;
 mod extends;
+mod fleet;
 mod front_matter;
 mod github;
 mod highlighting;

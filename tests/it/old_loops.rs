@@ -136,6 +136,7 @@ pub fn simulate_with(scenario: &Scenario, policies: &Policies, seed: u64, with_l
         seed,
         totals,
         lanes,
+        replicas: Vec::new(),
     }
 }
 
@@ -393,5 +394,6 @@ fn extended_with(scenario: &Scenario, policies: &Policies, seed: u64, with_lanes
         seed,
         totals,
         lanes,
+        replicas: Vec::new(),
     }
 }

@@ -36,6 +36,8 @@ pub enum Parameter {
     Timeout,
     /// The most calls the server's queue holds.
     QueueLimit,
+    /// The replicas of the server.
+    Replicas,
 }
 
 /// How a parameter's values are written.
@@ -51,7 +53,7 @@ pub enum Kind {
 
 impl Parameter {
     /// Every parameter, in the order the documentation lists them.
-    pub const ALL: [Parameter; 11] = [
+    pub const ALL: [Parameter; 12] = [
         Parameter::Clients,
         Parameter::Capacity,
         Parameter::RejectionCost,
@@ -63,6 +65,7 @@ impl Parameter {
         Parameter::Spread,
         Parameter::Timeout,
         Parameter::QueueLimit,
+        Parameter::Replicas,
     ];
 
     /// The name a directive uses.
@@ -79,6 +82,7 @@ impl Parameter {
             Parameter::Spread => "spread",
             Parameter::Timeout => "timeout",
             Parameter::QueueLimit => "queue_limit",
+            Parameter::Replicas => "replicas",
         }
     }
 
@@ -95,7 +99,10 @@ impl Parameter {
             | Parameter::Cap
             | Parameter::Spread
             | Parameter::Timeout => Kind::Duration,
-            Parameter::Clients | Parameter::MaxAttempts | Parameter::QueueLimit => Kind::Whole,
+            Parameter::Clients
+            | Parameter::MaxAttempts
+            | Parameter::QueueLimit
+            | Parameter::Replicas => Kind::Whole,
             Parameter::Capacity | Parameter::RejectionCost | Parameter::Multiplier => Kind::Milli,
         }
     }
@@ -128,6 +135,7 @@ pub(crate) fn path(parameter: Parameter) -> &'static [&'static str] {
         Parameter::Spread => &["spread"],
         Parameter::Timeout => &["retry", "timeout"],
         Parameter::QueueLimit => &["server", "queue"],
+        Parameter::Replicas => &["server", "replicas"],
     }
 }
 

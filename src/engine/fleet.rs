@@ -1,0 +1,260 @@
+//! Many servers: replicas behind a balancer.
+//!
+//! **Replicas.** `server.replicas: N` (1 to [`MAX_REPLICAS`], default 1) runs N copies
+//! of the scenario's server, numbered 1 to N. Each is the server of the one-server
+//! model ([`super::server`]) with its own budget: the rejections it turned away in the
+//! last tick are paid out of its own next tick, its outages and slowdowns are its own.
+//! All have the scenario's model, capacity, rejection cost, outages and slowdowns, but
+//! where `server.overrides` gives a replica its own: `[{replica: 3, capacity: 2,
+//! slowdowns: [...]}]` replaces, for replica 3, each key it names (a list whole).
+//! `replicas: 1` is the one server, with no draw and no step more: every result is the
+//! one without the key.
+//!
+//! **A tick of the fleet.** The calls sent in a tick (past the breaker and throttling,
+//! as for one server) are decided in four steps:
+//! 1. They are put in order of arrival: by the time each was sent, calls of equal times
+//!    in a uniformly random order (the run's RNG, as the queue orders a tick's calls:
+//!    [`super::buckets::by_arrival`]).
+//! 2. The balancer gives each, in that order, a replica. A replica's *load* is how many
+//!    of the tick's calls it has been given so far.
+//!    - `round-robin` (the default): replicas 1, 2, …, N, 1, 2, … one call each, the
+//!      turn kept from one tick to the next, starting at replica 1; no draw.
+//!    - `random`: a uniform draw among the N replicas (`random_range(0..N)`).
+//!    - `least-loaded`: the replica with the least load; ties to the lowest number; no
+//!      draw.
+//!    - `power-of-two`: two distinct replicas drawn uniformly (`i = random_range(0..N)`,
+//!      then `j = random_range(0..N-1)`, plus one when `j >= i`), the one with the less
+//!      load; ties to the first drawn.
+//!
+//!    A balancer knows only the loads: it sends calls to a replica that is down, which
+//!    turns them away at no cost, as one server does.
+//! 3. Each replica, from 1 to N, decides its calls as one server decides a tick's
+//!    ([`super::server::ServerState::serve`]): how many it serves, and which, a
+//!    uniformly random choice among its calls in order of arrival (the partial
+//!    Fisher–Yates shuffle of [`super::buckets::Bucket::choose_in`]).
+//! 4. The tick's served calls, replica 1's first, come before its rejected calls,
+//!    replica 1's first, each in the order step 3 left them; from there the tick goes
+//!    on as for one server, drawing the waits of the rejected calls in that order.
+//!
+//! **Totals.** Every total is the fleet's, as for one server; each replica also counts
+//! the calls it saw, served and turned away (`calls = served + rejected` for each).
+//!
+//! Not modelled yet, and refused where read: a queue, or a Retry-After hint, on a
+//! fleet (each needs a replica's own queue and hint).
+
+use rand::RngExt;
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+
+use super::buckets::{Bucket, by_arrival};
+use super::scenario::{Outage, Server, Slowdown};
+use super::server::ServerState;
+use super::units::Micros;
+
+/// The most replicas a server may have.
+pub const MAX_REPLICAS: u32 = 100;
+
+/// How a fleet chooses the replica of each call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Balancer {
+    /// Each replica in turn.
+    RoundRobin,
+    /// A uniform draw.
+    Random,
+    /// The replica given the fewest of the tick's calls so far, ties to the lowest.
+    LeastLoaded,
+    /// The less loaded of two distinct random replicas.
+    PowerOfTwo,
+}
+
+impl Balancer {
+    /// Every balancer, in documentation order.
+    pub const ALL: [Balancer; 4] = [
+        Balancer::RoundRobin,
+        Balancer::Random,
+        Balancer::LeastLoaded,
+        Balancer::PowerOfTwo,
+    ];
+
+    /// The name used in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            Balancer::RoundRobin => "round-robin",
+            Balancer::Random => "random",
+            Balancer::LeastLoaded => "least-loaded",
+            Balancer::PowerOfTwo => "power-of-two",
+        }
+    }
+}
+
+/// A server of more than one replica.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Fleet {
+    /// How many replicas, 2 to [`MAX_REPLICAS`].
+    pub replicas: u32,
+    /// How each call finds its replica.
+    pub balancer: Balancer,
+    /// The replicas that differ from the scenario's server, by number.
+    pub overrides: Vec<Override>,
+}
+
+/// What one replica has of its own.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Override {
+    /// Its number, from 1.
+    pub replica: u32,
+    /// Its capacity per tick, in thousandths of a call.
+    pub capacity_milli: Option<u64>,
+    /// Its outages, in place of the server's.
+    pub outages: Option<Vec<Outage>>,
+    /// Its slowdowns, in place of the server's.
+    pub slowdowns: Option<Vec<Slowdown>>,
+}
+
+impl Fleet {
+    /// Each replica's server, replica 1 first: `server` with the replica's overrides.
+    pub fn servers(&self, server: &Server) -> Vec<Server> {
+        (1..=self.replicas)
+            .map(|replica| {
+                let mut own = server.clone();
+                own.fleet = None;
+                for o in self.overrides.iter().filter(|o| o.replica == replica) {
+                    if let Some(capacity) = o.capacity_milli {
+                        own.capacity_milli = capacity;
+                    }
+                    if let Some(outages) = &o.outages {
+                        own.outages.clone_from(outages);
+                    }
+                    if let Some(slowdowns) = &o.slowdowns {
+                        own.slowdowns.clone_from(slowdowns);
+                    }
+                }
+                own
+            })
+            .collect()
+    }
+}
+
+/// What one replica adds up to in a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ReplicaTotals {
+    /// Calls it saw.
+    pub calls: u64,
+    /// Calls it served.
+    pub served: u64,
+    /// Calls it turned away.
+    pub rejected: u64,
+}
+
+/// A fleet during one run.
+pub struct FleetState<'a> {
+    balancer: Balancer,
+    servers: Vec<ServerState<'a>>,
+    /// Whose turn it is, for `round-robin`.
+    turn: usize,
+    /// Each replica's load in this tick.
+    loads: Vec<u32>,
+    /// The replica of each call of the tick, by its place in order of arrival.
+    of: Vec<u32>,
+    /// The tick's calls, each as its place in the tick, in the order of the steps.
+    keys: Vec<u64>,
+    /// Each replica's totals.
+    pub totals: Vec<ReplicaTotals>,
+}
+
+impl<'a> FleetState<'a> {
+    /// The fleet of `fleet` at rest, its replicas' servers in `servers`
+    /// ([`Fleet::servers`]).
+    pub fn new(fleet: &Fleet, servers: &'a [Server]) -> FleetState<'a> {
+        let n = servers.len();
+        FleetState {
+            balancer: fleet.balancer,
+            servers: servers.iter().map(ServerState::new).collect(),
+            turn: 0,
+            loads: vec![0; n],
+            of: Vec::new(),
+            keys: Vec::new(),
+            totals: vec![ReplicaTotals::default(); n],
+        }
+    }
+
+    /// The replica of the next call, given the loads so far.
+    fn pick(&mut self, rng: &mut Pcg64) -> usize {
+        let n = self.loads.len();
+        match self.balancer {
+            Balancer::RoundRobin => {
+                let r = self.turn;
+                self.turn = (self.turn + 1) % n;
+                r
+            }
+            Balancer::Random => rng.random_range(0..n),
+            Balancer::LeastLoaded => (0..n).min_by_key(|&r| (self.loads[r], r)).unwrap_or(0),
+            Balancer::PowerOfTwo => {
+                let i = rng.random_range(0..n);
+                let mut j = rng.random_range(0..n - 1);
+                if j >= i {
+                    j += 1;
+                }
+                if self.loads[j] < self.loads[i] { j } else { i }
+            }
+        }
+    }
+
+    /// Decides the tick that starts at `start` for the first `sent` of `calls` (steps
+    /// 1 to 4 of the module's rules): afterwards the served calls are the first ones,
+    /// and the rejected ones follow up to `sent`. Returns how many are served.
+    pub fn tick<C: super::client::Client>(
+        &mut self,
+        calls: &mut Bucket<C>,
+        sent: usize,
+        start: Micros,
+        rng: &mut Pcg64,
+    ) -> usize {
+        let n = self.servers.len();
+        // 1. In order of arrival.
+        self.keys.clear();
+        self.keys
+            .extend((0..sent).map(|i| (calls.get(i).t() << 32) | i as u64));
+        by_arrival(&mut self.keys, rng);
+        // 2. Each call's replica, in that order.
+        self.loads.fill(0);
+        self.of.clear();
+        for _ in 0..sent {
+            let r = self.pick(rng);
+            self.loads[r] += 1;
+            self.of.push(r as u32);
+        }
+        // 3. The calls grouped by replica, each group in order of arrival, and each
+        // replica's choice of whom it serves.
+        let mut grouped = Vec::with_capacity(sent);
+        for r in 0..n as u32 {
+            grouped.extend(
+                (self.keys.iter().zip(&self.of))
+                    .filter(|&(_, &of)| of == r)
+                    .map(|(&key, _)| key),
+            );
+        }
+        calls.permute(&grouped);
+        let mut served = Vec::with_capacity(n);
+        let mut lo = 0;
+        for (r, server) in self.servers.iter_mut().enumerate() {
+            let count = self.loads[r] as usize;
+            let down = server.is_down(start);
+            let s = server.serve(start, count as u64, down) as usize;
+            calls.choose_in(lo, lo + count, s, rng);
+            let totals = &mut self.totals[r];
+            totals.calls += count as u64;
+            totals.served += s as u64;
+            totals.rejected += (count - s) as u64;
+            served.push((lo, s, count));
+            lo += count;
+        }
+        // 4. The served of every replica, then the rejected.
+        let front = served.iter().flat_map(|&(lo, s, _)| lo..lo + s);
+        let back = served.iter().flat_map(|&(lo, s, count)| lo + s..lo + count);
+        let order: Vec<u64> = front.chain(back).map(|i| i as u64).collect();
+        calls.permute(&order);
+        served.iter().map(|&(_, s, _)| s).sum()
+    }
+}

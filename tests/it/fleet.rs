@@ -1,0 +1,258 @@
+//! Many servers ([`retrylab::engine::fleet`]): replicas behind a balancer, against ticks
+//! computed by hand, and the mistakes an author makes with the keys.
+
+use retrylab::engine::read::parse_yaml;
+use retrylab::engine::stats::ReplicaResult;
+use retrylab::engine::{Strategy, parse_scenario, run_scenario, scenario_from_node, simulate};
+use retrylab::yaml::{Node, Value};
+
+use crate::util::{errors, root, scenario};
+
+/// Each replica's (calls, served, rejected) of the one run of `yaml`'s first strategy.
+fn replicas(yaml: &str) -> Vec<(u64, u64, u64)> {
+    let result = run_scenario(&scenario(yaml));
+    let one = |r: &ReplicaResult| (r.calls.median, r.served.median, r.rejected.median);
+    result.strategies[0].replicas.iter().map(one).collect()
+}
+
+/// The served and rejected lanes of the first ticks of `yaml`'s first strategy.
+fn lanes(yaml: &str, ticks: usize) -> (Vec<u32>, Vec<u32>) {
+    let s = scenario(yaml);
+    let lanes = simulate(&s, s.strategies[0], s.seed, true).lanes.unwrap();
+    (
+        lanes.served[..ticks].to_vec(),
+        lanes.rejected[..ticks].to_vec(),
+    )
+}
+
+#[test]
+fn round_robin_keeps_its_turn_from_tick_to_tick() {
+    // Tick 0: 30 calls, ten to each replica; replica 2 serves 5 of its 10 and owes
+    // half a call. Tick 1: the turn is back at replica 1 (30 calls, 3 replicas): the 5
+    // retries go to replicas 1, 2, 3, 1, 2; replica 2's budget is 4.5, enough for 2.
+    let yaml = "id: a\nclients: 30\nhorizon: 1s\n\
+                server: {replicas: 3, overrides: [{replica: 2, capacity: 5}]}\n\
+                strategies: [fixed]\nruns: 1\n";
+    assert_eq!(replicas(yaml), [(12, 12, 0), (12, 7, 5), (11, 11, 0)]);
+    assert_eq!(lanes(yaml, 3), (vec![25, 5, 0], vec![5, 0, 0]));
+}
+
+#[test]
+fn least_loaded_starts_each_tick_at_the_lowest_replica() {
+    // 31 calls: 11, 10 and 10. Replica 1 turns one away; its retry in tick 1 finds
+    // every replica at no load, and goes to replica 1 again, whose budget is 9.9.
+    let least = "id: a\nclients: 31\nhorizon: 1s\nserver: {replicas: 3, balancer: least-loaded}\n\
+                 strategies: [fixed]\nruns: 1\n";
+    assert_eq!(replicas(least), [(12, 11, 1), (10, 10, 0), (10, 10, 0)]);
+    // Round robin sends the retry to replica 2, whose turn it is after 31 calls.
+    let robin = least.replace("least-loaded", "round-robin");
+    assert_eq!(replicas(&robin), [(11, 10, 1), (11, 11, 0), (10, 10, 0)]);
+}
+
+#[test]
+fn a_balancer_keeps_sending_to_a_replica_that_is_down() {
+    // Replica 1 is down for the first second. Round robin gives it half of every tick:
+    // 10 of 20, then 5 of the 10 retries, 3 of 5 (the turn at replica 1 after 30
+    // calls), 1 of 3 (at replica 2 after 35), the 1 left (at replica 1 after 38), which
+    // replica 2 serves at last in tick 5 (after 39). Replica 1 serves nothing; replica
+    // 2 every call it is given.
+    let yaml = "id: a\nclients: 20\nhorizon: 2s\n\
+                server: {replicas: 2, overrides: [{replica: 1, outages: [{from: 0s, to: 1s}]}]}\n\
+                strategies: [fixed]\nruns: 1\n";
+    assert_eq!(replicas(yaml), [(20, 0, 20), (20, 20, 0)]);
+    assert_eq!(
+        lanes(yaml, 7),
+        (vec![10, 5, 2, 2, 0, 1, 0], vec![10, 5, 3, 1, 1, 0, 0])
+    );
+}
+
+#[test]
+fn power_of_two_splits_a_tick_evenly_where_random_does_not() {
+    // Of two replicas, power-of-two draws both: each call goes to the less loaded,
+    // so 20 calls split 10 and 10, which two servers of 10 serve at once, on every
+    // seed. A random balancer splits them unevenly on some.
+    let p2c = "id: a\nclients: 20\nhorizon: 1s\nserver: {replicas: 2, balancer: power-of-two}\n\
+               strategies: [fixed]\nruns: 20\n";
+    let result = run_scenario(&scenario(p2c));
+    assert_eq!(result.strategies[0].calls.p95, 20);
+    let random = run_scenario(&scenario(&p2c.replace("power-of-two", "random")));
+    assert!(random.strategies[0].calls.p95 > 20);
+}
+
+#[test]
+fn every_balancer_conserves_calls_and_clients_and_is_the_same_on_every_run() {
+    for balancer in ["round-robin", "random", "least-loaded", "power-of-two"] {
+        let yaml = format!(
+            "id: a\nclients: 500\nhorizon: 30s\nspread: 2s\n\
+             server: {{replicas: 5, balancer: {balancer}, capacity: 8,\n  \
+             overrides: [{{replica: 4, slowdowns: [{{from: 1s, to: 5s, capacity: 1}}]}}]}}\n\
+             retry: {{max_attempts: 8}}\nruns: 7\n"
+        );
+        let s = scenario(&yaml);
+        let result = run_scenario(&s);
+        assert_eq!(result, run_scenario(&s), "{balancer}");
+        for (strategy, r) in s.strategies.iter().zip(&result.strategies) {
+            for seed in s.seed..s.seed + u64::from(s.runs) {
+                let run = simulate(&s, *strategy, seed, false);
+                let t = run.totals;
+                assert_eq!(t.served + t.gave_up + t.still_retrying, 500, "{balancer}");
+                let calls: u64 = run.replicas.iter().map(|r| r.calls).sum();
+                let served: u64 = run.replicas.iter().map(|r| r.served).sum();
+                assert_eq!((calls, served), (t.calls, t.served), "{balancer}");
+                for replica in &run.replicas {
+                    assert_eq!(replica.calls, replica.served + replica.rejected);
+                }
+            }
+            assert_eq!(r.replicas.len(), 5);
+        }
+    }
+}
+
+/// `yaml` with `server.replicas: 1` written into it.
+fn with_one_replica(yaml: &str) -> Node {
+    let mut root = parse_yaml(yaml).unwrap();
+    let scalar = |text: &str| Node {
+        value: Value::Scalar {
+            text: text.to_string(),
+            plain: true,
+            quoted: false,
+        },
+        pos: root.pos,
+        width: 1,
+    };
+    let (key, one) = (scalar("replicas"), scalar("1"));
+    let Value::Map(entries) = &mut root.value else {
+        panic!("a scenario is a map")
+    };
+    match entries
+        .iter_mut()
+        .find(|(k, _)| k.as_scalar() == Some("server"))
+    {
+        Some((_, server)) => match &mut server.value {
+            Value::Map(keys) => keys.push((key, one)),
+            _ => panic!("a server is a map"),
+        },
+        None => {
+            let server = Node {
+                value: Value::Map(vec![(key, one)]),
+                pos: root.pos,
+                width: 1,
+            };
+            entries.push((scalar("server"), server));
+        }
+    }
+    root
+}
+
+#[test]
+fn one_replica_is_the_server_without_the_key_in_every_preset() {
+    let mut presets = 0;
+    for entry in std::fs::read_dir(root().join("scenarios")).unwrap() {
+        let path = entry.unwrap().path();
+        let yaml = std::fs::read_to_string(&path).unwrap();
+        let plain = parse_scenario(&yaml, Some("s")).unwrap();
+        let one = scenario_from_node(&with_one_replica(&yaml), Some("s")).unwrap();
+        assert_eq!(one, plain, "{path:?}");
+        presets += 1;
+    }
+    assert!(presets >= 10, "{presets}");
+}
+
+#[test]
+fn the_fleets_keys_are_refused_at_their_place() {
+    assert_eq!(
+        errors("id: a\nclients: 1\nserver: {replicas: 0}\n"),
+        "error: `server.replicas` must be at least 1, found 0\n --> s.yaml:3:20\n  |\n\
+         3 | server: {replicas: 0}\n  |                    ^"
+    );
+    let balancer = errors("id: a\nclients: 1\nserver: {replicas: 2, balancer: round-robn}\n");
+    assert!(
+        balancer.starts_with("error: unknown balancer `round-robn`\n --> s.yaml:3:33\n"),
+        "{balancer}"
+    );
+    assert!(
+        balancer.contains("did you mean `round-robin`?"),
+        "{balancer}"
+    );
+    let past = errors(
+        "id: a\nclients: 1\nserver: {replicas: 3, overrides: [{replica: 4, capacity: 2}]}\n",
+    );
+    assert!(
+        past.starts_with(
+            "error: `server.overrides[].replica` is 4, but the server has 3 replicas\n \
+             --> s.yaml:3:45\n"
+        ),
+        "{past}"
+    );
+    let twice = errors(
+        "id: a\nclients: 1\nserver:\n  replicas: 3\n  overrides: [{replica: 2, capacity: 2}, {replica: 2}]\n",
+    );
+    assert!(
+        twice.starts_with("error: replica 2 is overridden twice\n --> s.yaml:5:52\n"),
+        "{twice}"
+    );
+    let alone = errors("id: a\nclients: 1\nserver: {balancer: random}\n");
+    assert!(
+        alone.starts_with(
+            "error: `server.balancer` needs `server.replicas` of 2 or more\n --> s.yaml:3:10\n"
+        ),
+        "{alone}"
+    );
+    let queued = errors("id: a\nclients: 1\nserver: {replicas: 2, queue: {limit: 10}}\n");
+    assert!(
+        queued.starts_with(
+            "error: `server.queue` is not modelled yet for a server of several replicas\n"
+        ),
+        "{queued}"
+    );
+    let key =
+        errors("id: a\nclients: 1\nserver: {replicas: 2, overrides: [{replica: 1, tick: 1s}]}\n");
+    assert!(
+        key.starts_with("error: unknown key `server.overrides[].tick`"),
+        "{key}"
+    );
+}
+
+#[test]
+fn a_fleets_result_names_its_strategy_and_the_json_its_replicas() {
+    let s = scenario(
+        "id: a\nclients: 30\nhorizon: 1s\nserver: {replicas: 3}\nstrategies: [fixed]\nruns: 1\n",
+    );
+    assert_eq!(s.strategies, [Strategy::Fixed]);
+    let json: serde_json::Value =
+        serde_json::from_str(&retrylab::report::json(&run_scenario(&s), false)).unwrap();
+    let replicas = json["strategies"][0]["replicas"].as_array().unwrap();
+    assert_eq!(replicas.len(), 3);
+    assert_eq!(replicas[2]["replica"], 3);
+    assert_eq!(replicas[2]["calls"]["median"], 10);
+    assert_eq!(replicas[2]["rejected"]["p95"], 0);
+    // One server has no such field.
+    let one = scenario("id: a\nclients: 30\nhorizon: 1s\nstrategies: [fixed]\nruns: 1\n");
+    let json = retrylab::report::json(&run_scenario(&one), false);
+    assert!(!json.contains("replicas"));
+}
+
+#[test]
+fn a_sweep_and_a_readers_knob_vary_the_replicas() {
+    // From one replica, where the balancer has nothing to choose, to four: each with
+    // the capacity of the one, so that 40 clients are served at once from four on.
+    let body = "id: s\nclients: 40\nhorizon: 5s\nserver: {replicas: 1, balancer: least-loaded}\n\
+                strategies: [fixed]\nruns: 1\nsweep: {vary: replicas, values: [1, 2, 4]}\n";
+    let sweep = retrylab::directive::sweep::read_sweep(body).unwrap();
+    let labels: Vec<(&str, f64)> = sweep
+        .points
+        .iter()
+        .map(|(l, x, _)| (l.as_str(), *x))
+        .collect();
+    assert_eq!(labels, [("1", 1.0), ("2", 2.0), ("4", 4.0)]);
+    let calls: Vec<u64> = (sweep.points.iter())
+        .map(|(_, _, s)| run_scenario(s).strategies[0].calls.median)
+        .collect();
+    assert!(calls[0] > calls[1] && calls[2] == 40, "{calls:?}");
+    // A knob over the replicas reads, and a value past 100 is refused at its range.
+    let knob = "id: k\nclients: 40\nserver: {replicas: 2}\nruns: 1\n\
+                figure:\n  explore: {replicas: [1, 10]}\n";
+    assert!(retrylab::directive::read_sim(knob).is_ok());
+    let past = retrylab::directive::read_sim(&knob.replace("[1, 10]", "[1, 200]")).unwrap_err();
+    assert!(past[0].message.contains("100"), "{past:?}");
+}
