@@ -94,7 +94,7 @@ fn replicas_table(result: &ScenarioResult) -> String {
     }
     let cell = |spread: &Spread| {
         let value = Value::Count {
-            spread: spread.clone(),
+            spread: *spread,
             of: None,
         };
         crate::cell::Cell::of(&value).text()

@@ -162,7 +162,7 @@ impl<C: Copy> Bucket<C> {
 
     /// Writes `call` at `i`.
     #[inline(always)]
-    fn set(&mut self, i: usize, call: C) {
+    pub fn set(&mut self, i: usize, call: C) {
         self.blocks[i >> SHIFT][i & MASK] = call;
     }
 

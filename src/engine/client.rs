@@ -12,6 +12,11 @@
 //! only for that strategy, each 4 bytes more. A chain of layers keeps a count and a
 //! previous wait per layer. The loop of [`super::run`] is generic over the kind of
 //! state, chosen once per scenario and strategy.
+//!
+//! A count of calls takes 20 bits: a client makes at most one call per tick, and a
+//! horizon holds at most [`super::scenario::MAX_TICKS`] ticks, below 2²⁰. The 12 bits
+//! above it hold the replica that saw the client's last call, from 1 (0 before any
+//! did), for a fleet's retry elsewhere ([`super::fleet`]); one server leaves them 0.
 
 use rand_pcg::Pcg64;
 
@@ -68,6 +73,14 @@ impl Chain<'_> {
     }
 }
 
+/// How many low bits of a client's count of calls hold the count; the bits above hold
+/// the replica of its last call.
+const CALL_BITS: u32 = 20;
+/// The count's bits.
+const CALL_MASK: u32 = (1 << CALL_BITS) - 1;
+const _: () = assert!(super::scenario::MAX_TICKS < 1 << CALL_BITS);
+const _: () = assert!(super::fleet::MAX_REPLICAS < 1 << (32 - CALL_BITS));
+
 /// A field that a kind of client state may or may not keep: `u32` when it does, `()`
 /// when it does not (reading it then gives 0, and writing it is a no-op).
 pub trait Slot: Copy + std::fmt::Debug {
@@ -107,6 +120,10 @@ pub trait Client: Copy + std::fmt::Debug {
     fn first(&self) -> Micros;
     /// Calls made so far, this one included.
     fn calls(&self) -> u32;
+    /// The replica that saw its last call, from 1; 0 before any did.
+    fn replica(&self) -> u32;
+    /// Records that replica `replica` (from 1) saw this call.
+    fn set_replica(&mut self, replica: u32);
     /// The layer that retries after this call failed: the lowest with attempts left,
     /// or `None` when every layer is out of attempts.
     fn layer_to_retry(&self, chain: &Chain) -> Option<usize>;
@@ -147,16 +164,24 @@ impl<F: Slot, P: Slot> Client for Single<F, P> {
     }
     #[inline(always)]
     fn calls(&self) -> u32 {
-        self.calls
+        self.calls & CALL_MASK
+    }
+    #[inline(always)]
+    fn replica(&self) -> u32 {
+        self.calls >> CALL_BITS
+    }
+    #[inline(always)]
+    fn set_replica(&mut self, replica: u32) {
+        self.calls = self.calls & CALL_MASK | replica << CALL_BITS;
     }
     #[inline(always)]
     fn layer_to_retry(&self, chain: &Chain) -> Option<usize> {
-        (self.calls < chain.max[0]).then_some(0)
+        (self.calls() < chain.max[0]).then_some(0)
     }
     #[inline(always)]
     fn wait(&mut self, chain: &Chain, _: usize, rng: &mut Pcg64) -> Micros {
         let mut prev = self.prev.get();
-        let wait = chain.policies[0].wait(self.calls - 1, &mut prev, rng);
+        let wait = chain.policies[0].wait(self.calls() - 1, &mut prev, rng);
         self.prev = P::hold(prev);
         wait
     }
@@ -196,7 +221,13 @@ impl Client for Layered {
         u64::from(self.first)
     }
     fn calls(&self) -> u32 {
-        self.calls
+        self.calls & CALL_MASK
+    }
+    fn replica(&self) -> u32 {
+        self.calls >> CALL_BITS
+    }
+    fn set_replica(&mut self, replica: u32) {
+        self.calls = self.calls & CALL_MASK | replica << CALL_BITS;
     }
     fn layer_to_retry(&self, chain: &Chain) -> Option<usize> {
         (0..chain.len)

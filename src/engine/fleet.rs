@@ -28,6 +28,17 @@
 //!
 //!    A balancer knows only the loads: it sends calls to a replica that is down, which
 //!    turns them away at no cost, as one server does.
+//!
+//!    **Retry elsewhere.** With `retry.elsewhere: true`, a retry (a client's second
+//!    call or later) goes to a replica other than the one that saw the client's last
+//!    call that a replica saw (a call that failed fast or was throttled at the client
+//!    was seen by none): the balancer chooses among the N − 1 others as it does among
+//!    all. `round-robin` passes over that replica when the turn is at it, and the turn
+//!    moves on from the replica chosen; `random` draws `random_range(0..N-1)`, plus one
+//!    at or above the one left out; `least-loaded` takes the least loaded of the
+//!    others; `power-of-two` draws two distinct among the others, numbered as for
+//!    `random`, or takes the only other, without a draw, when N is 2. A client keeps
+//!    the number of the replica of its last call ([`super::client`]).
 //! 3. Each replica, from 1 to N, decides its calls as one server decides a tick's
 //!    ([`super::server::ServerState::serve`]): how many it serves, and which, a
 //!    uniformly random choice among its calls in order of arrival (the partial
@@ -150,6 +161,8 @@ pub struct ReplicaTotals {
 /// A fleet during one run.
 pub struct FleetState<'a> {
     balancer: Balancer,
+    /// Whether a retry goes elsewhere (`retry.elsewhere`).
+    elsewhere: bool,
     servers: Vec<ServerState<'a>>,
     /// Whose turn it is, for `round-robin`.
     turn: usize,
@@ -166,10 +179,11 @@ pub struct FleetState<'a> {
 impl<'a> FleetState<'a> {
     /// The fleet of `fleet` at rest, its replicas' servers in `servers`
     /// ([`Fleet::servers`]).
-    pub fn new(fleet: &Fleet, servers: &'a [Server]) -> FleetState<'a> {
+    pub fn new(fleet: &Fleet, servers: &'a [Server], elsewhere: bool) -> FleetState<'a> {
         let n = servers.len();
         FleetState {
             balancer: fleet.balancer,
+            elsewhere,
             servers: servers.iter().map(ServerState::new).collect(),
             turn: 0,
             loads: vec![0; n],
@@ -179,23 +193,38 @@ impl<'a> FleetState<'a> {
         }
     }
 
-    /// The replica of the next call, given the loads so far.
-    fn pick(&mut self, rng: &mut Pcg64) -> usize {
+    /// The replica of the next call, given the loads so far: any, or any but `not`
+    /// (from 0) for a retry elsewhere.
+    fn pick(&mut self, rng: &mut Pcg64, not: Option<usize>) -> usize {
         let n = self.loads.len();
+        // The replicas a call may go to, numbered from 0 without `not`, and back.
+        let others = n - usize::from(not.is_some());
+        let skip = |x: usize| match not {
+            Some(p) if x >= p => x + 1,
+            _ => x,
+        };
         match self.balancer {
             Balancer::RoundRobin => {
-                let r = self.turn;
-                self.turn = (self.turn + 1) % n;
+                let mut r = self.turn;
+                if not == Some(r) {
+                    r = (r + 1) % n;
+                }
+                self.turn = (r + 1) % n;
                 r
             }
-            Balancer::Random => rng.random_range(0..n),
-            Balancer::LeastLoaded => (0..n).min_by_key(|&r| (self.loads[r], r)).unwrap_or(0),
+            Balancer::Random => skip(rng.random_range(0..others)),
+            Balancer::LeastLoaded => (0..n)
+                .filter(|&r| not != Some(r))
+                .min_by_key(|&r| (self.loads[r], r))
+                .unwrap_or(0),
+            Balancer::PowerOfTwo if others == 1 => skip(0),
             Balancer::PowerOfTwo => {
-                let i = rng.random_range(0..n);
-                let mut j = rng.random_range(0..n - 1);
+                let i = rng.random_range(0..others);
+                let mut j = rng.random_range(0..others - 1);
                 if j >= i {
                     j += 1;
                 }
+                let (i, j) = (skip(i), skip(j));
                 if self.loads[j] < self.loads[i] { j } else { i }
             }
         }
@@ -220,8 +249,13 @@ impl<'a> FleetState<'a> {
         // 2. Each call's replica, in that order.
         self.loads.fill(0);
         self.of.clear();
-        for _ in 0..sent {
-            let r = self.pick(rng);
+        for i in 0..sent {
+            let call = calls.get(self.keys[i] as u32 as usize);
+            let not = match call.replica() {
+                last if self.elsewhere && call.calls() > 1 && last > 0 => Some(last as usize - 1),
+                _ => None,
+            };
+            let r = self.pick(rng, not);
             self.loads[r] += 1;
             self.of.push(r as u32);
         }
@@ -240,6 +274,11 @@ impl<'a> FleetState<'a> {
         let mut lo = 0;
         for (r, server) in self.servers.iter_mut().enumerate() {
             let count = self.loads[r] as usize;
+            for i in lo..lo + count {
+                let mut call = calls.get(i);
+                call.set_replica(r as u32 + 1);
+                calls.set(i, call);
+            }
             let down = server.is_down(start);
             let s = server.serve(start, count as u64, down) as usize;
             calls.choose_in(lo, lo + count, s, rng);

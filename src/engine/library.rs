@@ -86,7 +86,7 @@ pub struct Library {
 
 impl Library {
     /// Its `retry:` in a scenario whose own is `scenario`: the library's settings, the
-    /// scenario's timeout, breaker and throttle.
+    /// scenario's timeout, breaker and throttle, and where a retry goes in a fleet.
     pub fn retry(&self, scenario: &Retry) -> Retry {
         Retry {
             base: self.base,
@@ -101,6 +101,7 @@ impl Library {
             timeout: scenario.timeout,
             throttle: scenario.throttle,
             jitter: self.jitter,
+            elsewhere: scenario.elsewhere,
         }
     }
 

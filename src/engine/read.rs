@@ -466,6 +466,10 @@ impl Reader {
             Some(node) => self.jitter(node),
             None => Some(defaults.jitter),
         };
+        let elsewhere = match fields.get("elsewhere") {
+            Some(node) => self.boolean(node, "retry.elsewhere"),
+            None => Some(defaults.elsewhere),
+        };
         let (base, cap) = (base?, cap?);
         if cap > MAX_TIME {
             let node = fields.get("cap").unwrap_or(node);
@@ -502,6 +506,7 @@ impl Reader {
             timeout: timeout?,
             throttle: throttle?,
             jitter: jitter?,
+            elsewhere: elsewhere?,
         })
     }
 
@@ -626,6 +631,7 @@ impl Reader {
         let server = top.get("server");
         let server_key = |name: &str| server.and_then(|n| n.entry(name)).map(|(_, v)| v.clone());
         self.relations_of_overload(s, top);
+        self.relations_of_fleet(s, top);
         self.relations_of_libraries(s, top);
         let horizon_node = top.get("horizon").cloned().or_else(|| server_key("tick"));
         let at = |fallback: Option<Node>| {

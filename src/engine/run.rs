@@ -182,7 +182,8 @@ impl Setup<'_> {
         // A server of several replicas ([`super::fleet`]): each replica's server.
         let replicas =
             (scenario.server.fleet.as_ref()).map_or_else(Vec::new, |f| f.servers(&scenario.server));
-        let mut fleet = (scenario.server.fleet.as_ref()).map(|f| FleetState::new(f, &replicas));
+        let mut fleet = (scenario.server.fleet.as_ref())
+            .map(|f| FleetState::new(f, &replicas, scenario.retry.elsewhere));
         let mut totals = Totals::default();
         let mut last_finish: Option<usize> = None;
         let mut latencies: Vec<u32> = Vec::new();

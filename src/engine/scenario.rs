@@ -395,6 +395,10 @@ pub struct Retry {
     /// The jitter of `proportional-jitter`: each wait is the ceiling times a uniform
     /// factor in `[1 - jitter, 1 + jitter]`; between 0 and 1.
     pub jitter: f64,
+    /// Whether a retry goes to a replica other than the one that saw the client's last
+    /// call ([`super::fleet`]); left out of the serialisation when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub elsewhere: bool,
 }
 
 /// One simulation setup, validated.
@@ -458,6 +462,7 @@ impl Scenario {
                 timeout: None,
                 throttle: None,
                 jitter: 0.2,
+                elsewhere: false,
             },
             strategies: Strategy::CLASSIC.to_vec(),
             runs: 1,

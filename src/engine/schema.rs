@@ -464,6 +464,14 @@ pub const KEYS: &[Key] = &[
         meaning: "The jitter of `proportional-jitter`.",
     },
     Key {
+        section: Section::Retry,
+        name: "elsewhere",
+        kind: "`true` or `false`",
+        default: "false",
+        meaning: "Whether a retry goes to a replica other than the one that saw the \
+                  client's last call (a server of several replicas only).",
+    },
+    Key {
         section: Section::Throttle,
         name: "k",
         kind: "number, more than 0, at most 1,000, at most three decimals",

@@ -432,6 +432,7 @@ mod tests {
                     window: 10_000_000,
                 }),
                 jitter: 0.2,
+                elsewhere: true,
             },
             strategies: vec![Strategy::FullJitter, Strategy::Exponential],
             runs: 2,
@@ -520,6 +521,7 @@ mod tests {
             timeout: _,
             throttle: _,
             jitter: _,
+            elsewhere: _,
         } = &base.retry;
         let Breaker {
             failure_rate: _,
@@ -563,7 +565,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 62] = [
+        let changes: [(&str, Change); 63] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -692,6 +694,7 @@ mod tests {
                 s.retry.throttle.as_mut().unwrap().k_milli += 1
             }),
             ("retry.jitter", |s| s.retry.jitter = 0.3),
+            ("retry.elsewhere", |s| s.retry.elsewhere = false),
         ];
         let mut out: Vec<(&'static str, Scenario)> = changes
             .iter()
@@ -741,7 +744,9 @@ mod tests {
             r#""drop_expired":false},"fleet":{"replicas":3,"balancer":"least-loaded","#,
             r#""overrides":[{"replica":2,"capacity_milli":2000,"outages":[],"slowdowns":[]}]}},"#,
         )));
+        assert!(serialised(&s).contains(r#""jitter":0.2,"elsewhere":true},"#));
         s.server.fleet = None;
+        s.retry.elsewhere = false;
         assert_eq!(
             serialised(&s),
             concat!(

@@ -256,3 +256,43 @@ fn a_sweep_and_a_readers_knob_vary_the_replicas() {
     let past = retrylab::directive::read_sim(&knob.replace("[1, 10]", "[1, 200]")).unwrap_err();
     assert!(past[0].message.contains("100"), "{past:?}");
 }
+
+#[test]
+fn a_retry_elsewhere_leaves_the_replica_that_turned_it_away() {
+    // Replica 1 is down. Tick 0: round robin gives it 10 of the 20 calls. Tick 1: the
+    // turn is at replica 1, but each of the 10 retries saw replica 1 last: the turn
+    // passes over it, to replica 2, which serves them all.
+    let down = "id: a\nclients: 20\nhorizon: 2s\n\
+                server: {replicas: 2, overrides: [{replica: 1, outages: [{from: 0s, to: 1s}]}]}\n\
+                retry: {elsewhere: true}\nstrategies: [fixed]\nruns: 1\n";
+    assert_eq!(replicas(down), [(10, 0, 10), (20, 20, 0)]);
+    assert_eq!(lanes(down, 3), (vec![10, 10, 0], vec![10, 0, 0]));
+    // Least loaded: the retry of the call replica 1 turned away goes to the least
+    // loaded of the others, replica 2 (the lowest of two at no load).
+    let least = "id: a\nclients: 31\nhorizon: 1s\nserver: {replicas: 3, balancer: least-loaded}\n\
+                 retry: {elsewhere: true}\nstrategies: [fixed]\nruns: 1\n";
+    assert_eq!(replicas(least), [(11, 10, 1), (11, 11, 0), (10, 10, 0)]);
+    // Random and power-of-two never send a retry back to replica 1 while it is down:
+    // with room for every call at replica 2, every retry is served at once, on every
+    // seed.
+    for balancer in ["random", "power-of-two"] {
+        let yaml = down
+            .replace(
+                "replicas: 2,",
+                &format!("replicas: 2, capacity: 20, balancer: {balancer},"),
+            )
+            .replace("runs: 1", "runs: 10");
+        let result = run_scenario(&scenario(&yaml));
+        let r = &result.strategies[0];
+        assert_eq!(r.replicas[1].rejected.p95, 0, "{balancer}");
+        assert_eq!(r.calls.p95, 20 + r.replicas[0].calls.p95, "{balancer}");
+    }
+    // Without a fleet there is nowhere else to go.
+    let alone = errors("id: a\nclients: 1\nretry: {elsewhere: true}\n");
+    assert!(
+        alone.starts_with(
+            "error: `retry.elsewhere` needs `server.replicas` of 2 or more\n --> s.yaml:3:9\n"
+        ),
+        "{alone}"
+    );
+}

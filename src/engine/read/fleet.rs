@@ -9,6 +9,24 @@ use crate::engine::schema::Section;
 use crate::yaml::{Node, Value};
 
 impl Reader {
+    /// `retry.elsewhere` needs a server of several replicas (or `replicas: 1` written,
+    /// the fleet at its smallest, as a sweep or a reader's knob sets it).
+    pub(super) fn relations_of_fleet(&mut self, s: &crate::engine::Scenario, top: &Fields) {
+        let key = top
+            .get("retry")
+            .and_then(|r| r.entry("elsewhere"))
+            .map(|(k, _)| k);
+        let written = top.get("server").and_then(|n| n.get("replicas")).is_some();
+        if let Some(key) = key.filter(|_| s.retry.elsewhere && s.server.fleet.is_none() && !written)
+        {
+            self.error(
+                key,
+                "`retry.elsewhere` needs `server.replicas` of 2 or more".to_string(),
+                Some("a server of one replica has nowhere else to send a retry".to_string()),
+            );
+        }
+    }
+
     /// The fleet of the server whose keys are `fields`: `None` for one replica (the
     /// default, or `replicas: 1`), `Some(None)` when it has more, `Some(Some(fleet))`
     /// when they read without a mistake; `Err` after a mistake.
