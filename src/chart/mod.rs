@@ -143,6 +143,19 @@ impl FigureParts {
             Some(text) => escape(text),
             None => escape(&generated_caption(scenario, result, window)),
         };
+        // A fleet's lanes are drawn against the fleet as one server: its capacity the
+        // replicas' together, down where all are.
+        let one;
+        let scenario = match &scenario.server.fleet {
+            Some(fleet) => {
+                one = Scenario {
+                    server: fleet.as_one(&scenario.server, scenario.horizon),
+                    ..scenario.clone()
+                };
+                &one
+            }
+            None => scenario,
+        };
         // A binned chart says so, under the author's caption too.
         let bin = lanes::ticks_per_column(scenario, result, window);
         if bin > 1 {
@@ -300,17 +313,39 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
             ),
         ),
     };
-    let server = &scenario.server;
+    // A fleet is written of as one server: its replicas' capacity together, down
+    // where all of them are.
+    let fleet = scenario.server.fleet.as_ref();
+    let one = fleet.map(|f| f.as_one(&scenario.server, scenario.horizon));
+    let server = one.as_ref().unwrap_or(&scenario.server);
+    let (who, serves, is) = match fleet {
+        Some(f) => (
+            format!(
+                "{} replicas behind a {} balancer, which",
+                f.replicas,
+                f.balancer.name()
+            ),
+            "serve",
+            "are all",
+        ),
+        None => ("a server that".to_string(), "serves", "is"),
+    };
+    let together = if fleet.is_some() { " together" } else { "" };
     let serves = match server.model {
         ServerModel::Capacity => format!(
-            "serves up to {} calls per {} tick",
+            "{serves} up to {} calls per {} tick{together}",
             milli(server.capacity_milli),
             duration(server.tick)
         ),
         ServerModel::AllOrNothing => format!(
-            "serves up to {} calls per {} tick and none when more arrive",
+            "{serves} up to {} calls per {} tick{together} and none when more arrive{}",
             milli(server.capacity_milli),
-            duration(server.tick)
+            duration(server.tick),
+            if fleet.is_some() {
+                " at a replica than it can serve"
+            } else {
+                ""
+            }
         ),
     };
     let down: Vec<String> = server
@@ -321,7 +356,7 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
     let down = if down.is_empty() {
         String::new()
     } else {
-        format!(" and is down from {}", down.join(" and from "))
+        format!(" and {is} down from {}", down.join(" and from "))
     };
     let shown = if window >= scenario.horizon {
         format!("all {}", duration(scenario.horizon))
@@ -342,7 +377,7 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
         String::new()
     };
     format!(
-        "{clients}{} {start} a server that {serves}{down}. \
+        "{clients}{} {start} {who} {serves}{down}. \
          Calls per tick over {shown}, one lane per strategy{typical}.",
         if scenario.clients == 0 && !scenario.arrivals.is_empty() {
             ""

@@ -147,6 +147,59 @@ impl Fleet {
     }
 }
 
+impl Fleet {
+    /// The fleet seen as one server, for what is drawn and written of it: its
+    /// capacity the replicas' together; an outage where every replica is down; a
+    /// slowdown, at the fleet's capacity then, where it has another capacity (some
+    /// replicas down or slowed, or sped up). Its other settings are `server`'s.
+    pub fn as_one(&self, server: &Server, horizon: Micros) -> Server {
+        let servers = self.servers(server);
+        let states: Vec<ServerState> = servers.iter().map(ServerState::new).collect();
+        let capacity_at = |t: Micros| -> u64 {
+            (states.iter())
+                .map(|s| if s.is_down(t) { 0 } else { s.capacity_at(t) })
+                .sum()
+        };
+        let full: u64 = servers.iter().map(|s| s.capacity_milli).sum();
+        // Where the fleet's capacity can change.
+        let mut edges: Vec<Micros> = servers
+            .iter()
+            .flat_map(|s| {
+                let outages = s.outages.iter().flat_map(|o| [o.from, o.to]);
+                outages.chain(s.slowdowns.iter().flat_map(|w| [w.from, w.to]))
+            })
+            .chain([0, horizon])
+            .filter(|&t| t <= horizon)
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        let mut one = server.clone();
+        one.fleet = None;
+        one.capacity_milli = full;
+        one.outages = Vec::new();
+        one.slowdowns = Vec::new();
+        for pair in edges.windows(2) {
+            let (from, to) = (pair[0], pair[1]);
+            match capacity_at(from) {
+                c if c == full => {}
+                0 => match one.outages.last_mut() {
+                    Some(last) if last.to == from => last.to = to,
+                    _ => one.outages.push(Outage { from, to }),
+                },
+                c => match one.slowdowns.last_mut() {
+                    Some(last) if last.to == from && last.capacity_milli == c => last.to = to,
+                    _ => one.slowdowns.push(Slowdown {
+                        from,
+                        to,
+                        capacity_milli: c,
+                    }),
+                },
+            }
+        }
+        one
+    }
+}
+
 /// What one replica adds up to in a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ReplicaTotals {
@@ -295,5 +348,67 @@ impl<'a> FleetState<'a> {
         let order: Vec<u64> = front.chain(back).map(|i| i as u64).collect();
         calls.permute(&order);
         served.iter().map(|&(_, s, _)| s).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::parse_scenario;
+
+    fn one(yaml: &str) -> Server {
+        let s = parse_scenario(yaml, None).unwrap();
+        s.server
+            .fleet
+            .as_ref()
+            .unwrap()
+            .as_one(&s.server, s.horizon)
+    }
+
+    #[test]
+    fn a_fleet_as_one_server_has_the_capacity_of_its_replicas_together() {
+        // Three replicas of 10: replica 2 down until 3 s, replica 3 at 2 from 2 s to
+        // 6 s, and the server's outage from 8 s to 9 s, which replica 2's own outages
+        // replace.
+        let server = one(
+            "id: a\nclients: 1\nhorizon: 20s\nserver:\n  replicas: 3\n  outages: [{from: 8s, to: 9s}]\n  \
+             overrides: [{replica: 2, outages: [{from: 0s, to: 3s}]},\n    \
+             {replica: 3, slowdowns: [{from: 2s, to: 6s, capacity: 2}]}]\n",
+        );
+        assert_eq!(server.capacity_milli, 30_000);
+        assert!(server.outages.is_empty());
+        let s = |from: u64, to: u64, capacity: u64| Slowdown {
+            from: from * 1_000_000,
+            to: to * 1_000_000,
+            capacity_milli: capacity * 1000,
+        };
+        assert_eq!(
+            server.slowdowns,
+            [s(0, 2, 20), s(2, 3, 12), s(3, 6, 22), s(8, 9, 10)]
+        );
+        assert!(server.fleet.is_none());
+    }
+
+    #[test]
+    fn a_fleet_is_down_as_one_server_only_where_every_replica_is() {
+        let server = one(
+            "id: a\nclients: 1\nhorizon: 10s\nserver:\n  replicas: 2\n  outages: [{from: 1s, to: 2s}]\n  \
+             overrides: [{replica: 2, outages: [{from: 1s, to: 3s}]}]\n",
+        );
+        assert_eq!(
+            server.outages,
+            [Outage {
+                from: 1_000_000,
+                to: 2_000_000
+            }]
+        );
+        assert_eq!(
+            server.slowdowns,
+            [Slowdown {
+                from: 2_000_000,
+                to: 3_000_000,
+                capacity_milli: 10_000
+            }]
+        );
     }
 }

@@ -493,14 +493,24 @@ impl Scenario {
     }
 
     /// The end of the trigger, for goodput and the recovery time: the end of the last
-    /// outage or slowdown, when the scenario has open-loop load and one of them.
+    /// outage or slowdown (of any replica, in a fleet), when the scenario has open-loop
+    /// load and one of them.
     pub fn trigger_end(&self) -> Option<Micros> {
         if self.arrivals.is_empty() {
             return None;
         }
-        let outages = self.server.outages.iter().map(|o| o.to);
-        outages
-            .chain(self.server.slowdowns.iter().map(|s| s.to))
+        // A fleet's trigger is any replica's.
+        let servers = self.server.fleet.as_ref().map(|f| f.servers(&self.server));
+        servers
+            .as_deref()
+            .unwrap_or(std::slice::from_ref(&self.server))
+            .iter()
+            .flat_map(|s| {
+                s.outages
+                    .iter()
+                    .map(|o| o.to)
+                    .chain(s.slowdowns.iter().map(|s| s.to))
+            })
             .max()
     }
 

@@ -5,8 +5,9 @@
 //! capacity, the cost of rejections, slowdowns, outages, Retry-After, a queue (`fifo` or
 //! `lifo`, its `limit`, `drop_expired`), per-attempt timeouts, the attempt limit, the
 //! deadline and a retry budget (`retry.budget`, shared by the run's clients), and every
-//! strategy of the model (not the libraries' strategies). Not played: `layers`, and the
-//! shared guards `retry.breaker` and `retry.throttle`.
+//! strategy of the model (not the libraries' strategies). Not played: `layers`, the
+//! shared guards `retry.breaker` and `retry.throttle`, and a server of several
+//! replicas.
 //!
 //! Limits: at most [`MAX_CLIENTS`] clients in the crowd (each holds a connection, two
 //! file descriptors on loopback) and [`MAX_ARRIVALS`] open-loop requests, a horizon of at most [`MAX_HORIZON`] (a strategy plays until
@@ -54,6 +55,21 @@ pub fn check(source: &str, scenario: &Scenario) -> Result<(), Vec<ScenarioError>
                 ),
             ));
         }
+    }
+    // The live server is one server.
+    if scenario.server.fleet.is_some()
+        && let Some((key, _)) = entry_at(&root, &["server", "replicas"])
+    {
+        errors.push(ScenarioError::at(
+            key,
+            "`retrylab live` does not play a server of several replicas (`server.replicas`)"
+                .to_string(),
+            Some(
+                "remove the key to play one server for real, or see the fleet simulated with \
+                 `retrylab sim`"
+                    .to_string(),
+            ),
+        ));
     }
     // A limit is placed at the value that passes it.
     let place = |path: &[&str]| entry_at(&root, path).map_or(&root, |(_, value)| value);

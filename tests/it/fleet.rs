@@ -296,3 +296,23 @@ fn a_retry_elsewhere_leaves_the_replica_that_turned_it_away() {
         "{alone}"
     );
 }
+
+#[test]
+fn a_fleets_figure_is_drawn_and_written_of_as_the_replicas_together() {
+    use retrylab::chart::{FigureOptions, figure};
+    let s = scenario(
+        "id: f\nclients: 300\nhorizon: 10s\nserver: {replicas: 3, balancer: least-loaded,\n  \
+         overrides: [{replica: 2, outages: [{from: 0s, to: 3s}]}]}\nstrategies: [fixed]\nruns: 1\n",
+    );
+    let html = figure(&s, &run_scenario(&s), &FigureOptions::default());
+    assert!(
+        html.contains(
+            "300 clients call at once 3 replicas behind a least-loaded balancer, which serve up \
+             to 30 calls per 100 ms tick together."
+        ),
+        "{html}"
+    );
+    // The dashed capacity is the fleet's, 20 while replica 2 is down.
+    assert!(html.contains("capacity 30 (20 in a slowdown)"), "{html}");
+    assert!(html.contains("From 0.0 s to 3.0 s the server's capacity is 20 calls per tick."));
+}

@@ -247,6 +247,14 @@ fn hostile_scenarios_get_the_diagnostics_of_sim_and_run_nothing() {
          |              ^^^^\n  = help: did you mean `fixed`?\n\nerror: 1 problem found\n",
     );
     // The engine's own limits come first, as for `sim`.
+    // The live server is one server.
+    refused(
+        "clients: 10\nserver: {replicas: 2}\n",
+        "error: `retrylab live` does not play a server of several replicas (`server.replicas`)\n \
+         --> s.yaml:2:10\n  |\n2 | server: {replicas: 2}\n  |          ^^^^^^^^\n  = help: \
+         remove the key to play one server for real, or see the fleet simulated with \
+         `retrylab sim`\n\nerror: 1 problem found\n",
+    );
     // 10,000 runs of 5 strategies, each of 36,000 ticks and 300 first calls.
     refused(
         "clients: 300\nhorizon: 1h\nruns: 10000\n",
