@@ -134,7 +134,19 @@ impl<C: Copy> Bucket<C> {
     /// Reorders the front of the bucket: afterwards the call at `i` is the one that was
     /// at the place in the low 32 bits of `order[i]` (see [`by_arrival`]).
     pub fn permute(&mut self, order: &[u64]) {
-        let calls: Vec<C> = order.iter().map(|&k| self.get(k as u32 as usize)).collect();
+        self.permute_with(order, |_, _| {});
+    }
+
+    /// [`Bucket::permute`], each call changed by `change` with its key on the way.
+    pub fn permute_with(&mut self, order: &[u64], mut change: impl FnMut(&mut C, u64)) {
+        let calls: Vec<C> = order
+            .iter()
+            .map(|&k| {
+                let mut call = self.get(k as u32 as usize);
+                change(&mut call, k);
+                call
+            })
+            .collect();
         for (i, call) in calls.into_iter().enumerate() {
             self.set(i, call);
         }
@@ -263,6 +275,28 @@ pub fn by_arrival(keys: &mut [u64], rng: &mut Pcg64) {
     }
 }
 
+/// Moves a uniformly random choice of `chosen` of `items` to their front: the shuffle
+/// of [`Bucket::choose_in`] over a slice, with the same draws (a uniform draw in a
+/// range depends only on its width), as the blocks must reproduce it.
+pub fn choose_in_slice<T>(items: &mut [T], chosen: usize, rng: &mut Pcg64) {
+    let n = items.len();
+    let rest = n - chosen;
+    if chosen == 0 || rest == 0 {
+        return;
+    }
+    if chosen <= rest {
+        for i in 0..chosen {
+            let j = rng.random_range(i..n);
+            items.swap(i, j);
+        }
+    } else {
+        for i in (chosen..n).rev() {
+            let j = rng.random_range(0..=i);
+            items.swap(i, j);
+        }
+    }
+}
+
 /// Moves the last `n` of the first `len` keys to the front, each part keeping its order
 /// (a rotation by three reversals: out of line, and small in the browser's module).
 #[inline(never)]
@@ -292,26 +326,6 @@ fn push<C>(bucket: &mut Bucket<C>, spare: &mut Vec<Vec<C>>, call: C) {
 mod tests {
     use super::*;
     use rand::SeedableRng;
-
-    /// The shuffle of one contiguous slice, as the blocks must reproduce it.
-    fn choose_in_slice(calls: &mut [u32], served: usize, rng: &mut Pcg64) {
-        let n = calls.len();
-        let rejected = n - served;
-        if served == 0 || rejected == 0 {
-            return;
-        }
-        if served <= rejected {
-            for i in 0..served {
-                let j = rng.random_range(i..n);
-                calls.swap(i, j);
-            }
-        } else {
-            for i in (served..n).rev() {
-                let j = rng.random_range(0..=i);
-                calls.swap(i, j);
-            }
-        }
-    }
 
     #[test]
     fn blocks_shuffle_as_one_slice_would() {

@@ -57,7 +57,7 @@ use rand::RngExt;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
-use super::buckets::{Bucket, by_arrival};
+use super::buckets::{Bucket, by_arrival, choose_in_slice};
 use super::scenario::{Outage, Server, Slowdown};
 use super::server::ServerState;
 use super::units::Micros;
@@ -225,6 +225,10 @@ pub struct FleetState<'a> {
     of: Vec<u32>,
     /// The tick's calls, each as its place in the tick, in the order of the steps.
     keys: Vec<u64>,
+    /// The places of the tick's calls, grouped by replica.
+    grouped: Vec<u32>,
+    /// Where each replica's group ends in `grouped`.
+    ends: Vec<usize>,
     /// Each replica's totals.
     pub totals: Vec<ReplicaTotals>,
 }
@@ -242,6 +246,8 @@ impl<'a> FleetState<'a> {
             loads: vec![0; n],
             of: Vec::new(),
             keys: Vec::new(),
+            grouped: Vec::new(),
+            ends: Vec::with_capacity(n),
             totals: vec![ReplicaTotals::default(); n],
         }
     }
@@ -285,7 +291,12 @@ impl<'a> FleetState<'a> {
 
     /// Decides the tick that starts at `start` for the first `sent` of `calls` (steps
     /// 1 to 4 of the module's rules): afterwards the served calls are the first ones,
-    /// and the rejected ones follow up to `sent`. Returns how many are served.
+    /// and the rejected ones follow up to `sent`, each holding its replica. Returns how
+    /// many are served.
+    ///
+    /// The calls are moved once: the steps work on their places in the tick (grouped
+    /// by replica with a counting sort, each group's choice made on its places with the
+    /// draws of [`super::buckets::Bucket::choose_in`]), and the calls follow at the end.
     pub fn tick<C: super::client::Client>(
         &mut self,
         calls: &mut Bucket<C>,
@@ -312,42 +323,53 @@ impl<'a> FleetState<'a> {
             self.loads[r] += 1;
             self.of.push(r as u32);
         }
-        // 3. The calls grouped by replica, each group in order of arrival, and each
-        // replica's choice of whom it serves.
-        let mut grouped = Vec::with_capacity(sent);
-        for r in 0..n as u32 {
-            grouped.extend(
-                (self.keys.iter().zip(&self.of))
-                    .filter(|&(_, &of)| of == r)
-                    .map(|(&key, _)| key),
-            );
+        // 3. The places grouped by replica, each group in order of arrival (a counting
+        // sort), and each replica's choice of whom it serves.
+        self.ends.clear();
+        let mut at = 0;
+        for &load in &self.loads {
+            self.ends.push(at);
+            at += load as usize;
         }
-        calls.permute(&grouped);
-        let mut served = Vec::with_capacity(n);
-        let mut lo = 0;
+        self.grouped.clear();
+        self.grouped.resize(sent, 0);
+        for (&key, &r) in self.keys.iter().zip(&self.of) {
+            let place = &mut self.ends[r as usize];
+            self.grouped[*place] = key as u32;
+            *place += 1;
+        }
+        let (mut lo, mut served_total) = (0, 0);
         for (r, server) in self.servers.iter_mut().enumerate() {
             let count = self.loads[r] as usize;
-            for i in lo..lo + count {
-                let mut call = calls.get(i);
-                call.set_replica(r as u32 + 1);
-                calls.set(i, call);
-            }
             let down = server.is_down(start);
-            let s = server.serve(start, count as u64, down) as usize;
-            calls.choose_in(lo, lo + count, s, rng);
+            let served = server.serve(start, count as u64, down) as usize;
+            choose_in_slice(&mut self.grouped[lo..lo + count], served, rng);
             let totals = &mut self.totals[r];
             totals.calls += count as u64;
-            totals.served += s as u64;
-            totals.rejected += (count - s) as u64;
-            served.push((lo, s, count));
+            totals.served += served as u64;
+            totals.rejected += (count - served) as u64;
+            self.loads[r] = served as u32;
+            served_total += served;
             lo += count;
         }
-        // 4. The served of every replica, then the rejected.
-        let front = served.iter().flat_map(|&(lo, s, _)| lo..lo + s);
-        let back = served.iter().flat_map(|&(lo, s, count)| lo + s..lo + count);
-        let order: Vec<u64> = front.chain(back).map(|i| i as u64).collect();
-        calls.permute(&order);
-        served.iter().map(|&(_, s, _)| s).sum()
+        // 4. The served of every replica, then the rejected, each with its replica.
+        self.keys.clear();
+        for part in [true, false] {
+            let mut lo = 0;
+            for r in 0..n {
+                let (end, served) = (self.ends[r], self.loads[r] as usize);
+                let replica = (r as u64 + 1) << 32;
+                let group = match part {
+                    true => &self.grouped[lo..lo + served],
+                    false => &self.grouped[lo + served..end],
+                };
+                self.keys
+                    .extend(group.iter().map(|&i| replica | u64::from(i)));
+                lo = end;
+            }
+        }
+        calls.permute_with(&self.keys, |call, key| call.set_replica((key >> 32) as u32));
+        served_total
     }
 }
 
