@@ -139,23 +139,22 @@ impl FigureParts {
             .window
             .unwrap_or_else(|| auto_window(scenario, result));
         let id = escape(&result.id);
+        // A fleet's lanes are drawn, and its caption written, against the fleet as one
+        // server: its capacity the replicas' together, down where all are.
+        let one = (scenario.server.fleet.as_ref()).map(|fleet| Scenario {
+            server: fleet.as_one(&scenario.server, scenario.horizon),
+            ..scenario.clone()
+        });
         let mut caption = match &options.caption {
             Some(text) => escape(text),
-            None => escape(&generated_caption(scenario, result, window)),
+            None => escape(&generated_caption(
+                scenario,
+                one.as_ref().map_or(&scenario.server, |one| &one.server),
+                result,
+                window,
+            )),
         };
-        // A fleet's lanes are drawn against the fleet as one server: its capacity the
-        // replicas' together, down where all are.
-        let one;
-        let scenario = match &scenario.server.fleet {
-            Some(fleet) => {
-                one = Scenario {
-                    server: fleet.as_one(&scenario.server, scenario.horizon),
-                    ..scenario.clone()
-                };
-                &one
-            }
-            None => scenario,
-        };
+        let scenario = one.as_ref().unwrap_or(scenario);
         // A binned chart says so, under the author's caption too.
         let bin = lanes::ticks_per_column(scenario, result, window);
         if bin > 1 {
@@ -286,8 +285,14 @@ pub(crate) fn coord(x: f64) -> String {
 }
 
 /// The caption written when the author gives none: the setup in one sentence, then
-/// what the lanes show.
-fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micros) -> String {
+/// what the lanes show. `server` is the scenario's, or a fleet's as one server
+/// ([`crate::engine::fleet::Fleet::as_one`]).
+fn generated_caption(
+    scenario: &Scenario,
+    server: &crate::engine::scenario::Server,
+    result: &ScenarioResult,
+    window: Micros,
+) -> String {
     let clients = thousands(scenario.clients);
     let start = if scenario.spread == 0 {
         "call at once".to_string()
@@ -316,8 +321,6 @@ fn generated_caption(scenario: &Scenario, result: &ScenarioResult, window: Micro
     // A fleet is written of as one server: its replicas' capacity together, down
     // where all of them are.
     let fleet = scenario.server.fleet.as_ref();
-    let one = fleet.map(|f| f.as_one(&scenario.server, scenario.horizon));
-    let server = one.as_ref().unwrap_or(&scenario.server);
     let (who, serves, is) = match fleet {
         Some(f) => (
             format!(

@@ -507,7 +507,7 @@ fn a_caption_writes_an_hour_as_prose_does() {
     }];
     scenario.strategies = vec![Strategy::Fixed];
     let result = run_scenario(&scenario);
-    let caption = generated_caption(&scenario, &result, scenario.horizon);
+    let caption = generated_caption(&scenario, &scenario.server, &result, scenario.horizon);
     assert!(caption.contains("all 1 h"), "{caption}");
     assert!(caption.contains("from 0 s to 1 min"), "{caption}");
     assert!(!caption.contains("60 min"), "{caption}");

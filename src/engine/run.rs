@@ -201,8 +201,8 @@ impl Setup<'_> {
             timeout: scenario.retry.timeout.unwrap_or(0),
         };
 
-        // Steps done and not yet told to `work`.
-        let (per_tick, per_call) = scenario.step_costs();
+        // Steps done and not yet told to `work`, at what each costs (only when counted).
+        let (per_tick, per_call) = work.map_or((0, 0), |_| scenario.step_costs());
         let mut steps = 0u64;
         for k in 0..ticks {
             let start = k as u64 * tick;

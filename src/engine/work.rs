@@ -118,20 +118,20 @@ impl Overwork {
     /// The error, placed at `node` ([`super::read::load_node`], or a sweep's value):
     /// `point` when the scenario is a sweep's.
     pub fn error(&self, node: &crate::yaml::Node, point: bool) -> super::ScenarioError {
-        let what = match point {
-            true => "the scenario at this value",
-            false => "this scenario",
-        };
         super::ScenarioError {
             pos: node.pos,
             width: node.width,
-            message: self.message(what),
+            message: self.message(point),
             help: Some(self.help()),
         }
     }
 
-    /// What went wrong, for a scenario or (`what`) a point of a sweep.
-    pub fn message(&self, what: &str) -> String {
+    /// What went wrong, for a scenario or, with `point`, the scenario of a sweep's value.
+    pub fn message(&self, point: bool) -> String {
+        let what = match point {
+            true => "the scenario at this value",
+            false => "this scenario",
+        };
         let share = match u128::from(self.limit) == MAX_WORK {
             true => String::new(),
             false => format!(", its share of {}", thousands(MAX_WORK)),
@@ -260,7 +260,7 @@ mod tests {
         );
         assert_eq!(over.estimate(), None);
         assert_eq!(
-            over.message("this scenario"),
+            over.message(false),
             "this scenario needs more than the limit of 25 steps of simulation, its share of \
              500,000,000 (a step is one tick or one call of one run, over every run of every \
              strategy): it was stopped at the limit"
@@ -293,7 +293,7 @@ mod tests {
         let over = run_scenario_within(&s, false, 100).unwrap_err();
         assert_eq!(over.estimate(), Some(120));
         assert_eq!(
-            over.message("this scenario"),
+            over.message(false),
             "this scenario needs about 120 steps of simulation, more than the limit of 100, \
              its share of 500,000,000 (a step is one tick or one call of one run, over every \
              run of every strategy): it was stopped at the limit"

@@ -66,8 +66,8 @@ mod run {
         let simulating = Progress::start(progress, format!("simulating {}…", scenario.id));
         let simulated = run_scenario_within(scenario, false, crate::engine::work::limit());
         drop(simulating);
-        let simulated = simulated
-            .map_err(|over| format!("{}; {}", over.message("this scenario"), over.help()))?;
+        let simulated =
+            simulated.map_err(|over| format!("{}; {}", over.message(false), over.help()))?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()

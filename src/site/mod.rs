@@ -370,15 +370,11 @@ fn simulate(
     progress: bool,
     memo: &mut std::collections::HashMap<String, ScenarioResult>,
 ) -> Result<(BlockResults, Simulated), Vec<Diagnostic>> {
-    let limit = |block: &Block| match block {
-        Block::Sweep(sweep) => crate::engine::work::share(sweep.points.len()),
-        _ => crate::engine::work::limit(),
-    };
     let scenarios: Vec<cache::Job> = parts
         .iter()
         .flat_map(|p| p.blocks.iter())
         .flat_map(|placed| {
-            let limit = limit(&placed.block);
+            let limit = placed.block.work_limit();
             placed
                 .block
                 .scenarios()
@@ -406,30 +402,17 @@ fn simulate(
                 .iter()
                 .map(|placed| {
                     let n = placed.block.scenarios().len();
-                    let point = matches!(placed.block, Block::Sweep(_));
-                    let mut told = false;
-                    (results.by_ref().take(n).enumerate())
-                        .filter_map(|(i, result)| match result {
-                            Ok(result) => Some(result),
-                            // One problem per block: a sweep's first value past its share.
-                            Err(over) if !told => {
-                                told = true;
-                                let what = match point {
-                                    true => "the scenario at this value",
-                                    false => "this scenario",
-                                };
-                                let mut problem = (placed.blame.get(i).cloned().flatten())
-                                    .unwrap_or_else(|| {
-                                        Diagnostic::in_file(&page.file, String::new())
-                                    });
-                                problem.message = over.message(what);
-                                problem.help = Some(over.help());
-                                problems.push(problem);
-                                None
-                            }
-                            Err(_) => None,
-                        })
-                        .collect()
+                    let outcomes: Vec<_> = results.by_ref().take(n).collect();
+                    // One problem per block: a sweep's first value past its share.
+                    let first = outcomes.iter().position(Result::is_err);
+                    if let Some((i, Err(over))) = first.map(|i| (i, &outcomes[i])) {
+                        let mut problem = (placed.blame.get(i).cloned().flatten())
+                            .unwrap_or_else(|| Diagnostic::in_file(&page.file, String::new()));
+                        problem.message = over.message(matches!(placed.block, Block::Sweep(_)));
+                        problem.help = Some(over.help());
+                        problems.push(problem);
+                    }
+                    outcomes.into_iter().filter_map(Result::ok).collect()
                 })
                 .collect()
         })

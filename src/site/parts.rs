@@ -34,6 +34,15 @@ pub(super) enum Block {
 
 impl Block {
     /// The kind of directive it was read from.
+    /// The limit of work of each of its scenarios ([`crate::engine::work`]): a sweep's
+    /// values share it equally.
+    pub(super) fn work_limit(&self) -> u64 {
+        match self {
+            Block::Sweep(sweep) => crate::engine::work::share(sweep.points.len()),
+            _ => crate::engine::work::limit(),
+        }
+    }
+
     pub(super) fn kind(&self) -> Kind {
         match self {
             Block::Sim(..) => Kind::Sim,
@@ -550,7 +559,7 @@ fn blame(
     chain: &Chain,
     own: &Source,
 ) -> Vec<Option<Diagnostic>> {
-    use crate::engine::work::{limit, share};
+    let limit = u128::from(block.work_limit());
     let place = |node: &crate::yaml::Node| {
         let spot = ScenarioError {
             pos: node.pos,
@@ -562,18 +571,15 @@ fn blame(
     };
     match (block, merged) {
         (Block::Sim(sim, _), Some(root)) => {
-            let may_stop = sim.scenario.most_work() > u128::from(limit());
+            let may_stop = sim.scenario.most_work() > limit;
             vec![may_stop.then(|| place(crate::engine::read::load_node(root)))]
         }
-        (Block::Sweep(sweep), Some(root)) => {
-            let share = u128::from(share(sweep.points.len()));
-            (sweep.points.iter().enumerate())
-                .map(|(i, (_, _, scenario))| {
-                    let may_stop = scenario.most_work() > share;
-                    may_stop.then(|| place(sweep::value_node(root, i)))
-                })
-                .collect()
-        }
+        (Block::Sweep(sweep), Some(root)) => (sweep.points.iter().enumerate())
+            .map(|(i, (_, _, scenario))| {
+                let may_stop = scenario.most_work() > limit;
+                may_stop.then(|| place(sweep::value_node(root, i)))
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }

@@ -28,8 +28,8 @@ impl Reader {
     }
 
     /// The fleet of the server whose keys are `fields`: `None` for one replica (the
-    /// default, or `replicas: 1`), `Some(None)` when it has more, `Some(Some(fleet))`
-    /// when they read without a mistake; `Err` after a mistake.
+    /// default, or `replicas: 1`), the fleet when it has more; `Err` after a mistake,
+    /// which is told.
     pub(super) fn fleet(&mut self, fields: &Fields) -> Result<Option<Fleet>, ()> {
         let replicas = match fields.get("replicas") {
             Some(node) => self.whole(node, "server.replicas", 1, u64::from(MAX_REPLICAS)),
