@@ -76,9 +76,12 @@ fn queued() -> Scenario {
     scenario
 }
 
-/// `scenario` on ten replicas, each with a tenth of its capacity.
+/// `scenario` on ten replicas, each with a tenth of its capacity and of its queue.
 fn on_ten(mut scenario: Scenario) -> Scenario {
     scenario.server.capacity_milli /= 10;
+    if let Some(queue) = scenario.server.queue.as_mut() {
+        queue.limit /= 10;
+    }
     scenario.server.fleet = Some(Fleet {
         replicas: 10,
         balancer: Balancer::RoundRobin,
@@ -109,6 +112,11 @@ fn engine(c: &mut Criterion) {
     bench(c, "guarded crowd of 1,000,000", &guarded());
     bench(c, "queued crowd of 1,000,000", &queued());
     bench(c, "crowd of 1,000,000 on ten replicas", &on_ten(crowd()));
+    bench(
+        c,
+        "queued crowd of 1,000,000 on ten replicas",
+        &on_ten(queued()),
+    );
     bench(c, "open loop", &open_loop());
     bench(c, "open loop on ten replicas", &on_ten(open_loop()));
 }

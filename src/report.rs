@@ -99,17 +99,40 @@ fn replicas_table(result: &ScenarioResult) -> String {
         };
         crate::cell::Cell::of(&value).text()
     };
-    let heading = ["strategy", "replica", "calls", "served", "turned away"];
+    let time = |spread: &Option<Spread>, runs_with: u32| {
+        let value = Value::Time {
+            spread: *spread,
+            runs_with,
+            runs: result.runs,
+            latency: true,
+        };
+        crate::cell::Cell::of(&value).text()
+    };
+    // With a queue, what a queue adds: its waste, its timeouts, its latencies.
+    let queue = result.features.queue;
+    let mut heading = vec!["strategy", "replica", "calls", "served", "turned away"];
+    if queue {
+        heading.extend(["wasted", "timed out", "p50 latency", "p99 latency"]);
+    }
     let mut rows: Vec<Vec<String>> = vec![heading.iter().map(|h| h.to_string()).collect()];
     for s in &result.strategies {
         for (i, r) in s.replicas.iter().enumerate() {
-            rows.push(vec![
+            let mut row = vec![
                 s.strategy.name().to_string(),
                 thousands((i + 1) as u64),
                 cell(&r.calls),
                 cell(&r.served),
                 cell(&r.rejected),
-            ]);
+            ];
+            if queue {
+                row.extend([
+                    cell(&r.wasted),
+                    cell(&r.timed_out),
+                    time(&r.latency_p50, r.latency_runs),
+                    time(&r.latency_p99, r.latency_runs),
+                ]);
+            }
+            rows.push(row);
         }
     }
     format!("\neach replica:\n\n{}", aligned(&rows))
@@ -287,6 +310,13 @@ impl Serialize for JsonStrategy<'_> {
                             calls: JsonSpread::of(&r.calls, |n| n),
                             served: JsonSpread::of(&r.served, |n| n),
                             rejected: JsonSpread::of(&r.rejected, |n| n),
+                            wasted: JsonSpread::of(&r.wasted, |n| n),
+                            timed_out: JsonSpread::of(&r.timed_out, |n| n),
+                            dropped: JsonSpread::of(&r.dropped, |n| n),
+                            queued: JsonSpread::of(&r.queued, |n| n),
+                            latency_runs: r.latency_runs,
+                            latency_p50_s: r.latency_p50.as_ref().map(seconds),
+                            latency_p99_s: r.latency_p99.as_ref().map(seconds),
                         })
                         .collect();
                     map.serialize_entry("replicas", &replicas)?;
@@ -323,6 +353,18 @@ struct JsonReplica {
     calls: JsonSpread<u64>,
     served: JsonSpread<u64>,
     rejected: JsonSpread<u64>,
+    wasted: JsonSpread<u64>,
+    timed_out: JsonSpread<u64>,
+    dropped: JsonSpread<u64>,
+    queued: JsonSpread<u64>,
+    latency_runs: u32,
+    latency_p50_s: Option<JsonSpread<f64>>,
+    latency_p99_s: Option<JsonSpread<f64>>,
+}
+
+/// A time over runs, in seconds.
+fn seconds(spread: &Spread) -> JsonSpread<f64> {
+    scaled(spread, SECOND as f64)
 }
 
 #[derive(Serialize)]

@@ -16,7 +16,9 @@
 //!    in a uniformly random order (the run's RNG, as the queue orders a tick's calls:
 //!    [`super::buckets::by_arrival`]).
 //! 2. The balancer gives each, in that order, a replica. A replica's *load* is how many
-//!    of the tick's calls it has been given so far.
+//!    calls it holds: those in its queue at the start of the tick (waiting or abandoned,
+//!    what counts against its queue's limit; none without a queue), plus the tick's
+//!    calls it has been given so far.
 //!    - `round-robin` (the default): replicas 1, 2, …, N, 1, 2, … one call each, the
 //!      turn kept from one tick to the next, starting at replica 1; no draw.
 //!    - `random`: a uniform draw among the N replicas (`random_range(0..N)`).
@@ -39,26 +41,42 @@
 //!    others; `power-of-two` draws two distinct among the others, numbered as for
 //!    `random`, or takes the only other, without a draw, when N is 2. A client keeps
 //!    the number of the replica of its last call ([`super::client`]).
-//! 3. Each replica, from 1 to N, decides its calls as one server decides a tick's
-//!    ([`super::server::ServerState::serve`]): how many it serves, and which, a
-//!    uniformly random choice among its calls in order of arrival (the partial
-//!    Fisher–Yates shuffle of [`super::buckets::Bucket::choose_in`]).
-//! 4. The tick's served calls, replica 1's first, come before its rejected calls,
-//!    replica 1's first, each in the order step 3 left them; from there the tick goes
-//!    on as for one server, drawing the waits of the rejected calls in that order.
+//! 3. Each replica, from 1 to N, decides its calls as one server decides a tick's.
+//!    Without a queue ([`super::server::ServerState::serve`]): how many it serves, and
+//!    which, a uniformly random choice among its calls in order of arrival (the partial
+//!    Fisher–Yates shuffle of [`super::buckets::Bucket::choose_in`]). With a queue
+//!    (`server.queue`, one of that setting for each replica), by the rules of
+//!    [`super::queue`] on the replica's own queue, budget and outages, its calls
+//!    arriving in the fleet's order of arrival: the first `limit − q` join (none while
+//!    it is down), the rest are turned away at its rejection cost; with `drop_expired`
+//!    it discards its expired calls; it serves up to its budget, `fifo` or `lifo`; its
+//!    unserved calls join its queue; its clients whose calls expire time out. A
+//!    replica's queue takes no draw: the fleet's order of arrival is the queue's.
+//! 4. The tick's served calls, replica 1's first, come before the calls that joined a
+//!    queue, replica 1's first, and those before the rejected calls, replica 1's first,
+//!    each in the order step 3 left them; from there the tick goes on as for one
+//!    server, drawing the waits of the rejected calls in that order, then of the
+//!    timeouts, replica 1's first, each replica's in the order of [`super::queue`].
 //!
-//! **Totals.** Every total is the fleet's, as for one server; each replica also counts
-//! the calls it saw, served and turned away (`calls = served + rejected` for each).
+//! **Totals.** Every total is the fleet's, as for one server, its latencies those of
+//! every replica's answers together. Each replica also counts the calls it saw, served
+//! (answered in time, a queued call when it is served) and turned away; with a queue,
+//! its wasted calls, its clients' timeouts, the calls it discarded, the calls still in
+//! its queue at the horizon (waiting or abandoned), and the median and 99th percentile
+//! of its latencies (nearest rank). For each, `calls = served + wasted + rejected +
+//! discarded + queued`.
 //!
-//! Not modelled yet, and refused where read: a queue, or a Retry-After hint, on a
-//! fleet (each needs a replica's own queue and hint).
+//! Not modelled yet, and refused where read: a Retry-After hint on a fleet (each
+//! replica would give its own).
 
 use rand::RngExt;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 use super::buckets::{Bucket, by_arrival, choose_in_slice};
-use super::scenario::{Outage, Server, Slowdown};
+use super::client::Client;
+use super::queue::{Answers, Queue};
+use super::scenario::{Outage, Scenario, Server, Slowdown};
 use super::server::ServerState;
 use super::units::Micros;
 
@@ -205,51 +223,109 @@ impl Fleet {
 pub struct ReplicaTotals {
     /// Calls it saw.
     pub calls: u64,
-    /// Calls it served.
+    /// Calls it served in time (a queued call when it is served).
     pub served: u64,
     /// Calls it turned away.
     pub rejected: u64,
+    /// Queued calls it served after their client had timed out.
+    pub wasted: u64,
+    /// Its clients' timeouts.
+    pub timed_out: u64,
+    /// Queued calls it discarded (`drop_expired`).
+    pub dropped: u64,
+    /// Calls in its queue at the horizon, waiting or abandoned.
+    pub queued: u64,
+    /// The median latency of its calls answered in time; `None` when none was, or
+    /// without a queue.
+    pub latency_p50: Option<Micros>,
+    /// Their 99th percentile.
+    pub latency_p99: Option<Micros>,
 }
 
 /// A fleet during one run.
-pub struct FleetState<'a> {
+pub struct FleetState<'a, C> {
     balancer: Balancer,
     /// Whether a retry goes elsewhere (`retry.elsewhere`).
     elsewhere: bool,
     servers: Vec<ServerState<'a>>,
+    /// Each replica's queue, with `server.queue`; else none.
+    queues: Vec<Queue<C>>,
+    /// The run's ticks.
+    ticks: usize,
     /// Whose turn it is, for `round-robin`.
     turn: usize,
-    /// Each replica's load in this tick.
+    /// What each replica holds at the start of the tick: the calls in its queue.
+    held: Vec<u32>,
+    /// Each replica's load in this tick, less what it held.
     loads: Vec<u32>,
     /// The replica of each call of the tick, by its place in order of arrival.
     of: Vec<u32>,
     /// The tick's calls, each as its place in the tick, in the order of the steps.
     keys: Vec<u64>,
     /// The places of the tick's calls, grouped by replica.
-    grouped: Vec<u32>,
+    grouped: Vec<u64>,
     /// Where each replica's group ends in `grouped`.
     ends: Vec<usize>,
+    /// Each replica's new calls served and joined in this tick.
+    decided: Vec<(usize, usize)>,
+    /// Each replica's latencies, with a queue.
+    latencies: Vec<Vec<u32>>,
     /// Each replica's totals.
-    pub totals: Vec<ReplicaTotals>,
+    totals: Vec<ReplicaTotals>,
 }
 
-impl<'a> FleetState<'a> {
-    /// The fleet of `fleet` at rest, its replicas' servers in `servers`
-    /// ([`Fleet::servers`]).
-    pub fn new(fleet: &Fleet, servers: &'a [Server], elsewhere: bool) -> FleetState<'a> {
+impl<'a, C: Client> FleetState<'a, C> {
+    /// The fleet of `fleet` in `scenario` at rest, its replicas' servers in `servers`
+    /// ([`Fleet::servers`]), each with its queue when `queued`.
+    pub fn new(
+        fleet: &Fleet,
+        servers: &'a [Server],
+        scenario: &Scenario,
+        queued: bool,
+    ) -> FleetState<'a, C> {
         let n = servers.len();
+        let queues: Vec<Queue<C>> = match queued {
+            true => (0..n).filter_map(|_| Queue::of(scenario)).collect(),
+            false => Vec::new(),
+        };
         FleetState {
             balancer: fleet.balancer,
-            elsewhere,
+            elsewhere: scenario.retry.elsewhere,
             servers: servers.iter().map(ServerState::new).collect(),
+            latencies: vec![Vec::new(); queues.len()],
+            queues,
+            ticks: scenario.ticks() as usize,
             turn: 0,
+            held: vec![0; n],
             loads: vec![0; n],
             of: Vec::new(),
             keys: Vec::new(),
             grouped: Vec::new(),
             ends: Vec::with_capacity(n),
+            decided: vec![(0, 0); n],
             totals: vec![ReplicaTotals::default(); n],
         }
+    }
+
+    /// Calls in the replicas' queues.
+    pub fn queued(&self) -> usize {
+        self.queues.iter().map(Queue::len).sum()
+    }
+
+    /// Clients still waiting for a queued call.
+    pub fn waiting(&self) -> u64 {
+        self.queues.iter().map(Queue::waiting).sum()
+    }
+
+    /// Each replica's totals at the end of the run.
+    pub fn finish(self) -> Vec<ReplicaTotals> {
+        let mut totals = self.totals;
+        for ((t, queue), latencies) in totals.iter_mut().zip(&self.queues).zip(&self.latencies) {
+            t.dropped = queue.dropped();
+            t.queued = queue.len() as u64;
+            (t.latency_p50, t.latency_p99) = super::run::percentiles(latencies);
+        }
+        totals
     }
 
     /// The replica of the next call, given the loads so far: any, or any but `not`
@@ -262,6 +338,7 @@ impl<'a> FleetState<'a> {
             Some(p) if x >= p => x + 1,
             _ => x,
         };
+        let load = |r: usize| self.held[r] + self.loads[r];
         match self.balancer {
             Balancer::RoundRobin => {
                 let mut r = self.turn;
@@ -274,7 +351,7 @@ impl<'a> FleetState<'a> {
             Balancer::Random => skip(rng.random_range(0..others)),
             Balancer::LeastLoaded => (0..n)
                 .filter(|&r| not != Some(r))
-                .min_by_key(|&r| (self.loads[r], r))
+                .min_by_key(|&r| (load(r), r))
                 .unwrap_or(0),
             Balancer::PowerOfTwo if others == 1 => skip(0),
             Balancer::PowerOfTwo => {
@@ -284,26 +361,30 @@ impl<'a> FleetState<'a> {
                     j += 1;
                 }
                 let (i, j) = (skip(i), skip(j));
-                if self.loads[j] < self.loads[i] { j } else { i }
+                if load(j) < load(i) { j } else { i }
             }
         }
     }
 
-    /// Decides the tick that starts at `start` for the first `sent` of `calls` (steps
-    /// 1 to 4 of the module's rules): afterwards the served calls are the first ones,
-    /// and the rejected ones follow up to `sent`, each holding its replica. Returns how
-    /// many are served.
+    /// Decides the tick `k` that starts at `start` for the first `sent` of `calls`
+    /// (steps 1 to 4 of the module's rules): afterwards the served calls are the first
+    /// ones, those that joined a queue follow, and the rejected ones follow those up to
+    /// `sent`, each holding its replica. With queues, the latencies, the queued calls
+    /// answered in time and the timeouts are added to `out`. Returns how many new calls
+    /// are served, how many joined and how many queued calls were wasted.
     ///
     /// The calls are moved once: the steps work on their places in the tick (grouped
     /// by replica with a counting sort, each group's choice made on its places with the
     /// draws of [`super::buckets::Bucket::choose_in`]), and the calls follow at the end.
-    pub fn tick<C: super::client::Client>(
+    pub fn tick(
         &mut self,
         calls: &mut Bucket<C>,
         sent: usize,
+        k: usize,
         start: Micros,
         rng: &mut Pcg64,
-    ) -> usize {
+        out: &mut Answers<C>,
+    ) -> (usize, usize, usize) {
         let n = self.servers.len();
         // 1. In order of arrival.
         self.keys.clear();
@@ -311,6 +392,9 @@ impl<'a> FleetState<'a> {
             .extend((0..sent).map(|i| (calls.get(i).t() << 32) | i as u64));
         by_arrival(&mut self.keys, rng);
         // 2. Each call's replica, in that order.
+        for (held, queue) in self.held.iter_mut().zip(&self.queues) {
+            *held = queue.len() as u32;
+        }
         self.loads.fill(0);
         self.of.clear();
         for i in 0..sent {
@@ -335,41 +419,64 @@ impl<'a> FleetState<'a> {
         self.grouped.resize(sent, 0);
         for (&key, &r) in self.keys.iter().zip(&self.of) {
             let place = &mut self.ends[r as usize];
-            self.grouped[*place] = key as u32;
+            self.grouped[*place] = u64::from(key as u32);
             *place += 1;
         }
-        let (mut lo, mut served_total) = (0, 0);
+        let (mut lo, mut served_total, mut joined_total, mut wasted_total) = (0, 0, 0, 0);
         for (r, server) in self.servers.iter_mut().enumerate() {
             let count = self.loads[r] as usize;
-            let down = server.is_down(start);
-            let served = server.serve(start, count as u64, down) as usize;
-            choose_in_slice(&mut self.grouped[lo..lo + count], served, rng);
+            let group = &mut self.grouped[lo..lo + count];
             let totals = &mut self.totals[r];
+            let (served, admitted) = match self.queues.get_mut(r) {
+                None => {
+                    let down = server.is_down(start);
+                    let served = server.serve(start, count as u64, down) as usize;
+                    choose_in_slice(group, served, rng);
+                    totals.served += served as u64;
+                    (served, served)
+                }
+                Some(queue) => {
+                    let (latencies, timeouts) = (out.latencies.len(), out.timeouts.len());
+                    let answered = out.answered.len();
+                    let d = queue.tick(server, calls, group, false, k, self.ticks, start, out);
+                    let end = start + queue.tick_length();
+                    let served_new = (group[..d.served].iter())
+                        .map(|&key| (end - calls.get(key as usize).t()) as u32);
+                    self.latencies[r].extend_from_slice(&out.latencies[latencies..]);
+                    self.latencies[r].extend(served_new);
+                    totals.served += (d.served + out.answered.len() - answered) as u64;
+                    totals.wasted += d.wasted as u64;
+                    totals.timed_out += (out.timeouts.len() - timeouts) as u64;
+                    joined_total += d.admitted - d.served;
+                    wasted_total += d.wasted;
+                    (d.served, d.admitted)
+                }
+            };
             totals.calls += count as u64;
-            totals.served += served as u64;
-            totals.rejected += (count - served) as u64;
-            self.loads[r] = served as u32;
+            totals.rejected += (count - admitted) as u64;
+            self.decided[r] = (served, admitted);
             served_total += served;
             lo += count;
         }
-        // 4. The served of every replica, then the rejected, each with its replica.
+        // 4. The served of every replica, then those that joined, then the rejected,
+        // each with its replica.
         self.keys.clear();
-        for part in [true, false] {
+        for part in 0..3 {
             let mut lo = 0;
             for r in 0..n {
-                let (end, served) = (self.ends[r], self.loads[r] as usize);
+                let (end, (served, admitted)) = (self.ends[r], self.decided[r]);
                 let replica = (r as u64 + 1) << 32;
                 let group = match part {
-                    true => &self.grouped[lo..lo + served],
-                    false => &self.grouped[lo + served..end],
+                    0 => &self.grouped[lo..lo + served],
+                    1 => &self.grouped[lo + served..lo + admitted],
+                    _ => &self.grouped[lo + admitted..end],
                 };
-                self.keys
-                    .extend(group.iter().map(|&i| replica | u64::from(i)));
+                self.keys.extend(group.iter().map(|&i| replica | i));
                 lo = end;
             }
         }
         calls.permute_with(&self.keys, |call, key| call.set_replica((key >> 32) as u32));
-        served_total
+        (served_total, joined_total, wasted_total)
     }
 }
 

@@ -79,8 +79,10 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+use super::buckets::{Bucket, last_to_front};
 use super::client::Client;
 use super::scenario::{Queue as Setup, QueueOrder, Scenario};
+use super::server::ServerState;
 use super::units::Micros;
 
 /// Where a queued call stands.
@@ -128,6 +130,40 @@ pub struct Queue<C> {
     timers: BinaryHeap<Reverse<(u32, u64, u32)>>,
     /// Calls that have joined so far: the next one's `seq`.
     joined: u64,
+    /// Calls discarded so far (`drop_expired`).
+    dropped: u64,
+}
+
+/// What the queued ticks of a run give back besides their calls.
+#[derive(Debug)]
+pub struct Answers<C> {
+    /// The latency of each call answered in time.
+    pub latencies: Vec<u32>,
+    /// The tick's queued calls answered in time.
+    pub answered: Vec<C>,
+    /// The tick's clients that time out, each with the time of its failure.
+    pub timeouts: Vec<(C, Micros)>,
+}
+
+impl<C> Default for Answers<C> {
+    fn default() -> Self {
+        Answers {
+            latencies: Vec::new(),
+            answered: Vec::new(),
+            timeouts: Vec::new(),
+        }
+    }
+}
+
+/// What a server's tick with a queue came to, of the calls that arrived in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decided {
+    /// New calls served in the tick.
+    pub served: usize,
+    /// New calls served or queued; the others were turned away.
+    pub admitted: usize,
+    /// Queued calls served after their client had timed out.
+    pub wasted: usize,
 }
 
 /// A call the queue gives back: served, or timed out.
@@ -161,7 +197,93 @@ impl<C: Client> Queue<C> {
             len: 0,
             timers: BinaryHeap::new(),
             joined: 0,
+            dropped: 0,
         })
+    }
+
+    /// The tick `k` that starts at `start` (of `ticks`), for `server` with this queue,
+    /// steps (2) to (4) of the module's rules and the timeouts of (5): `arrived` are the
+    /// calls that reach the server, in order of arrival, each a key whose low 32 bits
+    /// are its place in `calls`. Afterwards `arrived` holds the served new calls first,
+    /// then those that joined, then those turned away, and when `in_place` (`arrived`
+    /// is every call of `calls`) the calls are moved into that order. The latencies of
+    /// the queued calls answered in time, those calls and the timeouts are added to
+    /// `out`; the caller adds the latencies of the served new calls (read in place, not
+    /// through their keys, which scatter them in memory).
+    #[allow(clippy::too_many_arguments)]
+    pub fn tick(
+        &mut self,
+        server: &mut ServerState,
+        calls: &mut Bucket<C>,
+        arrived: &mut [u64],
+        in_place: bool,
+        k: usize,
+        ticks: usize,
+        start: Micros,
+        out: &mut Answers<C>,
+    ) -> Decided {
+        let sent = arrived.len();
+        let end = start + self.tick;
+        let after = self.timeout.unwrap_or(0);
+        let timeout = |call: C| (call, call.t() + after);
+        let down = server.is_down(start);
+        // The first find the places left (expired calls still hold theirs), the rest
+        // are turned away. Nothing joins while the server is down.
+        let admitted = if down { 0 } else { sent.min(self.room()) };
+        if self.drop_expired {
+            self.expire(k, |call| out.timeouts.push(timeout(call)));
+        }
+        let budget = server.budget(start, down) as usize;
+        let waiting = self.len;
+        let (from_queue, served) = if self.first() {
+            let q = waiting.min(budget);
+            (q, admitted.min(budget - q))
+        } else {
+            let s = admitted.min(budget);
+            (waiting.min(budget - s), s)
+        };
+        if !self.first() {
+            // Newest first: the last `served` of those that join, to the front; the
+            // others keep their order of arrival.
+            last_to_front(arrived, admitted, served);
+        }
+        server.rejected((sent - admitted) as u64, down);
+        let mut wasted = 0;
+        self.serve(from_queue, |o| {
+            if o.waiting && (o.expiry as usize) > k {
+                out.latencies.push((end - o.call.t()) as u32);
+                out.answered.push(o.call);
+            } else {
+                wasted += 1;
+                if o.waiting {
+                    out.timeouts.push(timeout(o.call));
+                }
+            }
+        });
+        if in_place && sent > 1 {
+            calls.permute(arrived);
+        }
+        for (i, &key) in arrived.iter().enumerate().take(admitted).skip(served) {
+            let call = match in_place {
+                true => calls.get(i),
+                false => calls.get(key as u32 as usize),
+            };
+            self.join(call, k, ticks);
+        }
+        if !self.drop_expired {
+            self.expire(k, |call| out.timeouts.push(timeout(call)));
+        }
+        self.tidy();
+        Decided {
+            served,
+            admitted,
+            wasted,
+        }
+    }
+
+    /// The length of a tick.
+    pub fn tick_length(&self) -> Micros {
+        self.tick
     }
 
     /// Calls waiting or abandoned in it.
@@ -266,6 +388,7 @@ impl<C: Client> Queue<C> {
             if self.drop_expired {
                 slot.state = State::Dropped;
                 self.len -= 1;
+                self.dropped += 1;
             } else {
                 slot.state = State::Abandoned;
             }
@@ -323,6 +446,11 @@ impl<C: Client> Queue<C> {
     /// Whether it discards expired calls before the tick is served.
     pub fn drops_expired(&self) -> bool {
         self.drop_expired
+    }
+
+    /// Calls discarded so far (`drop_expired`).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
     }
 
     /// Clients still waiting for a queued call at the horizon.

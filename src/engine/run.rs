@@ -42,7 +42,7 @@ use super::fleet::FleetState;
 use super::guards::{Guarded, Guards, Unguarded};
 use super::outcome::{Lanes, Run, Totals};
 use super::policy::{Policies, Strategy};
-use super::queue::Queue;
+use super::queue::{Answers, Decided, Queue};
 use super::scenario::Scenario;
 use super::units::Micros;
 use super::work::Work;
@@ -166,8 +166,12 @@ impl Setup<'_> {
         }
 
         let with_breaker = scenario.retry.breaker.is_some();
-        let mut queue: Option<Queue<C>> = if QUEUE { Queue::of(scenario) } else { None };
-        let with_queue = queue.is_some();
+        let with_queue = QUEUE && scenario.server.queue.is_some_and(|q| q.limit > 0);
+        // One server's queue; a fleet's replicas have theirs.
+        let mut queue: Option<Queue<C>> = match scenario.server.fleet {
+            None if with_queue => Queue::of(scenario),
+            _ => None,
+        };
         let with_throttle = scenario.retry.throttle.is_some();
         let per_tick = |on: bool| if on { vec![0; ticks] } else { Vec::new() };
         let mut lanes = with_lanes.then(|| Lanes {
@@ -183,14 +187,12 @@ impl Setup<'_> {
         let replicas =
             (scenario.server.fleet.as_ref()).map_or_else(Vec::new, |f| f.servers(&scenario.server));
         let mut fleet = (scenario.server.fleet.as_ref())
-            .map(|f| FleetState::new(f, &replicas, scenario.retry.elsewhere));
+            .map(|f| FleetState::new(f, &replicas, scenario, with_queue));
         let mut totals = Totals::default();
         let mut last_finish: Option<usize> = None;
-        let mut latencies: Vec<u32> = Vec::new();
-        // Per tick, with a queue: the queued calls answered in time, and the clients
-        // that time out with the time of their failure.
-        let mut answered: Vec<C> = Vec::new();
-        let mut timeouts: Vec<(C, Micros)> = Vec::new();
+        // With a queue: the latencies of the run, and per tick the queued calls
+        // answered in time and the clients that time out.
+        let mut answers: Answers<C> = Answers::default();
         // With a queue: the tick's calls in order of arrival ([`super::buckets::by_arrival`]).
         let mut order: Vec<u64> = Vec::new();
         let env = Env {
@@ -198,7 +200,6 @@ impl Setup<'_> {
             tick,
             ticks,
             deadline,
-            timeout: scenario.retry.timeout.unwrap_or(0),
         };
 
         // Steps done and not yet told to `work`, at what each costs (only when counted).
@@ -237,67 +238,30 @@ impl Setup<'_> {
                         calls.choose_served(sent, served, &mut rng);
                         (served, 0, 0)
                     }
-                    Some(fleet) => (fleet.tick(&mut calls, sent, start, &mut rng), 0, 0),
+                    Some(fleet) => fleet.tick(&mut calls, sent, k, start, &mut rng, &mut answers),
                 },
                 Some(queue) => {
-                    let timeout = |call: C| (call, call.t() + env.timeout);
-                    // The tick's calls arrive in the order of their times; the first
-                    // find the places left (expired calls still hold theirs), the rest
-                    // are turned away. Nothing joins while the server is down.
-                    let admitted = if down { 0 } else { sent.min(queue.room()) };
-                    if queue.drops_expired() {
-                        queue.expire(k, |call| timeouts.push(timeout(call)));
-                    }
-                    let budget = server.budget(start, down) as usize;
-                    let waiting = queue.len();
-                    let (from_queue, served) = if queue.first() {
-                        let q = waiting.min(budget);
-                        (q, admitted.min(budget - q))
-                    } else {
-                        let s = admitted.min(budget);
-                        (waiting.min(budget - s), s)
-                    };
+                    // The tick's calls arrive in the order of their times.
+                    order.clear();
+                    order.extend((0..sent).map(|i| (calls.get(i).t() << 32) | i as u64));
                     if sent > 1 {
-                        order.clear();
-                        order.extend((0..sent).map(|i| (calls.get(i).t() << 32) | i as u64));
                         super::buckets::by_arrival(&mut order, &mut rng);
-                        if !queue.first() {
-                            // Newest first: the last `served` of those that join, to
-                            // the front; the others keep their order of arrival.
-                            super::buckets::last_to_front(&mut order, admitted, served);
-                        }
-                        calls.permute(&order);
                     }
-                    let joined = admitted - served;
-                    server.rejected((sent - admitted) as u64, down);
-                    let mut wasted = 0;
-                    queue.serve(from_queue, |out| {
-                        if out.waiting && (out.expiry as usize) > k {
-                            latencies.push((end - out.call.t()) as u32);
-                            answered.push(out.call);
-                        } else {
-                            wasted += 1;
-                            if out.waiting {
-                                timeouts.push(timeout(out.call));
-                            }
-                        }
-                    });
-                    for i in served..admitted {
-                        queue.join(calls.get(i), k, ticks);
-                    }
-                    if !queue.drops_expired() {
-                        queue.expire(k, |call| timeouts.push(timeout(call)));
-                    }
-                    queue.tidy();
-                    (served, joined, wasted)
+                    let (all, at) = (&mut order, &mut answers);
+                    let Decided {
+                        served,
+                        admitted,
+                        wasted,
+                    } = queue.tick(&mut server, &mut calls, all, true, k, ticks, start, at);
+                    (served, admitted - served, wasted)
                 }
             };
             if QUEUE && with_queue {
                 for block in calls.front(served) {
-                    latencies.extend(block.iter().map(|call| (end - call.t()) as u32));
+                    (answers.latencies).extend(block.iter().map(|call| (end - call.t()) as u32));
                 }
             }
-            let useful = served + answered.len();
+            let useful = served + answers.answered.len();
             let rejected = sent - served - joined;
 
             totals.calls += sent as u64;
@@ -317,7 +281,11 @@ impl Setup<'_> {
                         rejected,
                         n - admitted,
                         wasted,
-                        queue.as_ref().map_or(0, |q| q.len()),
+                        match (&queue, &fleet) {
+                            (Some(q), _) => q.len(),
+                            (None, Some(f)) => f.queued(),
+                            (None, None) => 0,
+                        },
                         admitted - sent,
                     ],
                 );
@@ -327,12 +295,12 @@ impl Setup<'_> {
                 end,
                 &calls,
                 served,
-                &answered,
+                &answers.answered,
                 useful,
-                rejected + timeouts.len(),
+                rejected + answers.timeouts.len(),
             );
             if QUEUE {
-                answered.clear();
+                answers.answered.clear();
             }
             let hint = guards.hint(down);
             // A client that retries only on a hint gives up on a rejection without one.
@@ -405,8 +373,8 @@ impl Setup<'_> {
                 ctx.buckets.recycle(block);
             }
             if QUEUE {
-                ctx.totals.timed_out += timeouts.len() as u64;
-                for (call, at) in timeouts.drain(..) {
+                ctx.totals.timed_out += answers.timeouts.len() as u64;
+                for (call, at) in answers.timeouts.drain(..) {
                     env.fail(k, call, at, 0, true, &mut ctx);
                 }
             }
@@ -415,16 +383,19 @@ impl Setup<'_> {
         if let Some(queue) = queue.as_ref() {
             totals.still_retrying += queue.waiting();
         }
+        if let Some(fleet) = fleet.as_ref() {
+            totals.still_retrying += fleet.waiting();
+        }
         if totals.still_retrying == 0 {
             totals.done_at = last_finish.map(|k| k as u64 * tick);
         }
-        (totals.latency_p50, totals.latency_p99) = percentiles(&latencies);
+        (totals.latency_p50, totals.latency_p99) = percentiles(&answers.latencies);
         guards.finish(scenario, &mut totals);
         Some(Run {
             seed,
             totals,
             lanes,
-            replicas: fleet.map(|f| f.totals).unwrap_or_default(),
+            replicas: fleet.map(FleetState::finish).unwrap_or_default(),
         })
     }
 }
@@ -435,8 +406,6 @@ struct Env<'a> {
     tick: Micros,
     ticks: usize,
     deadline: Option<Micros>,
-    /// The clients' timeout (0 without one: only a scenario with one times out).
-    timeout: Micros,
 }
 
 /// What a failure changes.
@@ -500,7 +469,7 @@ impl Env<'_> {
 /// A run's latencies are many (one per call answered in time), so they are not sorted:
 /// they are counted into at most 4,096 ranges of equal width, and each percentile is
 /// then chosen among the values of the one range that holds its rank.
-fn percentiles(latencies: &[u32]) -> (Option<Micros>, Option<Micros>) {
+pub(super) fn percentiles(latencies: &[u32]) -> (Option<Micros>, Option<Micros>) {
     let n = latencies.len();
     let Some(&max) = latencies.iter().max() else {
         return (None, None);

@@ -153,6 +153,20 @@ pub struct ReplicaResult {
     pub served: Spread,
     /// Calls it turned away.
     pub rejected: Spread,
+    /// Queued calls it served after their client had timed out.
+    pub wasted: Spread,
+    /// Its clients' timeouts.
+    pub timed_out: Spread,
+    /// Queued calls it discarded.
+    pub dropped: Spread,
+    /// Calls in its queue at the horizon.
+    pub queued: Spread,
+    /// The runs in which it answered a call in time, which its latencies are over.
+    pub latency_runs: u32,
+    /// Each run's median latency of its answers, over the runs that have one.
+    pub latency_p50: Option<Spread>,
+    /// Each run's 99th percentile latency of its answers, over the runs that have one.
+    pub latency_p99: Option<Spread>,
 }
 
 /// A scenario's results: one entry per strategy, in the scenario's order.
@@ -343,14 +357,27 @@ fn summarise(
         peak_rejected: spread(|t| t.peak_rejected),
         replicas: (0..all[0].replicas.len())
             .map(|r| {
-                let of = |f: fn(&super::fleet::ReplicaTotals) -> u64| {
+                use super::fleet::ReplicaTotals;
+                let of = |f: fn(&ReplicaTotals) -> u64| {
                     Spread::of(all.iter().map(|run| f(&run.replicas[r])).collect())
                         .expect("a scenario has at least one run")
+                };
+                let latency = |f: fn(&ReplicaTotals) -> Option<Micros>| {
+                    Spread::of(all.iter().filter_map(|run| f(&run.replicas[r])).collect())
                 };
                 ReplicaResult {
                     calls: of(|t| t.calls),
                     served: of(|t| t.served),
                     rejected: of(|t| t.rejected),
+                    wasted: of(|t| t.wasted),
+                    timed_out: of(|t| t.timed_out),
+                    dropped: of(|t| t.dropped),
+                    queued: of(|t| t.queued),
+                    latency_runs: (all.iter())
+                        .filter(|run| run.replicas[r].latency_p50.is_some())
+                        .count() as u32,
+                    latency_p50: latency(|t| t.latency_p50),
+                    latency_p99: latency(|t| t.latency_p99),
                 }
             })
             .collect(),

@@ -198,12 +198,12 @@ fn the_fleets_keys_are_refused_at_their_place() {
         ),
         "{alone}"
     );
-    let queued = errors("id: a\nclients: 1\nserver: {replicas: 2, queue: {limit: 10}}\n");
+    let hinted = errors("id: a\nclients: 1\nserver: {replicas: 2, retry_after: {hint: 1s}}\n");
     assert!(
-        queued.starts_with(
-            "error: `server.queue` is not modelled yet for a server of several replicas\n"
+        hinted.starts_with(
+            "error: `server.retry_after` is not modelled yet for a server of several replicas\n"
         ),
-        "{queued}"
+        "{hinted}"
     );
     let key =
         errors("id: a\nclients: 1\nserver: {replicas: 2, overrides: [{replica: 1, tick: 1s}]}\n");
@@ -315,4 +315,119 @@ fn a_fleets_figure_is_drawn_and_written_of_as_the_replicas_together() {
     // The dashed capacity is the fleet's, 20 while replica 2 is down.
     assert!(html.contains("capacity 30 (20 in a slowdown)"), "{html}");
     assert!(html.contains("From 0.0 s to 3.0 s the server's capacity is 20 calls per tick."));
+}
+
+/// The run of `yaml`'s first strategy with its first seed, with lanes.
+fn one_run(yaml: &str) -> retrylab::engine::Run {
+    let s = scenario(yaml);
+    simulate(&s, s.strategies[0], s.seed, true)
+}
+
+#[test]
+fn least_loaded_counts_a_replicas_queue_as_its_load() {
+    // Replica 1 serves 1 call a tick, replica 2 serves 3, rejections cost nothing;
+    // each queue holds 3 calls, the one being served included. Tick 0: 8 calls at 0 s, alternately to replicas 1
+    // and 2 (no queue yet); each admits 3 and turns 1 away. Replica 1 serves 1 and
+    // queues 2; replica 2 serves its 3. Tick 1: the 2 retries (0.1 s later) both go to
+    // replica 2, which holds nothing, while replica 1 holds its 2 queued calls (given
+    // only the tick's calls, the first would go to replica 1); replica 1 serves 1 of
+    // its queue, replica 2 both retries. Tick 2: replica 1 serves its last.
+    let yaml = "id: a\nclients: 8\nhorizon: 1s\n\
+                server: {replicas: 2, balancer: least-loaded, capacity: 3, rejection_cost: 0,\n  \
+                queue: {limit: 3}, \
+                overrides: [{replica: 1, capacity: 1}]}\n\
+                retry: {base: 100ms}\nstrategies: [fixed]\nruns: 1\n";
+    let run = one_run(yaml);
+    let lanes = run.lanes.as_ref().unwrap();
+    assert_eq!(lanes.served[..4], [4, 3, 1, 0]);
+    assert_eq!(lanes.rejected[..4], [2, 0, 0, 0]);
+    assert_eq!(lanes.queued[..4], [2, 1, 0, 0]);
+    let r = |i: usize| {
+        let r = &run.replicas[i];
+        (r.calls, r.served, r.rejected, r.queued)
+    };
+    assert_eq!((r(0), r(1)), ((4, 3, 1, 0), (6, 5, 1, 0)));
+    // Replica 1 answered at 0.1, 0.2 and 0.3 s; replica 2 every call within its tick.
+    let ms = |us: Option<u64>| us.map(|us| us / 1000);
+    let latency = |i: usize| {
+        (
+            ms(run.replicas[i].latency_p50),
+            ms(run.replicas[i].latency_p99),
+        )
+    };
+    assert_eq!(latency(0), (Some(200), Some(300)));
+    assert_eq!(latency(1), (Some(100), Some(100)));
+    assert_eq!(run.totals.latency_p99, Some(300_000));
+}
+
+#[test]
+fn each_replica_times_out_wastes_and_discards_its_own_calls() {
+    // Round robin gives replicas 1 and 2 three calls each at 0 s; replica 1 serves 1 a
+    // tick, replica 2 serves its 3. The timeout of two ticks makes tick 1 the expiry
+    // tick of every call: replica 1 serves one of its 2 queued calls in tick 1, late
+    // (wasted, a timeout), and the other times out there and is served in tick 2
+    // (wasted). With one attempt, both clients give up.
+    let yaml = "id: a\nclients: 6\nhorizon: 1s\n\
+                server: {replicas: 2, capacity: 10, queue: {limit: 10},\n  \
+                overrides: [{replica: 1, capacity: 1}]}\n\
+                retry: {timeout: 200ms, max_attempts: 1}\nstrategies: [fixed]\nruns: 1\n";
+    let run = one_run(yaml);
+    let r = |run: &retrylab::engine::Run, i: usize| {
+        let r = &run.replicas[i];
+        (
+            r.calls,
+            r.served,
+            r.rejected,
+            r.wasted,
+            r.timed_out,
+            r.dropped,
+            r.queued,
+        )
+    };
+    assert_eq!(r(&run, 0), (3, 1, 0, 2, 2, 0, 0));
+    assert_eq!(r(&run, 1), (3, 3, 0, 0, 0, 0, 0));
+    let t = run.totals;
+    assert_eq!((t.served, t.wasted, t.timed_out, t.gave_up), (4, 2, 2, 2));
+    assert_eq!(run.lanes.as_ref().unwrap().wasted[..3], [0, 1, 1]);
+    // Discarding expired calls, replica 1 drops both in tick 1 before serving: nothing
+    // is wasted.
+    let dropped = one_run(&yaml.replace("limit: 10}", "limit: 10, drop_expired: true}"));
+    assert_eq!(r(&dropped, 0), (3, 1, 0, 0, 2, 2, 0));
+    let t = dropped.totals;
+    assert_eq!((t.served, t.wasted, t.timed_out, t.gave_up), (4, 0, 2, 2));
+}
+
+#[test]
+fn a_fleet_of_queues_conserves_every_call_on_each_replica() {
+    for balancer in ["round-robin", "random", "least-loaded", "power-of-two"] {
+        for (order, drop) in [("fifo", false), ("lifo", true), ("lifo", false)] {
+            let yaml = format!(
+                "id: a\nclients: 400\nhorizon: 20s\nspread: 2s\n\
+                 server: {{replicas: 4, balancer: {balancer}, capacity: 6,\n  \
+                 queue: {{limit: 15, order: {order}, drop_expired: {drop}}},\n  \
+                 overrides: [{{replica: 3, slowdowns: [{{from: 1s, to: 6s, capacity: 1}}]}}]}}\n\
+                 retry: {{max_attempts: 6, timeout: 500ms, elsewhere: true}}\nruns: 3\n"
+            );
+            let s = scenario(&yaml);
+            let result = run_scenario(&s);
+            assert_eq!(result, run_scenario(&s), "{balancer} {order}");
+            for strategy in &s.strategies {
+                let run = simulate(&s, *strategy, s.seed, false);
+                let t = run.totals;
+                assert_eq!(t.served + t.gave_up + t.still_retrying, 400, "{balancer}");
+                let sum = |f: fn(&retrylab::engine::fleet::ReplicaTotals) -> u64| {
+                    run.replicas.iter().map(f).sum::<u64>()
+                };
+                assert_eq!(sum(|r| r.calls), t.calls);
+                assert_eq!(sum(|r| r.served), t.served);
+                assert_eq!(sum(|r| r.wasted), t.wasted);
+                assert_eq!(sum(|r| r.timed_out), t.timed_out);
+                for r in &run.replicas {
+                    let out = r.served + r.wasted + r.rejected + r.dropped + r.queued;
+                    assert_eq!(r.calls, out, "{balancer} {order} {drop}");
+                    assert!(drop || r.dropped == 0);
+                }
+            }
+        }
+    }
 }
