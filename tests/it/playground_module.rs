@@ -406,3 +406,34 @@ fn the_overload_fixture_of_the_browser_test_builds_with_every_key() {
     let playground = std::fs::read_to_string(public.join("playground/index.html")).unwrap();
     assert_eq!(playground.matches("#sim-").count(), 3, "{playground}");
 }
+
+#[test]
+fn the_form_offers_every_balancer_and_writes_what_the_engine_accepts() {
+    // The template's balancer select and the form's reader name every balancer of the
+    // engine, the default first.
+    use retrylab::engine::fleet::Balancer;
+    let names: Vec<&str> = Balancer::ALL.iter().map(|b| b.name()).collect();
+    let template = std::fs::read_to_string(root().join("templates/playground.html")).unwrap();
+    assert_eq!(listed_after(&template, "{%- for b in ["), names);
+    let reader =
+        std::fs::read_to_string(root().join("src/site/defaults/playground-yaml.js")).unwrap();
+    assert_eq!(listed_after(&reader, "export const BALANCERS = ["), names);
+    // What the form writes for a fleet (tests/wasm/browser.mjs holds the form to it) is
+    // accepted; its balancer and retry elsewhere would be refused without the replicas,
+    // and a one-server form writes none of the three keys.
+    let fleet = "id: playground\nclients: 60\nhorizon: 60s\nserver:\n  model: capacity\n  capacity: 10\n  \
+                 tick: 100ms\n  rejection_cost: 0.1\n  replicas: 3\n  balancer: least-loaded\nretry:\n  \
+                 base: 100ms\n  cap: 10s\n  multiplier: 2\n  elsewhere: true\nstrategies: [fixed]\nruns: 2\nseed: 1\n";
+    let scenario = retrylab::engine::parse_scenario(fleet, None).expect("the form's fleet");
+    let f = scenario.server.fleet.as_ref().expect("a fleet");
+    assert_eq!((f.replicas, f.balancer), (3, Balancer::LeastLoaded));
+    assert!(scenario.retry.elsewhere);
+    let without_replicas = fleet.replace("  replicas: 3\n", "");
+    let errors = retrylab::engine::parse_scenario(&without_replicas, None).unwrap_err();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.message.contains("needs `server.replicas`")),
+        "{errors:?}"
+    );
+}

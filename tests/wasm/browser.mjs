@@ -66,6 +66,9 @@ const playgroundOf = (origin, yaml) => `${origin}/playground/?s=${toBase64url(ya
     "retry.throttle": "retry: {throttle: {k: 2}}\n",
     "retry.jitter": "retry:\n  jitter: 0.5\n",
     "a strategy the form has no box for": "strategies: [proportional-jitter, sideways]\n",
+    "server.overrides": "server:\n  replicas: 3\n  overrides: [{replica: 2, capacity: 4}]\n",
+    "a balancer the form has no option for": "server: {replicas: 3, balancer: sideways}\n",
+    "retry.elsewhere not a boolean": "server: {replicas: 3}\nretry: {elsewhere: yes}\n",
   };
   for (const [what, yaml] of Object.entries(beyond)) {
     if (settingsOf(base + yaml, DEFAULTS) !== null) fail(`the form's reader fills the form from a scenario with ${what}`);
@@ -73,6 +76,12 @@ const playgroundOf = (origin, yaml) => `${origin}/playground/?s=${toBase64url(ya
   const plain = settingsOf(`${base}strategies: [proportional-jitter, fixed]\n`, DEFAULTS);
   if (JSON.stringify(plain?.strategies) !== '["proportional-jitter","fixed"]') fail(`the form's reader gives the strategies ${JSON.stringify(plain?.strategies)}`);
   if (!STRATEGIES?.includes("proportional-jitter")) fail(`the form's strategies are ${STRATEGIES?.join(", ")}`);
+  // A fleet's replicas, balancer and retry elsewhere fill the form; left out, one server.
+  const fleetOfForm = (s) => JSON.stringify(s && [s.server.replicas, s.server.balancer, s.retry.elsewhere]);
+  const fleet = settingsOf(`${base}server: {capacity: 10, replicas: 3, balancer: least-loaded}\nretry: {elsewhere: true}\n`, DEFAULTS);
+  if (fleetOfForm(fleet) !== '["3","least-loaded",true]') fail(`the form's reader gives a fleet as ${fleetOfForm(fleet)}`);
+  const one = settingsOf(base, DEFAULTS);
+  if (fleetOfForm(one) !== '["1","round-robin",false]') fail(`the form's reader gives one server as ${fleetOfForm(one)}`);
   console.log(`the form's reader sets aside a scenario with ${Object.keys(beyond).join(", ")}`);
 }
 
@@ -235,6 +244,90 @@ try {
     if (await p.locator("#pg-errors p").count() > 0) fail(`the form's run of two libraries has errors: ${await p.textContent("#pg-errors")}`);
     console.log(`library strategies: boxes checked from the address; with libraries only, the form writes no retry settings, and the run has their rows`);
     await p.close();
+  }
+
+  // A server of several replicas. The balancer and retry elsewhere mean something only
+  // with 2 or more replicas: with one they are disabled and the form writes exactly the
+  // scenario it wrote before it had them. With 3 replicas, least-loaded and retry
+  // elsewhere it writes a scenario the engine runs, with each replica's totals, and the
+  // address of that scenario fills the form with it again.
+  {
+    const oneServer = "id: crowd\nclients: 60\nhorizon: 2m\nserver:\n  model: capacity\n  capacity: 10\n  tick: 100ms\n" +
+      "  rejection_cost: 0.1\nretry:\n  base: 100ms\n  cap: 10s\n  multiplier: 2\n" +
+      "strategies: [fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter]\nruns: 200\nseed: 1\n";
+    const threeReplicas = oneServer.replace("  rejection_cost: 0.1\n", "  rejection_cost: 0.1\n  replicas: 3\n  balancer: least-loaded\n")
+      .replace("  multiplier: 2\n", "  multiplier: 2\n  elsewhere: true\n");
+    const p = await desktop.newPage();
+    watch(p);
+    await p.goto(`${origin}/playground/`);
+    await p.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    const fleetState = () => p.evaluate(() => {
+      const f = document.getElementById("pg-form").elements;
+      return `${f.replicas.value}|${f.balancer.value}:${f.balancer.disabled ? "off" : "on"}|${f.elsewhere.checked}:${f.elsewhere.disabled ? "off" : "on"}`;
+    });
+    if ((await fleetState()) !== "1|round-robin:off|false:off") fail(`one server's fleet fields are ${await fleetState()}`);
+    await p.fill('input[name="clients"]', "60");
+    const one = await p.inputValue("#pg-yaml");
+    if (one !== oneServer) fail(`the form of one server writes:\n${one}`);
+    await p.fill('input[name="replicas"]', "3");
+    if ((await fleetState()) !== "3|round-robin:on|false:on") fail(`with 3 replicas the fleet fields are ${await fleetState()}`);
+    // Round-robin, the default, is not written.
+    if (!(await p.inputValue("#pg-yaml")).includes("  replicas: 3\nretry:")) fail(`3 replicas, round-robin: ${await p.inputValue("#pg-yaml")}`);
+    await p.selectOption('select[name="balancer"]', "least-loaded");
+    await p.check('input[name="elsewhere"]');
+    const written = await p.inputValue("#pg-yaml");
+    if (written !== threeReplicas) fail(`3 replicas, least-loaded, retry elsewhere: the form writes\n${written}`);
+    await p.fill('input[name="runs"]', "20");
+    await p.click("#pg-run");
+    await p.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+    await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
+    await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
+    if (await p.locator("#pg-errors p").count() > 0) fail(`the engine refuses the form's fleet: ${await p.textContent("#pg-errors")}`);
+    const perReplica = await p.locator("#pg-replicas-box:not([hidden]) #pg-replicas tbody tr").evaluateAll((rows) =>
+      rows.map((r) => [...r.cells].slice(0, 2).map((c) => c.textContent).join(" ")));
+    if (perReplica.length !== 15 || perReplica[2] !== "fixed 3" || perReplica[3] !== "exponential 1") fail(`each replica's table has the rows ${perReplica.join(", ")}`);
+    // The address fills the form with the same fleet, before the engine has loaded and after.
+    const q = await desktop.newPage();
+    watch(q);
+    await q.goto(p.url());
+    await q.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    const fleetBack = await q.evaluate(() => {
+      const f = document.getElementById("pg-form").elements;
+      return `${f.replicas.value}|${f.balancer.value}:${f.balancer.disabled ? "off" : "on"}|${f.elsewhere.checked}:${f.elsewhere.disabled ? "off" : "on"}|${f.clients.disabled ? "aside" : "form"}`;
+    });
+    if (fleetBack !== "3|least-loaded:on|true:on|form") fail(`the fleet's address fills the form as ${fleetBack}`);
+    await q.fill('input[name="runs"]', "200");
+    if ((await q.inputValue("#pg-yaml")) !== threeReplicas) fail(`the fleet's address, rewritten by the form:\n${await q.inputValue("#pg-yaml")}`);
+    await q.close();
+    // Back to one replica: the scenario of one server again, byte for byte.
+    await p.fill('input[name="runs"]', "200");
+    await p.fill('input[name="replicas"]', "1");
+    if ((await p.inputValue("#pg-yaml")) !== oneServer) fail(`back to one replica, the form writes:\n${await p.inputValue("#pg-yaml")}`);
+    if ((await fleetState()) !== "1|least-loaded:off|true:off") fail(`back to one replica the fleet fields are ${await fleetState()}`);
+    // With library strategies only, retry elsewhere is the only retry setting written.
+    await p.fill('input[name="replicas"]', "2");
+    for (const box of await p.locator('input[name="strategy"]').all()) await box.uncheck();
+    await p.check('input[name="strategy"][value="aws-standard"]');
+    const libraries = await p.inputValue("#pg-yaml");
+    if (!libraries.includes("  replicas: 2\n  balancer: least-loaded\nretry:\n  elsewhere: true\nstrategies: [aws-standard]\n")) fail(`a fleet with a library strategy: the form writes\n${libraries}`);
+    await p.fill('input[name="runs"]', "5");
+    await p.click("#pg-run");
+    await p.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+    if (await p.locator("#pg-errors p").count() > 0) fail(`the engine refuses the form's fleet of a library: ${await p.textContent("#pg-errors")}`);
+    // A mistake in the replicas is shown at the field.
+    await p.fill('input[name="replicas"]', "0");
+    await p.click("#pg-run");
+    await p.waitForFunction(() => document.getElementById("pg-errors").textContent.includes("replicas"));
+    if ((await p.getAttribute('input[name="replicas"]', "aria-invalid")) !== "true") fail("0 replicas: the replicas field is not marked invalid");
+    console.log(`a fleet: the form writes 3 replicas, least-loaded and retry elsewhere, which run with each replica's totals and fill the form again from the address; one replica writes the one server's scenario; "${(await p.textContent("#pg-errors")).trim()}"`);
+    await p.close();
+    // Each replica's own settings (server.overrides) have no field: the form is set aside.
+    const o = await desktop.newPage();
+    watch(o);
+    await o.goto(playgroundOf(origin, "id: ov\nclients: 40\nserver: {capacity: 10, replicas: 2, overrides: [{replica: 2, capacity: 4}]}\nstrategies: [exponential]\nruns: 3\n"));
+    await o.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    if (!(await o.isDisabled('#pg-form input[name="clients"]'))) fail("the form stays usable for a scenario with server.overrides");
+    await o.close();
   }
 
   // A mistake in a key of the overload model, in a scenario from an address: shown at its

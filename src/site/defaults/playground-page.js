@@ -5,7 +5,7 @@
 
 import { load } from "./playground.js";
 import { DEFAULTS } from "./playground-defaults.js";
-import { STRATEGIES, readYaml, settingsOf } from "./playground-yaml.js";
+import { STRATEGIES, fleetOf, readYaml, settingsOf } from "./playground-yaml.js";
 import { SCENARIOS } from "./playground-scenarios.js";
 import { holdData } from "./ticks.js";
 
@@ -75,9 +75,32 @@ function fill(settings, yaml) {
     max_attempts: s.retry.max_attempts ?? "", deadline: s.retry.deadline ?? "",
     horizon: s.horizon,
   };
+  // The fleet's fields: from the settings when they carry them (the form's reader's
+  // do), else from the scenario's YAML as written.
+  const fleet = s.server.replicas !== undefined
+    ? { replicas: s.server.replicas, balancer: s.server.balancer, elsewhere: s.retry.elsewhere }
+    : fleetOf(yaml ? readYaml(yaml) : null, DEFAULTS) ?? fleetOf(null, DEFAULTS);
+  values.replicas = String(fleet.replicas);
+  values.balancer = fleet.balancer;
   for (const [name, value] of Object.entries(values)) field(name).value = value;
+  field("elsewhere").checked = fleet.elsewhere === true;
   for (const box of strategyBoxes()) box.checked = s.strategies.includes(box.value);
   field("window").value = yaml ? windowOf(yaml) || linkWindow : "";
+  fleetFields();
+}
+
+// The form's replicas, as a number when it is a whole number; NaN otherwise.
+const replicasOf = () => {
+  const text = field("replicas").value.trim();
+  return /^[0-9]+$/.test(text) ? Number(text) : NaN;
+};
+
+// The balancer and retry elsewhere mean something only with 2 or more replicas: with
+// one (or none yet valid) they are disabled, and the form writes neither.
+function fleetFields() {
+  const one = !(replicasOf() > 1);
+  field("balancer").disabled = one;
+  field("elsewhere").disabled = one;
 }
 
 // The chart's window and caption are the figure's, not the engine's: read from an
@@ -116,23 +139,33 @@ function toYaml() {
   add(`  capacity: ${v("capacity")}`, "capacity");
   add(`  tick: ${v("tick")}`, "tick");
   add(`  rejection_cost: ${v("rejection_cost")}`, "rejection_cost");
+  // One replica, the default, is the one server: nothing is written for it, so a form
+  // of one server writes the scenario it always has. The balancer and retry elsewhere
+  // are written only for a fleet, the balancer only when it is not the default.
+  const fleet = replicasOf() > 1;
   const outages = [];
   if (v("outage_from") || v("outage_to")) {
     outages.push(`{from: ${v("outage_from") || "0s"}, to: ${v("outage_to")}}`);
   }
   outages.push(...kept.outages.map((o) => `{from: ${o.from}, to: ${o.to}}`));
   if (outages.length) add(`  outages: [${outages.join(", ")}]`, "outage_to");
+  if (v("replicas") && v("replicas") !== "1") add(`  replicas: ${v("replicas")}`, "replicas");
+  if (fleet && v("balancer") !== "round-robin") add(`  balancer: ${v("balancer")}`, "balancer");
   const chosen = strategyBoxes().filter((b) => b.checked).map((b) => b.value);
   // The retry settings shape the generic strategies only: a library strategy keeps its
-  // library's, and the engine refuses a setting that changes no strategy.
-  if (chosen.length === 0 || chosen.some((name) => STRATEGIES.includes(name))) {
-    add("retry:", null);
+  // library's, and the engine refuses a setting that changes no strategy. Retry
+  // elsewhere is where a retry goes, for every strategy, a library's too.
+  const generic = chosen.length === 0 || chosen.some((name) => STRATEGIES.includes(name));
+  const elsewhere = fleet && field("elsewhere").checked;
+  if (generic || elsewhere) add("retry:", null);
+  if (generic) {
     add(`  base: ${v("base")}`, "base");
     add(`  cap: ${v("cap")}`, "cap");
     add(`  multiplier: ${v("multiplier")}`, "multiplier");
     if (v("max_attempts")) add(`  max_attempts: ${v("max_attempts")}`, "max_attempts");
     if (v("deadline")) add(`  deadline: ${v("deadline")}`, "deadline");
   }
+  if (elsewhere) add("  elsewhere: true", "elsewhere");
   add(`strategies: [${chosen.join(", ")}]`, "strategy");
   add(`runs: ${v("runs")}`, "runs");
   add(`seed: ${v("seed")}`, "seed");
@@ -153,7 +186,8 @@ function showErrors(errors, fieldOf) {
     for (const box of inputs) box.setAttribute("aria-invalid", "true");
     const input = inputs[0];
     const where = name === "strategy" ? "strategies"
-      : input ? (input.closest("label")?.firstChild?.textContent.trim() ?? name)
+      : input ? (input.closest("label")?.firstChild?.textContent.trim() ||
+        input.closest("label")?.textContent.trim() || name)
       : `line ${e.line}, column ${e.column}`;
     const p = document.createElement("p");
     p.innerHTML = `<strong>${escapeHtml(where)}</strong>: ${escapeHtml(e.message)}` +
@@ -384,6 +418,21 @@ document.addEventListener("keydown", (event) => {
 // ---- The results table comes from the engine's module: the site's own Rust code -----
 const thousands = (n) => Math.round(n).toLocaleString("en-US");
 
+// Under it, for a server of several replicas, each replica's calls, served and turned
+// away over the runs (the report's `replicas`), as the site's tables write a count: the
+// median, with the 5th–95th percentile when they differ. False for one server.
+const replicasBox = document.getElementById("pg-replicas-box");
+function replicasTable(result) {
+  const fleet = result.strategies.filter((s) => (s.replicas?.length ?? 0) > 0);
+  if (fleet.length === 0) return false;
+  const count = ({ median, p5, p95 }) => thousands(median) +
+    (p5 !== median || p95 !== median ? ` <span class="range">(${thousands(p5)}–${thousands(p95)})</span>` : "");
+  document.getElementById("pg-replicas").tBodies[0].innerHTML = fleet.flatMap((s) => s.replicas.map((r) =>
+    `<tr><th scope="row">${escapeHtml(s.strategy)}</th><td class="num">${thousands(r.replica)}</td>` +
+    `${[r.calls, r.served, r.rejected].map((c) => `<td class="num">${count(c)}</td>`).join("")}</tr>`)).join("");
+  return true;
+}
+
 // ---- Presets -------------------------------------------------------------------------
 // A link on the page to a scenario's figure (`…#sim-ID`) becomes a button that loads
 // that figure's scenario, as the author wrote it, with the window the figure shows: the
@@ -461,6 +510,7 @@ function run() {
   status.dataset.ms = ms.toFixed(1);
   figure.hidden = false;
   resultsBox.hidden = true;
+  replicasBox.hidden = true;
   ticksDetails.hidden = true;
   const chart = draw(figurePart, secondsOf(settings.server.tick));
   if (figure.getBoundingClientRect().top > innerHeight * 0.7) {
@@ -473,6 +523,7 @@ function run() {
   startReplay(chart, countersOf(result, settings, yaml), () => {
     resultsBox.innerHTML = resultsTable;
     resultsBox.hidden = false;
+    replicasBox.hidden = !replicasTable(result);
     ticksDetails.hidden = false;
   });
 }
@@ -485,6 +536,7 @@ form.addEventListener("submit", (event) => {
 form.addEventListener("input", () => {
   for (const b of presetButtons) b.setAttribute("aria-pressed", "false");
   fromYaml = false;
+  fleetFields();
   yamlBox.value = toYaml().yaml;
   yamlBox.removeAttribute("aria-invalid");
 });

@@ -96,13 +96,33 @@ export function readYaml(text) {
 // The keys the form shows, and nothing else: a scenario with any other key is edited as
 // YAML, with the form set aside, so that no rewrite by the form can drop it. Among those
 // left out on purpose are the overload model's server.queue, server.slowdowns,
-// retry.timeout, retry.throttle and retry.jitter, which have no field.
+// retry.timeout, retry.throttle and retry.jitter, which have no field, and a fleet's
+// server.overrides, each replica's own.
 const KNOWN = {
   "": ["id", "clients", "spread", "horizon", "server", "retry", "strategies", "runs", "seed", "figure"],
-  server: ["model", "capacity", "tick", "rejection_cost", "outages"],
-  retry: ["base", "cap", "multiplier", "max_attempts", "deadline"],
+  server: ["model", "capacity", "tick", "rejection_cost", "outages", "replicas", "balancer"],
+  retry: ["base", "cap", "multiplier", "max_attempts", "deadline", "elsewhere"],
   figure: ["window", "caption"],
 };
+/** The balancers of a server of several replicas, the default first. */
+export const BALANCERS = ["round-robin", "random", "least-loaded", "power-of-two"];
+
+/**
+ * A fleet's settings, `{replicas, balancer, elsewhere}`, from the scenario read by
+ * `readYaml` (or null): as written, the defaults for what is left out; null when a value
+ * is not one the form can show (the engine names the mistake). The defaults are the
+ * engine's where its settings give them, else one replica, round-robin, no elsewhere.
+ */
+export function fleetOf(doc, defaults) {
+  const server = isMap(doc?.server) ? doc.server : {};
+  const retry = isMap(doc?.retry) ? doc.retry : {};
+  const replicas = server.replicas ?? String(defaults?.server?.replicas ?? 1);
+  const balancer = server.balancer ?? defaults?.server?.balancer ?? BALANCERS[0];
+  const elsewhere = retry.elsewhere ?? String(defaults?.retry?.elsewhere ?? false);
+  if (typeof replicas !== "string" || !BALANCERS.includes(balancer) ||
+      (elsewhere !== "true" && elsewhere !== "false")) return null;
+  return { replicas, balancer, elsewhere: elsewhere === "true" };
+}
 /** The generic strategies the form has a box for, which its retry settings shape. */
 export const STRATEGIES = ["fixed", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter",
   "proportional-jitter"];
@@ -123,8 +143,10 @@ export function settingsOf(yaml, defaults) {
   }
   const scalars = (map, keys) => keys.every((k) => !(k in map) || typeof map[k] === "string");
   if (!scalars(doc, ["id", "clients", "spread", "horizon", "runs", "seed"]) ||
-      !scalars(doc.server ?? {}, ["model", "capacity", "tick", "rejection_cost"]) ||
+      !scalars(doc.server ?? {}, ["model", "capacity", "tick", "rejection_cost", "replicas", "balancer"]) ||
       !scalars(doc.retry ?? {}, KNOWN.retry)) return null;
+  const fleet = fleetOf(doc, defaults);
+  if (!fleet) return null;
   const strategies = doc.strategies === undefined ? defaults.strategies
     : Array.isArray(doc.strategies) ? doc.strategies : [doc.strategies];
   // A strategy without a box (misspelt, or newer than this page) would be lost when the
@@ -142,5 +164,8 @@ export function settingsOf(yaml, defaults) {
   for (const key of ["id", "clients", "spread", "horizon", "runs", "seed"]) s[key] = pick(null, key);
   for (const key of ["model", "capacity", "tick", "rejection_cost"]) s.server[key] = pick("server", key);
   for (const key of KNOWN.retry) s.retry[key] = pick("retry", key);
+  s.server.replicas = fleet.replicas;
+  s.server.balancer = fleet.balancer;
+  s.retry.elsewhere = fleet.elsewhere;
   return s;
 }
