@@ -8,6 +8,7 @@ use serde::Serialize;
 use crate::chart::draw::Form;
 use crate::chart::lanes::{plot_edges, ticks_shown};
 use crate::chart::{FigureParts, coord};
+use crate::engine::fleet::Balancer;
 use crate::engine::units::{format_duration, format_milli, parse_duration};
 use crate::engine::{
     Scenario, ScenarioError, ScenarioResult, Strategy, parse_scenario, run_scenario_within,
@@ -266,15 +267,18 @@ fn settings_json(s: &Scenario) -> String {
         base: String,
         cap: String,
         deadline: Option<String>,
+        elsewhere: bool,
         max_attempts: Option<u32>,
         multiplier: f64,
     }
     #[derive(Serialize)]
     struct ServerSettings {
+        balancer: &'static str,
         capacity: String,
         model: &'static str,
         outages: Vec<OutageSettings>,
         rejection_cost: String,
+        replicas: u32,
         tick: String,
     }
     #[derive(Serialize)]
@@ -292,12 +296,16 @@ fn settings_json(s: &Scenario) -> String {
             base: format_duration(s.retry.base),
             cap: format_duration(s.retry.cap),
             deadline: s.retry.deadline.map(format_duration),
+            elsewhere: s.retry.elsewhere,
             max_attempts: s.retry.max_attempts,
             multiplier: s.retry.multiplier,
         },
         runs: s.runs,
         seed: s.seed,
         server: ServerSettings {
+            balancer: (s.server.fleet.as_ref())
+                .map_or(Balancer::RoundRobin, |f| f.balancer)
+                .name(),
             capacity: format_milli(s.server.capacity_milli),
             model: s.server.model.name(),
             outages: s
@@ -310,6 +318,7 @@ fn settings_json(s: &Scenario) -> String {
                 })
                 .collect(),
             rejection_cost: format_milli(s.server.rejection_cost_milli),
+            replicas: s.server.fleet.as_ref().map_or(1, |f| f.replicas),
             tick: format_duration(s.server.tick),
         },
         spread: format_duration(s.spread),
@@ -520,6 +529,20 @@ mod tests {
         assert_eq!(out["retry"]["max_attempts"], Value::Null);
         assert_eq!(out["strategies"], json!(["fixed", "full-jitter"]));
         assert_eq!(
+            (&out["server"]["replicas"], &out["server"]["balancer"]),
+            (&json!(1), &json!("round-robin"))
+        );
+        assert_eq!(out["retry"]["elsewhere"], json!(false));
+        let fleet = format!(
+            "{CROWD}server: {{replicas: 3, balancer: random}}\nretry: {{elsewhere: true}}\n"
+        );
+        let out: Value = serde_json::from_str(&settings(&fleet)).unwrap();
+        assert_eq!(
+            (&out["server"]["replicas"], &out["server"]["balancer"]),
+            (&json!(3), &json!("random"))
+        );
+        assert_eq!(out["retry"]["elsewhere"], json!(true));
+        assert_eq!(
             (&out["open"], &out["gives_up"]),
             (&json!(false), &json!(false))
         );
@@ -547,7 +570,7 @@ mod tests {
     }
 
     /// The JSON the form reads, key by key, as the tree of `json!` values wrote it
-    /// before: sorted keys, `null` for what is not set.
+    /// before (with the fleet's keys since): sorted keys, `null` for what is not set.
     #[test]
     fn settings_and_errors_are_written_as_before() {
         let yaml =
@@ -558,10 +581,10 @@ mod tests {
         assert_eq!(
             written,
             "{\"clients\":7,\"gives_up\":false,\"horizon\":\"2m\",\"id\":\"playground\",\"open\":false,\
-             \"retry\":{\"base\":\"100ms\",\"cap\":\"10s\",\"deadline\":null,\"max_attempts\":null,\
-             \"multiplier\":1.5},\"runs\":1,\"seed\":1,\"server\":{\"capacity\":\"10\",\"model\":\
-             \"capacity\",\"outages\":[{\"from\":\"1s\",\"to\":\"2s\"}],\"rejection_cost\":\"0.1\",\
-             \"tick\":\"100ms\"},\"spread\":\"0s\",\"strategies\":[\"fixed\",\"exponential\",\
+             \"retry\":{\"base\":\"100ms\",\"cap\":\"10s\",\"deadline\":null,\"elsewhere\":false,\
+             \"max_attempts\":null,\"multiplier\":1.5},\"runs\":1,\"seed\":1,\"server\":{\"balancer\":\
+             \"round-robin\",\"capacity\":\"10\",\"model\":\"capacity\",\"outages\":[{\"from\":\"1s\",\
+             \"to\":\"2s\"}],\"rejection_cost\":\"0.1\",\"replicas\":1,\"tick\":\"100ms\"},\"spread\":\"0s\",\"strategies\":[\"fixed\",\"exponential\",\
              \"full-jitter\",\"equal-jitter\",\"decorrelated-jitter\"]}"
         );
         let errors = settings("clients: x\n");
