@@ -110,7 +110,11 @@ fn every_balancer_conserves_calls_and_clients_and_is_the_same_on_every_run() {
 
 /// `yaml` with `server.replicas: 1` written into it.
 fn with_one_replica(yaml: &str) -> Node {
-    let mut root = parse_yaml(yaml).unwrap();
+    one_replica_in(parse_yaml(yaml).unwrap())
+}
+
+/// `root`, a scenario's node, with `server.replicas: 1` written into it.
+fn one_replica_in(mut root: Node) -> Node {
     let scalar = |text: &str| Node {
         value: Value::Scalar {
             text: text.to_string(),
@@ -156,6 +160,33 @@ fn one_replica_is_the_server_without_the_key_in_every_preset() {
         presets += 1;
     }
     assert!(presets >= 10, "{presets}");
+}
+
+#[test]
+fn one_replica_is_the_server_without_the_key_in_every_articles_block() {
+    use retrylab::directive::{Kind, read_sim_root, scan};
+    let mut blocks = 0;
+    for entry in std::fs::read_dir(root().join("content")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for found in scan(&text).directives {
+            if found.kind != Kind::Sim {
+                continue;
+            }
+            let node = crate::util::resolved(&found.body);
+            let plain = read_sim_root(&node).unwrap();
+            if plain.scenario.server.fleet.is_some() {
+                continue;
+            }
+            let one = read_sim_root(&one_replica_in(node)).unwrap();
+            assert_eq!(one.scenario, plain.scenario, "{path:?}");
+            blocks += 1;
+        }
+    }
+    assert!(blocks >= 25, "{blocks}");
 }
 
 #[test]
