@@ -151,8 +151,9 @@ fn figure_page(
     if let Some(values) = values {
         return format!("{figure}}},\"table\":{table},\"values\":[{values}]}}");
     }
-    let plots: Vec<String> = Form::BOTH
-        .iter()
+    // The replicas' chart, when drawn, has the lane chart's plots.
+    let charts = if parts.replicas { 2 } else { 1 };
+    let plots: Vec<String> = (Form::BOTH.iter().cycle().take(2 * charts))
         .map(|&form| {
             let (left, right) = plot_edges(&scenario, &result, parts.window, form);
             format!("[{},{}]", coord(left), coord(right))

@@ -34,6 +34,7 @@ mod readable;
 #[cfg(all(test, feature = "site"))]
 mod tests;
 
+use crate::engine::outcome::REPLICA_LANES;
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, ServerModel};
 use crate::format::{duration, milli, thousands};
@@ -114,8 +115,11 @@ pub fn explorable_figure(
 pub struct FigureParts {
     /// The window shown, in µs: the author's, or [`auto_window`].
     pub window: Micros,
-    /// The lane chart in both its layouts, wide then narrow, one `<svg>` a line.
+    /// The lane chart in both its layouts, wide then narrow, one `<svg>` a line; for a
+    /// fleet, its replicas' chart after it, in both layouts too.
     pub charts: String,
+    /// Whether `charts` has the replicas' chart.
+    pub replicas: bool,
     /// The caption, as HTML.
     pub caption: String,
     /// The results table, as HTML.
@@ -154,6 +158,8 @@ impl FigureParts {
                 window,
             )),
         };
+        let written_server = scenario.server.clone();
+        let written_fleet = scenario.server.fleet.clone();
         let scenario = one.as_ref().unwrap_or(scenario);
         // A binned chart says so, under the author's caption too.
         let bin = lanes::ticks_per_column(scenario, result, window);
@@ -171,9 +177,37 @@ impl FigureParts {
             escape(csv),
             escape(&data.caption),
         );
+        let mut drawn = charts(|form| lanes::lane_chart(scenario, result, window, form));
+        // A fleet's replicas, each a strip, under the fleet drawn as one server.
+        let replicas = one.as_ref().is_some_and(|one| {
+            let fleet = Scenario {
+                server: written_server.clone(),
+                ..one.clone()
+            };
+            let chart = |form| lanes::replica_chart(&fleet, one, result, window, form);
+            let drawn_both = chart(draw::Form::Wide).is_some();
+            if drawn_both {
+                drawn.push_str(&charts(|form| chart(form).unwrap_or_default()));
+            }
+            drawn_both
+        });
+        if let Some(fleet) = &written_fleet {
+            let ticks = scenario.ticks();
+            if u64::from(fleet.replicas).saturating_mul(ticks) > REPLICA_LANES {
+                caption.push(' ');
+                caption.push_str(&escape(&format!(
+                    "Each replica’s strip is not drawn: a run keeps them for {} ticks of \
+                     all replicas together, and {} replicas over {} ticks are more.",
+                    thousands(REPLICA_LANES),
+                    fleet.replicas,
+                    thousands(ticks)
+                )));
+            }
+        }
         FigureParts {
             window,
-            charts: charts(|form| lanes::lane_chart(scenario, result, window, form)),
+            replicas,
+            charts: drawn,
             caption,
             results: table::results_table(result),
             ticks,

@@ -75,6 +75,7 @@ use serde::{Deserialize, Serialize};
 
 use super::buckets::{Bucket, by_arrival, choose_in_slice};
 use super::client::Client;
+use super::outcome::{REPLICA_LANES, ReplicaLanes};
 use super::queue::{Answers, Queue};
 use super::scenario::{Outage, Scenario, Server, Slowdown};
 use super::server::ServerState;
@@ -272,18 +273,33 @@ pub struct FleetState<'a, C> {
     latencies: Vec<Vec<u32>>,
     /// Each replica's totals.
     totals: Vec<ReplicaTotals>,
+    /// Each replica's lanes, when kept.
+    lanes: Vec<ReplicaLanes>,
 }
 
 impl<'a, C: Client> FleetState<'a, C> {
     /// The fleet of `fleet` in `scenario` at rest, its replicas' servers in `servers`
-    /// ([`Fleet::servers`]), each with its queue when `queued`.
+    /// ([`Fleet::servers`]), each with its queue when `queued`, keeping each replica's
+    /// lanes when `with_lanes` and they are within [`REPLICA_LANES`].
     pub fn new(
         fleet: &Fleet,
         servers: &'a [Server],
         scenario: &Scenario,
         queued: bool,
+        with_lanes: bool,
     ) -> FleetState<'a, C> {
         let n = servers.len();
+        let ticks = scenario.ticks() as usize;
+        let lanes = match with_lanes && (n as u64).saturating_mul(ticks as u64) <= REPLICA_LANES {
+            true => vec![
+                ReplicaLanes {
+                    served: vec![0; ticks],
+                    rejected: vec![0; ticks],
+                };
+                n
+            ],
+            false => Vec::new(),
+        };
         let queues: Vec<Queue<C>> = match queued {
             true => (0..n).filter_map(|_| Queue::of(scenario)).collect(),
             false => Vec::new(),
@@ -294,7 +310,7 @@ impl<'a, C: Client> FleetState<'a, C> {
             servers: servers.iter().map(ServerState::new).collect(),
             latencies: vec![Vec::new(); queues.len()],
             queues,
-            ticks: scenario.ticks() as usize,
+            ticks,
             turn: 0,
             held: vec![0; n],
             loads: vec![0; n],
@@ -304,6 +320,7 @@ impl<'a, C: Client> FleetState<'a, C> {
             ends: Vec::with_capacity(n),
             decided: vec![(0, 0); n],
             totals: vec![ReplicaTotals::default(); n],
+            lanes,
         }
     }
 
@@ -317,15 +334,15 @@ impl<'a, C: Client> FleetState<'a, C> {
         self.queues.iter().map(Queue::waiting).sum()
     }
 
-    /// Each replica's totals at the end of the run.
-    pub fn finish(self) -> Vec<ReplicaTotals> {
+    /// Each replica's totals and lanes (when kept) at the end of the run.
+    pub fn finish(self) -> (Vec<ReplicaTotals>, Vec<ReplicaLanes>) {
         let mut totals = self.totals;
         for ((t, queue), latencies) in totals.iter_mut().zip(&self.queues).zip(&self.latencies) {
             t.dropped = queue.dropped();
             t.queued = queue.len() as u64;
             (t.latency_p50, t.latency_p99) = super::run::percentiles(latencies);
         }
-        totals
+        (totals, self.lanes)
     }
 
     /// The replica of the next call, given the loads so far: any, or any but `not`
@@ -427,6 +444,7 @@ impl<'a, C: Client> FleetState<'a, C> {
             let count = self.loads[r] as usize;
             let group = &mut self.grouped[lo..lo + count];
             let totals = &mut self.totals[r];
+            let useful = totals.served;
             let (served, admitted) = match self.queues.get_mut(r) {
                 None => {
                     let down = server.is_down(start);
@@ -454,6 +472,10 @@ impl<'a, C: Client> FleetState<'a, C> {
             };
             totals.calls += count as u64;
             totals.rejected += (count - admitted) as u64;
+            if let Some(lanes) = self.lanes.get_mut(r) {
+                lanes.served[k] = (totals.served - useful) as u32;
+                lanes.rejected[k] = (count - admitted) as u32;
+            }
             self.decided[r] = (served, admitted);
             served_total += served;
             lo += count;

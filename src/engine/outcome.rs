@@ -68,6 +68,24 @@ pub struct Lanes {
     /// throttles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttled: Vec<u32>,
+    /// Each replica's calls served and turned away per tick, replica 1 first, for a
+    /// server of several; empty for one, or when the replicas' ticks together pass
+    /// [`REPLICA_LANES`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<ReplicaLanes>,
+}
+
+/// The most ticks of all replicas together that a run keeps each replica's lanes for:
+/// 4,000,000 (32 MB), so that 100 replicas keep theirs for 40,000 ticks.
+pub const REPLICA_LANES: u64 = 4_000_000;
+
+/// One replica's lanes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ReplicaLanes {
+    /// Calls it served per tick: new ones, and queued ones answered in time.
+    pub served: Vec<u32>,
+    /// Calls it turned away per tick.
+    pub rejected: Vec<u32>,
 }
 
 impl Lanes {

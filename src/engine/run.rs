@@ -181,13 +181,14 @@ impl Setup<'_> {
             wasted: per_tick(with_queue),
             queued: per_tick(with_queue),
             throttled: per_tick(with_throttle),
+            replicas: Vec::new(),
         });
         let mut server = super::server::ServerState::new(&scenario.server);
         // A server of several replicas ([`super::fleet`]): each replica's server.
         let replicas =
             (scenario.server.fleet.as_ref()).map_or_else(Vec::new, |f| f.servers(&scenario.server));
         let mut fleet = (scenario.server.fleet.as_ref())
-            .map(|f| FleetState::new(f, &replicas, scenario, with_queue));
+            .map(|f| FleetState::new(f, &replicas, scenario, with_queue, with_lanes));
         let mut totals = Totals::default();
         let mut last_finish: Option<usize> = None;
         // With a queue: the latencies of the run, and per tick the queued calls
@@ -391,11 +392,15 @@ impl Setup<'_> {
         }
         (totals.latency_p50, totals.latency_p99) = percentiles(&answers.latencies);
         guards.finish(scenario, &mut totals);
+        let (replicas, replica_lanes) = fleet.map(FleetState::finish).unwrap_or_default();
+        if let Some(lanes) = lanes.as_mut() {
+            lanes.replicas = replica_lanes;
+        }
         Some(Run {
             seed,
             totals,
             lanes,
-            replicas: fleet.map(FleetState::finish).unwrap_or_default(),
+            replicas,
         })
     }
 }

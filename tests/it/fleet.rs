@@ -373,6 +373,15 @@ fn least_loaded_counts_a_replicas_queue_as_its_load() {
     assert_eq!(lanes.served[..4], [4, 3, 1, 0]);
     assert_eq!(lanes.rejected[..4], [2, 0, 0, 0]);
     assert_eq!(lanes.queued[..4], [2, 1, 0, 0]);
+    let (one, two) = (&lanes.replicas[0], &lanes.replicas[1]);
+    assert_eq!(
+        (&one.served[..4], &one.rejected[..4]),
+        (&[1, 1, 1, 0][..], &[1, 0, 0, 0][..])
+    );
+    assert_eq!(
+        (&two.served[..4], &two.rejected[..4]),
+        (&[3, 2, 0, 0][..], &[1, 0, 0, 0][..])
+    );
     let r = |i: usize| {
         let r = &run.replicas[i];
         (r.calls, r.served, r.rejected, r.queued)
@@ -443,7 +452,15 @@ fn a_fleet_of_queues_conserves_every_call_on_each_replica() {
             let result = run_scenario(&s);
             assert_eq!(result, run_scenario(&s), "{balancer} {order}");
             for strategy in &s.strategies {
-                let run = simulate(&s, *strategy, s.seed, false);
+                let run = simulate(&s, *strategy, s.seed, true);
+                let lanes = run.lanes.as_ref().unwrap();
+                for k in 0..lanes.served.len() {
+                    let sum = |f: fn(&retrylab::engine::outcome::ReplicaLanes) -> &Vec<u32>| {
+                        lanes.replicas.iter().map(|r| f(r)[k]).sum::<u32>()
+                    };
+                    assert_eq!(sum(|r| &r.served), lanes.served[k], "{balancer} {k}");
+                    assert_eq!(sum(|r| &r.rejected), lanes.rejected[k], "{balancer} {k}");
+                }
                 let t = run.totals;
                 assert_eq!(t.served + t.gave_up + t.still_retrying, 400, "{balancer}");
                 let sum = |f: fn(&retrylab::engine::fleet::ReplicaTotals) -> u64| {

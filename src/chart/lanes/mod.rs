@@ -59,8 +59,11 @@ mod lane;
 mod layout;
 mod legend;
 mod overload;
+mod replicas;
 #[cfg(all(test, feature = "site"))]
 mod tests;
+
+pub(crate) use self::replicas::replica_chart;
 
 use self::axes::time_axis;
 use self::bars::patterns;

@@ -325,3 +325,126 @@ fn a_slowdown_steps_the_capacity_line_down_in_its_window() {
     let result = run_scenario(&scenario);
     assert!(charts(&scenario, &result)[0].contains("<line class=\"capacity\""));
 }
+
+/// The fleet of ten replicas of `extra`'s server, replica 3 at a tenth of the others'
+/// capacity, and its results.
+fn fleet(extra: &str) -> (Scenario, ScenarioResult) {
+    let yaml = format!(
+        "id: f\nclients: 200\nhorizon: 20s\nspread: 1s\n\
+         server: {{capacity: 4, replicas: 10, overrides: [{{replica: 3, capacity: 0.4}}]{extra}}}\n\
+         retry: {{max_attempts: 10}}\nstrategies: [fixed, full-jitter]\nruns: 3\n"
+    );
+    let scenario = crate::engine::parse_scenario(&yaml, None).unwrap();
+    let result = run_scenario(&scenario);
+    (scenario, result)
+}
+
+#[test]
+fn a_fleets_figure_draws_a_strip_per_replica_in_both_layouts() {
+    let (scenario, result) = fleet("");
+    let html = figure(&scenario, &result, &FigureOptions::default());
+    assert_eq!(html.matches("class=\"sim-lanes sim-replicas").count(), 2);
+    for id in [
+        "f-replicas-title",
+        "f-replicas-title-narrow",
+        "f-replicas-hatch",
+    ] {
+        assert_eq!(html.matches(&format!("id=\"{id}\"")).count(), 1, "{id}");
+    }
+    // Strips of 9.6 units: numbered each in the narrow layout, whose font is 12 units;
+    // the first, the fifth and the last in the wide one, whose font is 14.
+    let numbers = |form: &str| {
+        let svg = html
+            .split("<svg")
+            .find(|s| s.contains(&format!("sim-replicas {form}")))
+            .unwrap();
+        let panel = svg.split("<g class=\"lane\">").nth(1).unwrap();
+        (1..=10)
+            .filter(|n| panel.contains(&format!(">{n}</text>")))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(numbers("sim-narrow"), (1..=10).collect::<Vec<_>>());
+    assert_eq!(numbers("sim-wide"), [1, 5, 10]);
+    // One server draws none.
+    let mut one = scenario.clone();
+    one.server.fleet = None;
+    let result = run_scenario(&one);
+    let html = figure(&one, &result, &FigureOptions::default());
+    assert!(!html.contains("sim-replicas"));
+}
+
+#[test]
+fn the_slow_replica_turns_away_the_most_in_its_strip_and_in_words() {
+    let (scenario, result) = fleet("");
+    let lanes = result.strategies[0].typical.lanes.as_ref().unwrap();
+    let rejected: Vec<u64> = (lanes.replicas.iter())
+        .map(|r| r.rejected.iter().map(|&n| u64::from(n)).sum())
+        .collect();
+    let most = (0..10)
+        .max_by_key(|&r| (rejected[r], std::cmp::Reverse(r)))
+        .unwrap();
+    assert_eq!(most, 2, "{rejected:?}");
+    let window = crate::chart::auto_window(&scenario, &result);
+    let one = Scenario {
+        server: scenario
+            .server
+            .fleet
+            .as_ref()
+            .unwrap()
+            .as_one(&scenario.server, scenario.horizon),
+        ..scenario.clone()
+    };
+    let svg = super::replica_chart(&scenario, &one, &result, window, Form::Narrow).unwrap();
+    let panel = svg.split("<g class=\"lane\">").nth(1).unwrap();
+    // The turned-away bars of replica 3's strip cover the most: each strip's band is
+    // found from its number, written at its middle (strips of 9.6 units, fonts of 12).
+    let bars = rects_of(panel, "rejected");
+    let area = |n: usize| -> f64 {
+        let at = panel.find(&format!(">{n}</text>")).unwrap();
+        let y: f64 = panel[..at]
+            .rsplit("y=\"")
+            .next()
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let middle = y - 12.0 * 0.35;
+        (bars.iter())
+            .filter(|r| (r.1 + r.3 / 2.0 - middle).abs() < 4.8)
+            .map(|r| r.2 * r.3)
+            .sum()
+    };
+    let areas: Vec<f64> = (1..=10).map(area).collect();
+    let widest = (0..10)
+        .max_by(|&a, &b| areas[a].total_cmp(&areas[b]))
+        .unwrap();
+    assert_eq!(widest, 2, "{areas:?}");
+    let sum_of = |r: u64| rejected[r as usize];
+    let desc = svg.split("<desc").nth(1).unwrap();
+    assert!(
+        desc.contains(&format!(
+            "fixed: turned away the most at replica 3, {} of its",
+            sum_of(2)
+        )),
+        "{desc}"
+    );
+}
+
+#[test]
+fn a_fleet_too_long_to_keep_each_replicas_lanes_draws_no_strips() {
+    // 100 replicas for 50,000 ticks pass the 4,000,000 kept.
+    let yaml = "id: f\nclients: 10\nhorizon: 500s\nserver: {replicas: 100, tick: 10ms}\nruns: 1\n\
+                strategies: [fixed]\n";
+    let scenario = crate::engine::parse_scenario(yaml, None).unwrap();
+    let result = run_scenario(&scenario);
+    let lanes = result.strategies[0].typical.lanes.as_ref().unwrap();
+    assert!(lanes.replicas.is_empty());
+    let html = figure(&scenario, &result, &FigureOptions::default());
+    assert!(!html.contains("sim-replicas"));
+    assert!(html.contains(
+        "Each replica’s strip is not drawn: a run keeps them for 4,000,000 ticks of all \
+         replicas together, and 100 replicas over 50,000 ticks are more."
+    ));
+}
