@@ -66,8 +66,11 @@
 //! of its latencies (nearest rank). For each, `calls = served + wasted + rejected +
 //! discarded + queued`.
 //!
-//! Not modelled yet, and refused where read: a Retry-After hint on a fleet (each
-//! replica would give its own).
+//! **Retry-After.** With `server.retry_after`, each replica gives the hint on its own:
+//! a call it turned away carries the hint when `when` says so of that replica in that
+//! tick (`down` while it is down, `overloaded` while it is up, `always`). A client that
+//! retries only on a hint gives up on a rejection without one, whichever replica gave
+//! it.
 
 use rand::RngExt;
 use rand_pcg::Pcg64;
@@ -322,6 +325,16 @@ impl<'a, C: Client> FleetState<'a, C> {
             totals: vec![ReplicaTotals::default(); n],
             lanes,
         }
+    }
+
+    /// Whether replica `r` (from 0) is down in the tick that starts at `start`.
+    pub fn is_down(&self, r: usize, start: Micros) -> bool {
+        self.servers[r].is_down(start)
+    }
+
+    /// How many replicas.
+    pub fn replicas(&self) -> usize {
+        self.servers.len()
     }
 
     /// Calls in the replicas' queues.

@@ -194,6 +194,9 @@ impl Setup<'_> {
         // With a queue: the latencies of the run, and per tick the queued calls
         // answered in time and the clients that time out.
         let mut answers: Answers<C> = Answers::default();
+        // With a fleet and Retry-After: each replica's hint in the tick.
+        let with_hint = scenario.server.retry_after.is_some();
+        let mut hints: Vec<Micros> = Vec::new();
         // With a queue: the tick's calls in order of arrival ([`super::buckets::by_arrival`]).
         let mut order: Vec<u64> = Vec::new();
         let env = Env {
@@ -306,6 +309,11 @@ impl Setup<'_> {
             let hint = guards.hint(down);
             // A client that retries only on a hint gives up on a rejection without one.
             let retried = hint > 0 || !scenario.retry.only_with_hint;
+            // A fleet's replicas give their hints each on its own.
+            hints.clear();
+            if let (Some(fleet), true) = (fleet.as_ref(), with_hint) {
+                hints.extend((0..fleet.replicas()).map(|r| guards.hint(fleet.is_down(r, start))));
+            }
 
             // The failed calls: rejected (with the hint), throttled, failed fast, each a
             // range of the tick's calls in that order, then the timeouts.
@@ -363,9 +371,18 @@ impl Setup<'_> {
                     ctx.buckets.recycle(block);
                     continue;
                 }
-                for (lo, hi, hint, allowed) in parts {
+                for (part, (lo, hi, hint, allowed)) in parts.into_iter().enumerate() {
                     let a = lo.clamp(index, index + len) - index;
                     let b = hi.clamp(index, index + len) - index;
+                    if part == 0 && !hints.is_empty() {
+                        // Turned away by a replica: with that replica's hint.
+                        for call in &block[a..b] {
+                            let hint = hints[call.replica() as usize - 1];
+                            let allowed = hint > 0 || !scenario.retry.only_with_hint;
+                            env.fail(k, *call, call.t(), hint, allowed, &mut ctx);
+                        }
+                        continue;
+                    }
                     for call in &block[a..b] {
                         env.fail(k, *call, call.t(), hint, allowed, &mut ctx);
                     }

@@ -240,8 +240,7 @@ pub const KEYS: &[Key] = &[
         kind: "whole number, 1 to 100",
         default: "1",
         meaning: "Copies of the server, each with its own budget, outages and slowdowns, \
-                  behind a balancer; with a queue, each has its own (no `retry_after` with \
-                  more than one yet).",
+                  behind a balancer; with a queue, each has its own.",
     },
     Key {
         section: Section::Server,

@@ -229,13 +229,6 @@ fn the_fleets_keys_are_refused_at_their_place() {
         ),
         "{alone}"
     );
-    let hinted = errors("id: a\nclients: 1\nserver: {replicas: 2, retry_after: {hint: 1s}}\n");
-    assert!(
-        hinted.starts_with(
-            "error: `server.retry_after` is not modelled yet for a server of several replicas\n"
-        ),
-        "{hinted}"
-    );
     let key =
         errors("id: a\nclients: 1\nserver: {replicas: 2, overrides: [{replica: 1, tick: 1s}]}\n");
     assert!(
@@ -478,4 +471,30 @@ fn a_fleet_of_queues_conserves_every_call_on_each_replica() {
             }
         }
     }
+}
+
+#[test]
+fn each_replica_gives_its_own_retry_after_hint() {
+    // Round robin, replica 2 down for the first second, a hint of 0.5 s while down.
+    // Tick 0: replica 1 serves 2 calls; replica 2, down, turns 2 away with the hint:
+    // their retries wait 0.5 s, not 0.1 s, and are seen in tick 5, one to each replica
+    // (the turn is at replica 1 after 4 calls). Replica 2, still down, turns its call
+    // away with the hint again: seen in tick 10, at replica 1 (after 6 calls).
+    let yaml = "id: a\nclients: 4\nhorizon: 2s\n\
+                server: {replicas: 2, retry_after: {hint: 500ms, when: down},\n  \
+                overrides: [{replica: 2, outages: [{from: 0s, to: 1s}]}]}\n\
+                retry: {base: 100ms}\nstrategies: [fixed]\nruns: 1\n";
+    let (served, rejected) = lanes(yaml, 11);
+    assert_eq!(served, [2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+    assert_eq!(rejected, [2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]);
+    // A hint only while a replica is up: replica 2's rejections carry none, and the
+    // retries come 0.1 s later.
+    let up = yaml.replace("when: down", "when: overloaded");
+    let (served, rejected) = lanes(&up, 4);
+    assert_eq!((served, rejected), (vec![2, 1, 1, 0], vec![2, 1, 0, 0]));
+    // A client that retries only on a hint gives up on replica 2's rejections then.
+    let only = up.replace("strategies: [fixed]", "strategies: [fixed, urllib3]");
+    let s = scenario(&only);
+    let run = simulate(&s, s.strategies[1], s.seed, false);
+    assert_eq!((run.totals.served, run.totals.gave_up), (2, 2));
 }

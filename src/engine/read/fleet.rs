@@ -69,16 +69,6 @@ impl Reader {
             }
             return Ok(None);
         }
-        // Not modelled yet for a fleet: each replica would give its own hint.
-        if let (Some(key), Some(_)) = (fields.key("retry_after"), fields.get("retry_after")) {
-            self.error(
-                key,
-                "`server.retry_after` is not modelled yet for a server of several replicas"
-                    .to_string(),
-                Some("remove `server.retry_after`, or `server.replicas` for one server".into()),
-            );
-            return Err(());
-        }
         Ok(Some(Fleet {
             replicas,
             balancer,
