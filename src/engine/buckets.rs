@@ -132,23 +132,33 @@ impl<C: Copy> Bucket<C> {
     }
 
     /// Reorders the front of the bucket: afterwards the call at `i` is the one that was
-    /// at the place in the low 32 bits of `order[i]` (see [`by_arrival`]).
-    pub fn permute(&mut self, order: &[u64]) {
-        self.permute_with(order, |_, _| {});
+    /// at the place in the low 32 bits of `order[i]` (see [`by_arrival`]); `buffer`
+    /// holds the calls on the way, kept from tick to tick.
+    pub fn permute(&mut self, order: &[u64], buffer: &mut Vec<C>) {
+        self.permute_with(order, buffer, |_, _| {});
     }
 
     /// [`Bucket::permute`], each call changed by `change` with its key on the way.
-    pub fn permute_with(&mut self, order: &[u64], mut change: impl FnMut(&mut C, u64)) {
-        let calls: Vec<C> = order
-            .iter()
-            .map(|&k| {
-                let mut call = self.get(k as u32 as usize);
-                change(&mut call, k);
-                call
-            })
-            .collect();
-        for (i, call) in calls.into_iter().enumerate() {
-            self.set(i, call);
+    pub fn permute_with(
+        &mut self,
+        order: &[u64],
+        buffer: &mut Vec<C>,
+        mut change: impl FnMut(&mut C, u64),
+    ) {
+        buffer.clear();
+        buffer.extend(order.iter().map(|&k| {
+            let mut call = self.get(k as u32 as usize);
+            change(&mut call, k);
+            call
+        }));
+        let mut i = 0;
+        for block in &mut self.blocks {
+            if i == buffer.len() {
+                break;
+            }
+            let n = block.len().min(buffer.len() - i);
+            block[..n].copy_from_slice(&buffer[i..i + n]);
+            i += n;
         }
     }
 
@@ -257,9 +267,13 @@ impl<C> Bucket<C> {
 /// back: calls of equal times come in a uniformly random order, at one draw per call of
 /// the run but its first. Out of line and not generic, so that the browser's module
 /// carries it once.
+///
+/// The keys must come with their places in ascending order (as `(0..n)` makes them):
+/// then a stable sort by time alone is the sort of the whole keys, which a radix sort
+/// does in a few passes where the tick has many calls (`scratch` is its buffer).
 #[inline(never)]
-pub fn by_arrival(keys: &mut [u64], rng: &mut Pcg64) {
-    keys.sort_unstable();
+pub fn by_arrival(keys: &mut [u64], scratch: &mut Vec<u64>, rng: &mut Pcg64) {
+    sort_by_time(keys, scratch);
     let n = keys.len();
     let mut lo = 0;
     while lo < n {
@@ -272,6 +286,69 @@ pub fn by_arrival(keys: &mut [u64], rng: &mut Pcg64) {
             keys.swap(i, rng.random_range(lo..=i));
         }
         lo = hi;
+    }
+}
+
+/// Below this many keys, a comparison sort is as quick as the radix sort.
+const RADIX_FROM: usize = 256;
+
+/// Bits of a digit of the radix sort.
+const DIGIT: u32 = 11;
+
+/// Sorts `keys`, whose low 32 bits ascend, by their high 32 bits (a time), stably: the
+/// order of sorting the whole keys. Many keys are sorted by a least-significant-digit
+/// radix sort of the times less the least, in digits of [`DIGIT`] bits, over as many
+/// digits as the tick's span of times needs (two for a span of up to 4 s in µs).
+fn sort_by_time(keys: &mut [u64], scratch: &mut Vec<u64>) {
+    let n = keys.len();
+    if n < RADIX_FROM {
+        keys.sort_unstable();
+        return;
+    }
+    // Calls that arrive in order (open-loop arrivals, most often) are sorted already.
+    if keys.is_sorted() {
+        return;
+    }
+    debug_assert!(keys.windows(2).all(|w| w[0] as u32 <= w[1] as u32));
+    let (least, most) = (keys.iter()).fold((u64::MAX, 0), |(lo, hi), &k| {
+        (lo.min(k >> 32), hi.max(k >> 32))
+    });
+    let bits = u64::BITS - (most - least).leading_zeros();
+    if bits == 0 {
+        return;
+    }
+    scratch.clear();
+    scratch.resize(n, 0);
+    let mask = (1u64 << DIGIT) - 1;
+    let pass = |from: &[u64], to: &mut [u64], shift: u32| {
+        let digit = |k: u64| (((k >> 32) - least) >> shift & mask) as usize;
+        let mut at = [0usize; 1 << DIGIT];
+        for &k in from {
+            at[digit(k)] += 1;
+        }
+        let mut sum = 0;
+        for slot in at.iter_mut() {
+            (*slot, sum) = (sum, sum + *slot);
+        }
+        for &k in from {
+            let d = digit(k);
+            to[at[d]] = k;
+            at[d] += 1;
+        }
+    };
+    let mut shift = 0;
+    let mut in_keys = true;
+    while shift < bits {
+        if in_keys {
+            pass(keys, scratch, shift);
+        } else {
+            pass(scratch, keys, shift);
+        }
+        in_keys = !in_keys;
+        shift += DIGIT;
+    }
+    if !in_keys {
+        keys.copy_from_slice(scratch);
     }
 }
 
@@ -366,8 +443,8 @@ mod tests {
             .map(|i| (u64::from(bucket.get(i) / 10) << 32) | i as u64)
             .collect();
         let mut rng = Pcg64::seed_from_u64(1);
-        by_arrival(&mut keys, &mut rng);
-        bucket.permute(&keys);
+        by_arrival(&mut keys, &mut Vec::new(), &mut rng);
+        bucket.permute(&keys, &mut Vec::new());
         let calls: Vec<u32> = bucket.iter().copied().collect();
         assert_eq!((calls[0], calls[4], calls[5]), (0, 20, 30));
         let mut ties = calls[1..4].to_vec();
@@ -383,7 +460,7 @@ mod tests {
         let mut orders = std::collections::BTreeSet::new();
         for seed in 0..200 {
             let mut keys = [7 << 32, (7 << 32) | 1, (7 << 32) | 2];
-            by_arrival(&mut keys, &mut Pcg64::seed_from_u64(seed));
+            by_arrival(&mut keys, &mut Vec::new(), &mut Pcg64::seed_from_u64(seed));
             orders.insert(keys);
         }
         assert_eq!(orders.len(), 6);
@@ -391,6 +468,45 @@ mod tests {
         let mut keys = [0, 1, 2, 3, 4, 5];
         last_to_front(&mut keys, 5, 2);
         assert_eq!(keys, [3, 4, 0, 1, 2, 5]);
+    }
+
+    #[test]
+    fn the_radix_sort_sorts_as_a_comparison_sort_does() {
+        let mut rng = Pcg64::seed_from_u64(7);
+        let mut scratch = Vec::new();
+        // Spans of times of one digit, two, three and every bit; sizes either side of
+        // the radix sort's threshold; all times equal.
+        for span in [1u64, 2_000, 200_000, 3_600_000_000, u64::from(u32::MAX)] {
+            for n in [0, 1, RADIX_FROM - 1, RADIX_FROM, 5_000] {
+                let base = rng.random_range(0..=u64::from(u32::MAX) - (span - 1));
+                let mut keys: Vec<u64> = (0..n)
+                    .map(|i| ((base + rng.random_range(0..span)) << 32) | i as u64)
+                    .collect();
+                let mut sorted = keys.clone();
+                sorted.sort_unstable();
+                sort_by_time(&mut keys, &mut scratch);
+                assert_eq!(keys, sorted, "{span} {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_permutation_across_blocks_moves_the_front_and_leaves_the_rest() {
+        let mut buckets = Buckets::new(1);
+        let n = 2 * BLOCK + 3;
+        for i in 0..n as u32 {
+            buckets.push(0, i);
+        }
+        let mut bucket = buckets.take(0);
+        let front = BLOCK + 5;
+        let order: Vec<u64> = (0..front as u64).rev().collect();
+        bucket.permute(&order, &mut Vec::new());
+        let calls: Vec<u32> = bucket.iter().copied().collect();
+        let want: Vec<u32> = (0..front as u32)
+            .rev()
+            .chain(front as u32..n as u32)
+            .collect();
+        assert_eq!(calls, want);
     }
 
     #[test]

@@ -278,6 +278,10 @@ pub struct FleetState<'a, C> {
     totals: Vec<ReplicaTotals>,
     /// Each replica's lanes, when kept.
     lanes: Vec<ReplicaLanes>,
+    /// The sort's buffer, kept from tick to tick.
+    scratch: Vec<u64>,
+    /// The tick's calls on their way to their order, kept from tick to tick.
+    buffer: Vec<C>,
 }
 
 impl<'a, C: Client> FleetState<'a, C> {
@@ -324,6 +328,8 @@ impl<'a, C: Client> FleetState<'a, C> {
             decided: vec![(0, 0); n],
             totals: vec![ReplicaTotals::default(); n],
             lanes,
+            scratch: Vec::new(),
+            buffer: Vec::new(),
         }
     }
 
@@ -420,7 +426,7 @@ impl<'a, C: Client> FleetState<'a, C> {
         self.keys.clear();
         self.keys
             .extend((0..sent).map(|i| (calls.get(i).t() << 32) | i as u64));
-        by_arrival(&mut self.keys, rng);
+        by_arrival(&mut self.keys, &mut self.scratch, rng);
         // 2. Each call's replica, in that order.
         for (held, queue) in self.held.iter_mut().zip(&self.queues) {
             *held = queue.len() as u32;
@@ -510,7 +516,8 @@ impl<'a, C: Client> FleetState<'a, C> {
                 lo = end;
             }
         }
-        calls.permute_with(&self.keys, |call, key| call.set_replica((key >> 32) as u32));
+        let set = |call: &mut C, key: u64| call.set_replica((key >> 32) as u32);
+        calls.permute_with(&self.keys, &mut self.buffer, set);
         (served_total, joined_total, wasted_total)
     }
 }

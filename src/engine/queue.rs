@@ -132,6 +132,8 @@ pub struct Queue<C> {
     joined: u64,
     /// Calls discarded so far (`drop_expired`).
     dropped: u64,
+    /// The tick's calls on their way to their order, kept from tick to tick.
+    buffer: Vec<C>,
 }
 
 /// What the queued ticks of a run give back besides their calls.
@@ -198,6 +200,7 @@ impl<C: Client> Queue<C> {
             timers: BinaryHeap::new(),
             joined: 0,
             dropped: 0,
+            buffer: Vec::new(),
         })
     }
 
@@ -261,7 +264,7 @@ impl<C: Client> Queue<C> {
             }
         });
         if in_place && sent > 1 {
-            calls.permute(arrived);
+            calls.permute(arrived, &mut self.buffer);
         }
         for (i, &key) in arrived.iter().enumerate().take(admitted).skip(served) {
             let call = match in_place {

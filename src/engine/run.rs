@@ -199,6 +199,7 @@ impl Setup<'_> {
         let mut hints: Vec<Micros> = Vec::new();
         // With a queue: the tick's calls in order of arrival ([`super::buckets::by_arrival`]).
         let mut order: Vec<u64> = Vec::new();
+        let mut scratch: Vec<u64> = Vec::new();
         let env = Env {
             chain,
             tick,
@@ -249,7 +250,7 @@ impl Setup<'_> {
                     order.clear();
                     order.extend((0..sent).map(|i| (calls.get(i).t() << 32) | i as u64));
                     if sent > 1 {
-                        super::buckets::by_arrival(&mut order, &mut rng);
+                        super::buckets::by_arrival(&mut order, &mut scratch, &mut rng);
                     }
                     let (all, at) = (&mut order, &mut answers);
                     let Decided {
