@@ -95,7 +95,8 @@ pub enum Balancer {
     RoundRobin,
     /// A uniform draw.
     Random,
-    /// The replica given the fewest of the tick's calls so far, ties to the lowest.
+    /// The replica that holds the fewest calls (the tick's given to it so far and those
+    /// in its queue), ties to the lowest.
     LeastLoaded,
     /// The less loaded of two distinct random replicas.
     PowerOfTwo,
@@ -473,6 +474,13 @@ impl<'a, C: Client> FleetState<'a, C> {
                     (served, served)
                 }
                 Some(queue) => {
+                    // The calls that join its queue hold their replica there: a retry
+                    // after a timeout goes elsewhere from it.
+                    for &place in group.iter() {
+                        let mut call = calls.get(place as usize);
+                        call.set_replica(r as u32 + 1);
+                        calls.set(place as usize, call);
+                    }
                     let (latencies, timeouts) = (out.latencies.len(), out.timeouts.len());
                     let answered = out.answered.len();
                     let d = queue.tick(server, calls, group, false, k, self.ticks, start, out);

@@ -248,8 +248,8 @@ pub const KEYS: &[Key] = &[
         kind: "`round-robin`, `random`, `least-loaded` or `power-of-two`",
         default: "round-robin",
         meaning: "How each call of a tick, in order of arrival, finds its replica: in turn, \
-                  at random, the one given the fewest of the tick's calls so far, or the \
-                  less loaded of two drawn at random.",
+                  at random, the one that holds the fewest calls (the tick's given to it so \
+                  far and those in its queue), or the less loaded of two drawn at random.",
     },
     Key {
         section: Section::Server,

@@ -92,7 +92,15 @@ impl Block {
             }
         };
         let mut ids = vec![format!("{kind}-{id}")];
-        for name in ["title", "desc", "hatch"] {
+        // The lane chart's, and a fleet's replicas' chart's.
+        for name in [
+            "title",
+            "desc",
+            "hatch",
+            "replicas-title",
+            "replicas-desc",
+            "replicas-hatch",
+        ] {
             ids.push(format!("{id}-{name}"));
             ids.push(format!("{id}-{name}-narrow"));
         }

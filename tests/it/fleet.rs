@@ -498,3 +498,23 @@ fn each_replica_gives_its_own_retry_after_hint() {
     let run = simulate(&s, s.strategies[1], s.seed, false);
     assert_eq!((run.totals.served, run.totals.gave_up), (2, 2));
 }
+
+#[test]
+fn a_retry_after_a_timeout_in_a_queue_goes_elsewhere() {
+    // Tick 0: one call to each replica; replica 1, at a thousandth of a call a tick,
+    // queues its call, which times out in tick 1 (a timeout of two ticks). The retry,
+    // 0.1 s after the timeout, is seen in tick 3, when round robin's turn is at replica
+    // 1 again: retry elsewhere sends it to replica 2, which serves it.
+    let yaml = "id: a\nclients: 2\nhorizon: 1s\n\
+                server: {replicas: 2, queue: {limit: 10}, overrides: [{replica: 1, capacity: 0.001}]}\n\
+                retry: {base: 100ms, timeout: 200ms, max_attempts: 2, elsewhere: true}\n\
+                strategies: [fixed]\nruns: 1\n";
+    let run = one_run(yaml);
+    let r = |i: usize| (run.replicas[i].calls, run.replicas[i].served);
+    assert_eq!((r(0), r(1)), ((1, 0), (2, 2)));
+    assert_eq!((run.totals.served, run.totals.timed_out), (2, 1));
+    // Without it, the retry goes to replica 1 in its turn, and times out again.
+    let run = one_run(&yaml.replace(", elsewhere: true", ""));
+    let r = |i: usize| (run.replicas[i].calls, run.replicas[i].served);
+    assert_eq!((r(0), r(1)), ((2, 0), (1, 1)));
+}

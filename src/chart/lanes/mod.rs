@@ -59,7 +59,7 @@ mod lane;
 mod layout;
 mod legend;
 mod overload;
-mod replicas;
+pub(super) mod replicas;
 #[cfg(all(test, feature = "site"))]
 mod tests;
 

@@ -26,19 +26,24 @@ use crate::format::{seconds_fixed, thousands};
 const GAP: f64 = 10.0;
 
 /// The height of a strip of a panel of `n` replicas, and the space under it.
-fn strip(n: usize) -> (f64, f64) {
+pub(super) fn strip(n: usize) -> (f64, f64) {
     let h = (96.0 / n.max(1) as f64).clamp(3.0, 12.0);
     (h, if h >= 6.0 { 2.0 } else { 1.0 })
 }
 
-/// Every how many replicas a strip is numbered: each when its strip is as high as a
-/// line of text, else every fifth or tenth (the first and the last always).
-fn numbered_every(form: Form, n: usize) -> usize {
+/// Whether the strip of replica `number` (from 1) of `n` is numbered: each when a strip
+/// is as high as a line of text, else the first, the last, and every fifth, tenth or
+/// twentieth but where it would come closer to the first or the last than a line.
+pub(super) fn numbered(form: Form, n: usize, number: usize) -> bool {
     let (h, gap) = strip(n);
-    [1, 5, 10, 20]
+    let apart = (form.font() * 0.85 / (h + gap)).ceil() as usize;
+    let every = [1, 5, 10, 20]
         .into_iter()
-        .find(|&every| every as f64 * (h + gap) >= form.font() * 0.85)
-        .unwrap_or(25)
+        .find(|&every| every >= apart)
+        .unwrap_or(25);
+    number == 1
+        || number == n
+        || (number.is_multiple_of(every) && number > apart && n - number >= apart)
 }
 
 /// A replica's counts over column `c` of `layout`: the means of its served and
@@ -100,7 +105,6 @@ pub(crate) fn replica_chart(
     let panels = result.strategies.len();
     let bottom = legend + panels as f64 * (panel + GAP) - GAP;
     let height = bottom + form.font() * 3.3;
-    let every = numbered_every(form, n);
     let (times, decimals) = time_labels(&layout);
 
     let mut doc = crate::chart::draw::document(
@@ -160,7 +164,7 @@ pub(crate) fn replica_chart(
                 coord(base),
                 coord(layout.right())
             ));
-            if r == 0 || r + 1 == n || (r + 1) % every == 0 {
+            if numbered(form, n, r + 1) {
                 numbers = numbers.add(crate::chart::draw::Label::at(
                     layout.left - 4.0,
                     base - h / 2.0 + form.font() * 0.35,
@@ -277,7 +281,8 @@ fn legend_row(layout: &Layout, id: &str, top: u64) -> (Element, f64) {
 }
 
 /// The chart in words: for each strategy, the replica that turned away the most calls
-/// in the window (the first of equals) and the one that turned away the fewest.
+/// in the window (the first of equals) and the one that turned away the fewest, each
+/// with the calls it served there.
 fn description(result: &ScenarioResult, layout: &Layout) -> String {
     let mut out = format!(
         "Each replica’s calls per tick in the first {} s, a panel per strategy, a strip per \
@@ -297,27 +302,32 @@ fn description(result: &ScenarioResult, layout: &Layout) -> String {
                         .map(|&n| u64::from(n))
                         .sum()
                 };
-                let rejected = sum(&r.rejected);
-                (rejected, sum(&r.served) + rejected)
+                (sum(&r.rejected), sum(&r.served))
             })
             .collect();
         let most = (0..totals.len()).max_by_key(|&r| (totals[r].0, std::cmp::Reverse(r)));
         let least = (0..totals.len()).min_by_key(|&r| (totals[r].0, r));
-        if let (Some(most), Some(least)) = (most, least) {
-            let of = |r: usize| {
-                format!(
-                    "replica {}, {} of its {} calls",
-                    r + 1,
-                    thousands(totals[r].0),
-                    thousands(totals[r].1)
-                )
-            };
-            out.push_str(&format!(
-                " {}: turned away the most at {}; the fewest at {}.",
-                s.strategy.name(),
-                of(most),
-                of(least)
-            ));
+        let name = s.strategy.name();
+        match (most, least) {
+            (Some(most), _) if totals[most].0 == 0 => {
+                out.push_str(&format!(" {name}: no replica turned a call away."));
+            }
+            (Some(most), Some(least)) => {
+                let of = |r: usize| {
+                    format!(
+                        "replica {}, {} (it served {})",
+                        r + 1,
+                        thousands(totals[r].0),
+                        thousands(totals[r].1)
+                    )
+                };
+                out.push_str(&format!(
+                    " {name}: the most turned away by {}; the fewest by {}.",
+                    of(most),
+                    of(least)
+                ));
+            }
+            _ => {}
         }
     }
     out

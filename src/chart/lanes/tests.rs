@@ -7,6 +7,7 @@ use super::super::{FigureOptions, figure, thumbnail};
 use super::lane_chart;
 use crate::engine::units::SECOND;
 use crate::engine::{Scenario, ScenarioResult, Strategy, run_scenario};
+use crate::format::thousands;
 
 /// Both layouts of the chart of the first 3 s.
 fn charts(scenario: &Scenario, result: &ScenarioResult) -> Vec<String> {
@@ -364,6 +365,20 @@ fn a_fleets_figure_draws_a_strip_per_replica_in_both_layouts() {
             .collect::<Vec<_>>()
     };
     assert_eq!(numbers("sim-narrow"), (1..=10).collect::<Vec<_>>());
+    // Sixteen strips of 6 units: every fifth, but not 15 beside 16.
+    for n in [11, 16, 21, 100] {
+        for form in Form::BOTH {
+            let shown: Vec<usize> = (1..=n)
+                .filter(|&r| super::replicas::numbered(form, n, r))
+                .collect();
+            let (h, gap) = super::replicas::strip(n);
+            for pair in shown.windows(2) {
+                let apart = (pair[1] - pair[0]) as f64 * (h + gap);
+                assert!(apart >= form.font() * 0.85, "{n} {form:?} {shown:?}");
+            }
+            assert_eq!((shown[0], *shown.last().unwrap()), (1, n));
+        }
+    }
     assert_eq!(numbers("sim-wide"), [1, 5, 10]);
     // One server draws none.
     let mut one = scenario.clone();
@@ -425,8 +440,8 @@ fn the_slow_replica_turns_away_the_most_in_its_strip_and_in_words() {
     let desc = svg.split("<desc").nth(1).unwrap();
     assert!(
         desc.contains(&format!(
-            "fixed: turned away the most at replica 3, {} of its",
-            sum_of(2)
+            "fixed: the most turned away by replica 3, {} (it served",
+            thousands(sum_of(2))
         )),
         "{desc}"
     );

@@ -253,13 +253,17 @@ function apply(state, out) {
   done(state);
 }
 
-// Each chart of the figure (its layouts, wide then narrow) replaced by its namesake in
-// `html`, in place, so that the figure is otherwise untouched.
+// The charts of the figure (each in its layouts, wide then narrow) replaced by those of
+// `html`, in their place, so that the figure is otherwise untouched. Their number may
+// change: a fleet's figure has its replicas' chart too, which one server's has not.
 function charts(figure, html) {
   const made = document.createElement("template");
   made.innerHTML = html;
-  const fresh = [...made.content.children];
-  [...figure.children].filter((e) => e.localName === "svg").forEach((svg, i) => svg.replaceWith(fresh[i]));
+  const fresh = [...made.content.children].filter((e) => e.localName === "svg");
+  const old = [...figure.children].filter((e) => e.localName === "svg");
+  const after = old.length ? old[old.length - 1].nextSibling : figure.firstChild;
+  for (const svg of old) svg.remove();
+  for (const svg of fresh) figure.insertBefore(svg, after);
 }
 
 // The page as built, from what was kept of it.
