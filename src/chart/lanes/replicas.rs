@@ -101,7 +101,8 @@ pub(crate) fn replica_chart(
     }
     let top = top.ceil();
     let per_call = h / top;
-    let (legend_group, legend) = legend_row(&layout, &id, top as u64);
+    let any_down = (servers.iter()).any(|s| s.outages.iter().any(|o| o.from < layout.end));
+    let (legend_group, legend) = legend_row(&layout, &id, top as u64, any_down);
     let panels = result.strategies.len();
     let bottom = legend + panels as f64 * (panel + GAP) - GAP;
     let height = bottom + form.font() * 3.3;
@@ -239,9 +240,9 @@ pub(crate) fn replica_chart(
     Some(doc.to_string())
 }
 
-/// The legend: served, turned away, a replica down, and the strips' scale, wrapped at
-/// the plot's right edge; with its height.
-fn legend_row(layout: &Layout, id: &str, top: u64) -> (Element, f64) {
+/// The legend: served, turned away, a replica down (where one is, in the window), and
+/// the strips' scale, wrapped at the plot's right edge; with its height.
+fn legend_row(layout: &Layout, id: &str, top: u64, down: bool) -> (Element, f64) {
     let form = layout.form;
     let size = form.font() * 0.8;
     let y = 4.0;
@@ -258,7 +259,10 @@ fn legend_row(layout: &Layout, id: &str, top: u64) -> (Element, f64) {
         (scale.as_str(), None),
     ];
     let mut row = 0.0;
-    for (name, swatch) in items {
+    for (name, swatch) in items
+        .into_iter()
+        .filter(|(name, _)| down || *name != "down")
+    {
         let width = form.text_width(name, false) + swatch.as_ref().map_or(0.0, |_| size + 4.0);
         if x > layout.left && x + width > layout.right() {
             x = layout.left;

@@ -340,6 +340,21 @@ fn fleet(extra: &str) -> (Scenario, ScenarioResult) {
     (scenario, result)
 }
 
+/// The names in the legend of the replicas' chart, wide.
+fn numbers_legend(html: &str) -> Vec<String> {
+    let svg = html
+        .split("<svg")
+        .find(|s| s.contains("sim-replicas sim-wide"))
+        .unwrap();
+    let legend = svg.split("<g class=\"legend\">").nth(1).unwrap();
+    let legend = &legend[..legend.find("</g>").unwrap()];
+    legend
+        .split("class=\"label\"")
+        .skip(1)
+        .map(|t| t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].to_string())
+        .collect()
+}
+
 #[test]
 fn a_fleets_figure_draws_a_strip_per_replica_in_both_layouts() {
     let (scenario, result) = fleet("");
@@ -380,6 +395,11 @@ fn a_fleets_figure_draws_a_strip_per_replica_in_both_layouts() {
         }
     }
     assert_eq!(numbers("sim-wide"), [1, 5, 10]);
+    // No replica is down: the legend names no outage.
+    assert!(!numbers_legend(&html).contains(&"down".to_string()));
+    let (down, result) = fleet(", outages: [{from: 0s, to: 1s}]");
+    let html = figure(&down, &result, &FigureOptions::default());
+    assert!(numbers_legend(&html).contains(&"down".to_string()));
     // One server draws none.
     let mut one = scenario.clone();
     one.server.fleet = None;
