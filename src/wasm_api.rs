@@ -5,8 +5,7 @@
 
 use serde::Serialize;
 
-use crate::chart::draw::Form;
-use crate::chart::lanes::{plot_edges, ticks_shown};
+use crate::chart::lanes::ticks_shown;
 use crate::chart::{FigureParts, coord};
 use crate::engine::fleet::Balancer;
 use crate::engine::units::{format_duration, format_milli, parse_duration};
@@ -151,13 +150,8 @@ fn figure_page(
     if let Some(values) = values {
         return format!("{figure}}},\"table\":{table},\"values\":[{values}]}}");
     }
-    // The replicas' chart, when drawn, has the lane chart's plots.
-    let charts = if parts.replicas { 2 } else { 1 };
-    let plots: Vec<String> = (Form::BOTH.iter().cycle().take(2 * charts))
-        .map(|&form| {
-            let (left, right) = plot_edges(&scenario, &result, parts.window, form);
-            format!("[{},{}]", coord(left), coord(right))
-        })
+    let plots: Vec<String> = (parts.plots.iter())
+        .map(|&(left, right)| format!("[{},{}]", coord(left), coord(right)))
         .collect();
     format!(
         "{figure},\"shown\":{},\"plots\":[{}]}},\"table\":{table},\"report\":{},\"settings\":{}}}",

@@ -120,6 +120,9 @@ pub struct FigureParts {
     pub charts: String,
     /// Whether `charts` has the replicas' chart.
     pub replicas: bool,
+    /// The left and right edges of the plots of each `<svg>` of `charts`, in order, by
+    /// which the playground's replay shows the bars up to a tick.
+    pub plots: Vec<(f64, f64)>,
     /// The caption, as HTML.
     pub caption: String,
     /// The results table, as HTML.
@@ -145,10 +148,7 @@ impl FigureParts {
         let id = escape(&result.id);
         // A fleet's lanes are drawn, and its caption written, against the fleet as one
         // server: its capacity the replicas' together, down where all are.
-        let one = (scenario.server.fleet.as_ref()).map(|fleet| Scenario {
-            server: fleet.as_one(&scenario.server, scenario.horizon),
-            ..scenario.clone()
-        });
+        let one = as_one(scenario);
         let mut caption = match &options.caption {
             Some(text) => escape(text),
             None => escape(&generated_caption(
@@ -204,9 +204,15 @@ impl FigureParts {
                 )));
             }
         }
+        // Where the plots of each `<svg>` are: the replicas' chart has the lane chart's.
+        let plots = (draw::Form::BOTH.iter().cycle())
+            .take(if replicas { 4 } else { 2 })
+            .map(|&form| lanes::plot_edges(scenario, result, window, form))
+            .collect();
         FigureParts {
             window,
             replicas,
+            plots,
             charts: drawn,
             caption,
             results: table::results_table(result),
@@ -222,8 +228,21 @@ pub fn tick_csv(scenario: &Scenario, result: &ScenarioResult, options: &FigureOp
     let window = options
         .window
         .unwrap_or_else(|| auto_window(scenario, result));
+    // Binned as the figure is, whose chart draws a fleet as one server.
+    let one = as_one(scenario);
+    let scenario = one.as_ref().unwrap_or(scenario);
     let bin = lanes::ticks_per_column(scenario, result, window);
     table::tick_data(scenario, result, window, bin).csv
+}
+
+/// A fleet's scenario with the fleet seen as one server ([`crate::engine::fleet::Fleet::as_one`]),
+/// which the lane chart draws and the caption and the per-tick data speak of; `None` for
+/// one server.
+pub(crate) fn as_one(scenario: &Scenario) -> Option<Scenario> {
+    (scenario.server.fleet.as_ref()).map(|fleet| Scenario {
+        server: fleet.as_one(&scenario.server, scenario.horizon),
+        ..scenario.clone()
+    })
 }
 
 /// A chart in both its layouts, wide then narrow, one a line: drawn for the width it is

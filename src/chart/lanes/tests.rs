@@ -483,3 +483,31 @@ fn a_fleet_too_long_to_keep_each_replicas_lanes_draws_no_strips() {
          replicas together, and 100 replicas over 50,000 ticks are more."
     ));
 }
+
+#[test]
+fn a_fleets_plots_and_data_are_those_of_the_fleet_drawn_as_one_server() {
+    // Five replicas of 200 and 600 calls at once: the chart's scale runs to the
+    // fleet's 1,000 calls a tick, not to the 600 of the tallest bar above one replica's
+    // 200, and its plots start after wider labels.
+    let yaml = "id: f\nclients: 600\nhorizon: 10s\nserver: {capacity: 200, replicas: 5}\n\
+                strategies: [fixed]\nruns: 1\n";
+    let scenario = crate::engine::parse_scenario(yaml, None).unwrap();
+    let result = run_scenario(&scenario);
+    let options = FigureOptions::default();
+    let parts = super::super::FigureParts::new(&scenario, &result, &options, "");
+    let one = super::super::as_one(&scenario).unwrap();
+    let edges: Vec<(f64, f64)> = Form::BOTH
+        .iter()
+        .cycle()
+        .take(4)
+        .map(|&form| super::plot_edges(&one, &result, parts.window, form))
+        .collect();
+    assert_eq!(parts.plots, edges);
+    let written = super::plot_edges(&scenario, &result, parts.window, Form::Wide);
+    assert_ne!(written, edges[0]);
+    assert_eq!(parts.charts.matches("<svg").count(), 4);
+    assert_eq!(
+        super::super::tick_csv(&scenario, &result, &options),
+        parts.csv
+    );
+}
