@@ -108,11 +108,20 @@ fn replicas_table(result: &ScenarioResult) -> String {
         };
         crate::cell::Cell::of(&value).text()
     };
-    // With a queue, what a queue adds: its waste, its timeouts, its latencies.
+    // With a queue, what a queue adds: its waste, the calls it discarded and those
+    // still in it at the horizon (so that a row adds up: calls are served, turned away,
+    // wasted, discarded or still queued), its timeouts, its latencies.
     let queue = result.features.queue;
     let mut heading = vec!["strategy", "replica", "calls", "served", "turned away"];
     if queue {
-        heading.extend(["wasted", "timed out", "p50 latency", "p99 latency"]);
+        heading.extend([
+            "wasted",
+            "discarded",
+            "still queued",
+            "timed out",
+            "p50 latency",
+            "p99 latency",
+        ]);
     }
     let mut rows: Vec<Vec<String>> = vec![heading.iter().map(|h| h.to_string()).collect()];
     for s in &result.strategies {
@@ -127,6 +136,8 @@ fn replicas_table(result: &ScenarioResult) -> String {
             if queue {
                 row.extend([
                     cell(&r.wasted),
+                    cell(&r.dropped),
+                    cell(&r.queued),
                     cell(&r.timed_out),
                     time(&r.latency_p50, r.latency_runs),
                     time(&r.latency_p99, r.latency_runs),

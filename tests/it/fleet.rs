@@ -518,3 +518,47 @@ fn a_retry_after_a_timeout_in_a_queue_goes_elsewhere() {
     let r = |i: usize| (run.replicas[i].calls, run.replicas[i].served);
     assert_eq!((r(0), r(1)), ((2, 0), (1, 1)));
 }
+
+#[test]
+fn each_replicas_row_in_sims_table_adds_up_with_a_queue() {
+    // The hand-computed run of `each_replica_times_out_wastes_and_discards_its_own_calls`
+    // with discards: replica 1 saw 3 calls, served 1 and discarded 2.
+    let yaml = "id: a\nclients: 6\nhorizon: 1s\n\
+                server: {replicas: 2, capacity: 10, queue: {limit: 10, drop_expired: true},\n  \
+                overrides: [{replica: 1, capacity: 1}]}\n\
+                retry: {timeout: 200ms, max_attempts: 1}\nstrategies: [fixed]\nruns: 1\n";
+    let table = retrylab::report::table(&run_scenario(&scenario(yaml)));
+    let rows: Vec<Vec<&str>> = table
+        .split("each replica:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        rows[0],
+        [
+            "strategy",
+            "replica",
+            "calls",
+            "served",
+            "turned",
+            "away",
+            "wasted",
+            "discarded",
+            "still",
+            "queued",
+            "timed",
+            "out",
+            "p50",
+            "latency",
+            "p99",
+            "latency"
+        ]
+    );
+    assert_eq!(
+        rows[1][..10],
+        ["fixed", "1", "3", "1", "0", "0", "2", "0", "2", "0.100"]
+    );
+}
