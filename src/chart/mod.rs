@@ -158,9 +158,8 @@ impl FigureParts {
                 window,
             )),
         };
-        let written_server = scenario.server.clone();
-        let written_fleet = scenario.server.fleet.clone();
-        let scenario = one.as_ref().unwrap_or(scenario);
+        let written = scenario;
+        let scenario = one.as_ref().unwrap_or(written);
         // A binned chart says so, under the author's caption too.
         let bin = lanes::ticks_per_column(scenario, result, window);
         if bin > 1 {
@@ -180,18 +179,16 @@ impl FigureParts {
         let mut drawn = charts(|form| lanes::lane_chart(scenario, result, window, form));
         // A fleet's replicas, each a strip, under the fleet drawn as one server.
         let replicas = one.as_ref().is_some_and(|one| {
-            let fleet = Scenario {
-                server: written_server.clone(),
-                ..one.clone()
-            };
-            let chart = |form| lanes::replica_chart(&fleet, one, result, window, form);
-            let drawn_both = chart(draw::Form::Wide).is_some();
-            if drawn_both {
-                drawn.push_str(&charts(|form| chart(form).unwrap_or_default()));
+            let both: Option<Vec<String>> = (draw::Form::BOTH.iter())
+                .map(|&form| lanes::replica_chart(written, one, result, window, form))
+                .collect();
+            for svg in both.iter().flatten() {
+                drawn.push_str(svg);
+                drawn.push('\n');
             }
-            drawn_both
+            both.is_some()
         });
-        if let Some(fleet) = &written_fleet {
+        if let Some(fleet) = &written.server.fleet {
             let ticks = scenario.ticks();
             if u64::from(fleet.replicas).saturating_mul(ticks) > REPLICA_LANES {
                 caption.push(' ');

@@ -164,27 +164,16 @@ fn one_replica_is_the_server_without_the_key_in_every_preset() {
 
 #[test]
 fn one_replica_is_the_server_without_the_key_in_every_articles_block() {
-    use retrylab::directive::{Kind, read_sim_root, scan};
+    use retrylab::directive::read_sim_root;
     let mut blocks = 0;
-    for entry in std::fs::read_dir(root().join("content")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "md") {
+    for (path, node) in crate::util::article_sims() {
+        let plain = read_sim_root(&node).unwrap();
+        if plain.scenario.server.fleet.is_some() {
             continue;
         }
-        let text = std::fs::read_to_string(&path).unwrap();
-        for found in scan(&text).directives {
-            if found.kind != Kind::Sim {
-                continue;
-            }
-            let node = crate::util::resolved(&found.body);
-            let plain = read_sim_root(&node).unwrap();
-            if plain.scenario.server.fleet.is_some() {
-                continue;
-            }
-            let one = read_sim_root(&one_replica_in(node)).unwrap();
-            assert_eq!(one.scenario, plain.scenario, "{path:?}");
-            blocks += 1;
-        }
+        let one = read_sim_root(&one_replica_in(node)).unwrap();
+        assert_eq!(one.scenario, plain.scenario, "{path:?}");
+        blocks += 1;
     }
     assert!(blocks >= 25, "{blocks}");
 }

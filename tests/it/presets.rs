@@ -6,26 +6,16 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use retrylab::directive::{Kind, read_sim_root, scan};
+use retrylab::directive::read_sim_root;
 use retrylab::engine::{Scenario, parse_scenario};
 
 /// Every `sim` block of `content/`, by id, with the file it is in.
 fn blocks() -> BTreeMap<String, (String, Scenario)> {
     let mut all = BTreeMap::new();
-    for entry in std::fs::read_dir("content").unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "md") {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).unwrap();
-        for found in scan(&text).directives {
-            if found.kind != Kind::Sim {
-                continue;
-            }
-            let sim = read_sim_root(&crate::util::resolved(&found.body)).unwrap();
-            let id = sim.scenario.id.clone();
-            all.insert(id, (path.display().to_string(), sim.scenario));
-        }
+    for (path, node) in crate::util::article_sims() {
+        let sim = read_sim_root(&node).unwrap();
+        let id = sim.scenario.id.clone();
+        all.insert(id, (path.display().to_string(), sim.scenario));
     }
     all
 }

@@ -116,3 +116,23 @@ pub fn resolved(body: &str) -> retrylab::yaml::Node {
         )
     })
 }
+
+/// Every `sim` block of this site's articles, in their files' order of reading, with
+/// the file it is in: as the build reads it ([`resolved`]).
+pub fn article_sims() -> Vec<(PathBuf, retrylab::yaml::Node)> {
+    use retrylab::directive::{Kind, scan};
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(root().join("content")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for found in scan(&text).directives {
+            if found.kind == Kind::Sim {
+                all.push((path.clone(), resolved(&found.body)));
+            }
+        }
+    }
+    all
+}

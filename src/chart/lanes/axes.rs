@@ -10,8 +10,26 @@ use crate::format::seconds_fixed;
 /// The shared time axis under the last lane, with its labels and title, and the title
 /// of the height scale along the left.
 pub(super) fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimals: u32) -> Element {
-    let form = layout.form;
     let last_base = layout.base(lanes - 1);
+    axis_at(
+        layout,
+        (layout.legend, last_base),
+        times,
+        decimals,
+        "calls per tick",
+    )
+}
+
+/// A time axis at the foot of plots that span `(top, bottom)`, with its labels and
+/// title, and `title` along the left, beside the plots' middle.
+pub(super) fn axis_at(
+    layout: &Layout,
+    (top, last_base): (f64, f64),
+    times: &[Micros],
+    decimals: u32,
+    title: &str,
+) -> Element {
+    let form = layout.form;
     let mut ticks = Element::new("g")
         .set("class", "axis")
         .set("stroke", "currentColor");
@@ -28,7 +46,7 @@ pub(super) fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimal
             &seconds_fixed(t, decimals),
         ));
     }
-    let middle = (layout.legend + last_base) / 2.0;
+    let middle = (top + last_base) / 2.0;
     let title_x = form.font() + 4.0;
     Element::new("g")
         .add(ticks)
@@ -43,7 +61,7 @@ pub(super) fn time_axis(layout: &Layout, lanes: usize, times: &[Micros], decimal
             .set("text-anchor", "middle"),
         )
         .add(
-            text(title_x, middle, "calls per tick")
+            text(title_x, middle, title)
                 .set("class", "label")
                 .set("text-anchor", "middle")
                 .set(

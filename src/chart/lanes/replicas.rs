@@ -11,11 +11,12 @@
 //! strategy's replica that turned away the most and the one that turned away the least.
 
 use super::DOWN;
+use super::axes::axis_at;
 use super::bars::patterns;
 use super::layout::{Layout, time_labels};
 use super::{REJECTED, SERVED};
 use crate::chart::coord;
-use crate::chart::draw::{Form, Rects, line, rect, text};
+use crate::chart::draw::{Form, Rects, rect, text};
 use crate::chart::svg::Element;
 use crate::engine::outcome::ReplicaLanes;
 use crate::engine::units::Micros;
@@ -201,42 +202,13 @@ pub(crate) fn replica_chart(
         doc = doc.add(group);
     }
     // The time axis under the last panel, and the title of the replicas' numbers.
-    let mut ticks = Element::new("g")
-        .set("class", "axis")
-        .set("stroke", "currentColor");
-    let mut labels = Element::new("g")
-        .set("class", "label")
-        .set("fill", "currentColor")
-        .set("text-anchor", "middle");
-    for &t in &times {
-        let x = layout.x_of(t);
-        ticks = ticks.add(line(x, bottom, x, bottom + 4.0));
-        labels = labels.add(crate::chart::draw::Label::at(
-            x,
-            bottom + 5.0 + form.font(),
-            &seconds_fixed(t, decimals),
-        ));
-    }
-    let middle = (legend + bottom) / 2.0;
-    let title_x = form.font() + 4.0;
-    doc = doc.add(ticks).add(labels).add(
-        text(
-            layout.left + layout.plot() / 2.0,
-            bottom + 5.0 + 2.4 * form.font(),
-            "time (s)",
-        )
-        .set("class", "label")
-        .set("text-anchor", "middle"),
-    );
-    doc = doc.add(
-        text(title_x, middle, "replica")
-            .set("class", "label")
-            .set("text-anchor", "middle")
-            .set(
-                "transform",
-                format!("rotate(-90 {} {})", coord(title_x), coord(middle)),
-            ),
-    );
+    doc = doc.add(axis_at(
+        &layout,
+        (legend, bottom),
+        &times,
+        decimals,
+        "replica",
+    ));
     Some(doc.to_string())
 }
 
