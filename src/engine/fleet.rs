@@ -6,7 +6,9 @@
 //! last tick are paid out of its own next tick, its outages and slowdowns are its own.
 //! All have the scenario's model, capacity, rejection cost, outages and slowdowns, but
 //! where `server.overrides` gives a replica its own: `[{replica: 3, capacity: 2,
-//! slowdowns: [...]}]` replaces, for replica 3, each key it names (a list whole).
+//! slowdowns: [...]}]` replaces, for replica 3, each key it names (a list whole, and
+//! `queue` whole: `queue: {limit: 5}` is a FIFO queue of 5 that keeps expired calls,
+//! whatever the server's, and `{limit: 0}` is none).
 //! `replicas: 1` is the one server, with no draw and no step more: every result is the
 //! one without the key.
 //!
@@ -45,23 +47,28 @@
 //!    Without a queue ([`super::server::ServerState::serve`]): how many it serves, and
 //!    which, a uniformly random choice among its calls in order of arrival (the partial
 //!    Fisher–Yates shuffle of [`super::buckets::Bucket::choose_in`]). With a queue
-//!    (`server.queue`, one of that setting for each replica), by the rules of
+//!    (`server.queue`, one of that setting for each replica, or the replica's own
+//!    from its override), by the rules of
 //!    [`super::queue`] on the replica's own queue, budget and outages, its calls
 //!    arriving in the fleet's order of arrival: the first `limit − q` join (none while
 //!    it is down), the rest are turned away at its rejection cost; with `drop_expired`
 //!    it discards its expired calls; it serves up to its budget, `fifo` or `lifo`; its
 //!    unserved calls join its queue; its clients whose calls expire time out. A
 //!    replica's queue takes no draw: the fleet's order of arrival is the queue's.
+//!    Where some replicas have a queue and others none, the run is one with a queue
+//!    (clients time out, latencies are counted), and a replica without one serves as
+//!    above and answers the calls it serves at the end of the tick.
 //! 4. The tick's served calls, replica 1's first, come before the calls that joined a
 //!    queue, replica 1's first, and those before the rejected calls, replica 1's first,
 //!    each in the order step 3 left them; from there the tick goes on as for one
 //!    server, drawing the waits of the rejected calls in that order, then of the
 //!    timeouts, replica 1's first, each replica's in the order of [`super::queue`].
 //!
+//!
 //! **Totals.** Every total is the fleet's, as for one server, its latencies those of
 //! every replica's answers together. Each replica also counts the calls it saw, served
-//! (answered in time, a queued call when it is served) and turned away; with a queue,
-//! its wasted calls, its clients' timeouts, the calls it discarded, the calls still in
+//! (answered in time, a queued call when it is served) and turned away; in a fleet
+//! with a queue, its wasted calls, its clients' timeouts, the calls it discarded, the calls still in
 //! its queue at the horizon (waiting or abandoned), and the median and 99th percentile
 //! of its latencies (nearest rank). For each, `calls = served + wasted + rejected +
 //! discarded + queued`.
@@ -80,7 +87,7 @@ use super::buckets::{Bucket, by_arrival, choose_in_slice};
 use super::client::Client;
 use super::outcome::{REPLICA_LANES, ReplicaLanes};
 use super::queue::{Answers, Queue};
-use super::scenario::{Outage, Scenario, Server, Slowdown};
+use super::scenario::{Outage, Queue as QueueSetup, Scenario, Server, Slowdown};
 use super::server::ServerState;
 use super::units::Micros;
 
@@ -144,9 +151,19 @@ pub struct Override {
     pub outages: Option<Vec<Outage>>,
     /// Its slowdowns, in place of the server's.
     pub slowdowns: Option<Vec<Slowdown>>,
+    /// Its queue, in place of the server's (a limit of 0 is none).
+    pub queue: Option<QueueSetup>,
 }
 
 impl Fleet {
+    /// Whether some replica has a queue: `queue`, the server's, where no override
+    /// gives it its own.
+    pub fn queued(&self, queue: Option<QueueSetup>) -> bool {
+        let has = |q: Option<QueueSetup>| q.is_some_and(|q| q.limit > 0);
+        let own = |r: u32| self.overrides.iter().find(|o| o.replica == r);
+        (1..=self.replicas).any(|r| has(own(r).and_then(|o| o.queue).or(queue)))
+    }
+
     /// Each replica's server, replica 1 first: `server` with the replica's overrides.
     pub fn servers(&self, server: &Server) -> Vec<Server> {
         (1..=self.replicas)
@@ -162,6 +179,9 @@ impl Fleet {
                     }
                     if let Some(slowdowns) = &o.slowdowns {
                         own.slowdowns.clone_from(slowdowns);
+                    }
+                    if let Some(queue) = o.queue {
+                        own.queue = Some(queue);
                     }
                 }
                 own
@@ -253,10 +273,12 @@ pub struct FleetState<'a, C> {
     /// Whether a retry goes elsewhere (`retry.elsewhere`).
     elsewhere: bool,
     servers: Vec<ServerState<'a>>,
-    /// Each replica's queue, with `server.queue`; else none.
-    queues: Vec<Queue<C>>,
+    /// Each replica's queue, when it has one; none at all in a fleet without queues.
+    queues: Vec<Option<Queue<C>>>,
     /// The run's ticks.
     ticks: usize,
+    /// The tick's length.
+    tick: Micros,
     /// Whose turn it is, for `round-robin`.
     turn: usize,
     /// What each replica holds at the start of the tick: the calls in its queue.
@@ -273,7 +295,7 @@ pub struct FleetState<'a, C> {
     ends: Vec<usize>,
     /// Each replica's new calls served and joined in this tick.
     decided: Vec<(usize, usize)>,
-    /// Each replica's latencies, with a queue.
+    /// Each replica's latencies, in a fleet with queues.
     latencies: Vec<Vec<u32>>,
     /// Each replica's totals.
     totals: Vec<ReplicaTotals>,
@@ -287,7 +309,7 @@ pub struct FleetState<'a, C> {
 
 impl<'a, C: Client> FleetState<'a, C> {
     /// The fleet of `fleet` in `scenario` at rest, its replicas' servers in `servers`
-    /// ([`Fleet::servers`]), each with its queue when `queued`, keeping each replica's
+    /// ([`Fleet::servers`]), each with its own queue when `queued`, keeping each replica's
     /// lanes when `with_lanes` and they are within [`REPLICA_LANES`].
     pub fn new(
         fleet: &Fleet,
@@ -308,8 +330,8 @@ impl<'a, C: Client> FleetState<'a, C> {
             ],
             false => Vec::new(),
         };
-        let queues: Vec<Queue<C>> = match queued {
-            true => (0..n).filter_map(|_| Queue::of(scenario)).collect(),
+        let queues: Vec<Option<Queue<C>>> = match queued {
+            true => servers.iter().map(|s| Queue::of(s, scenario)).collect(),
             false => Vec::new(),
         };
         FleetState {
@@ -319,6 +341,7 @@ impl<'a, C: Client> FleetState<'a, C> {
             latencies: vec![Vec::new(); queues.len()],
             queues,
             ticks,
+            tick: scenario.server.tick,
             turn: 0,
             held: vec![0; n],
             loads: vec![0; n],
@@ -346,20 +369,22 @@ impl<'a, C: Client> FleetState<'a, C> {
 
     /// Calls in the replicas' queues.
     pub fn queued(&self) -> usize {
-        self.queues.iter().map(Queue::len).sum()
+        self.queues.iter().flatten().map(Queue::len).sum()
     }
 
     /// Clients still waiting for a queued call.
     pub fn waiting(&self) -> u64 {
-        self.queues.iter().map(Queue::waiting).sum()
+        self.queues.iter().flatten().map(Queue::waiting).sum()
     }
 
     /// Each replica's totals and lanes (when kept) at the end of the run.
     pub fn finish(self) -> (Vec<ReplicaTotals>, Vec<ReplicaLanes>) {
         let mut totals = self.totals;
         for ((t, queue), latencies) in totals.iter_mut().zip(&self.queues).zip(&self.latencies) {
-            t.dropped = queue.dropped();
-            t.queued = queue.len() as u64;
+            if let Some(queue) = queue {
+                t.dropped = queue.dropped();
+                t.queued = queue.len() as u64;
+            }
             (t.latency_p50, t.latency_p99) = super::run::percentiles(latencies);
         }
         (totals, self.lanes)
@@ -430,7 +455,7 @@ impl<'a, C: Client> FleetState<'a, C> {
         by_arrival(&mut self.keys, &mut self.scratch, rng);
         // 2. Each call's replica, in that order.
         for (held, queue) in self.held.iter_mut().zip(&self.queues) {
-            *held = queue.len() as u32;
+            *held = queue.as_ref().map_or(0, |q| q.len() as u32);
         }
         self.loads.fill(0);
         self.of.clear();
@@ -465,12 +490,19 @@ impl<'a, C: Client> FleetState<'a, C> {
             let group = &mut self.grouped[lo..lo + count];
             let totals = &mut self.totals[r];
             let useful = totals.served;
-            let (served, admitted) = match self.queues.get_mut(r) {
+            let (served, admitted) = match self.queues.get_mut(r).and_then(Option::as_mut) {
                 None => {
                     let down = server.is_down(start);
                     let served = server.serve(start, count as u64, down) as usize;
                     choose_in_slice(group, served, rng);
                     totals.served += served as u64;
+                    // In a fleet with queues, a replica without one answers its served
+                    // calls at the end of the tick.
+                    if let Some(latencies) = self.latencies.get_mut(r) {
+                        let end = start + self.tick;
+                        let of = |&key: &u64| (end - calls.get(key as usize).t()) as u32;
+                        latencies.extend(group[..served].iter().map(of));
+                    }
                     (served, served)
                 }
                 Some(queue) => {

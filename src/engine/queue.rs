@@ -81,7 +81,7 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use super::buckets::{Bucket, last_to_front};
 use super::client::Client;
-use super::scenario::{Queue as Setup, QueueOrder, Scenario};
+use super::scenario::{Queue as Setup, QueueOrder, Scenario, Server};
 use super::server::ServerState;
 use super::units::Micros;
 
@@ -180,19 +180,20 @@ pub struct Out<C> {
 }
 
 impl<C: Client> Queue<C> {
-    /// The queue of `scenario`, if it has one with room for a call.
-    pub fn of(scenario: &Scenario) -> Option<Queue<C>> {
+    /// The queue of `server` (the scenario's, or one replica's) in `scenario`, if it
+    /// has one with room for a call.
+    pub fn of(server: &Server, scenario: &Scenario) -> Option<Queue<C>> {
         let Setup {
             limit,
             order,
             drop_expired,
-        } = scenario.server.queue?;
+        } = server.queue?;
         (limit > 0).then(|| Queue {
             limit: limit as usize,
             order,
             drop_expired,
             timeout: scenario.retry.timeout,
-            tick: scenario.server.tick,
+            tick: server.tick,
             slots: Vec::new(),
             free: Vec::new(),
             line: VecDeque::new(),
@@ -487,7 +488,7 @@ mod tests {
                 scenario.retry.timeout = Some(300_000);
                 let policies = Policies::new(&scenario, Strategy::Fixed);
                 let chain = Chain::new(&scenario, &policies);
-                let mut queue = Queue::<Single<(), ()>>::of(&scenario).expect("a queue");
+                let mut queue = Queue::<Single<(), ()>>::of(&scenario.server, &scenario).expect("a queue");
                 let ticks = 100_000;
                 for k in 0..ticks {
                     let t = k as u64 * 100_000;

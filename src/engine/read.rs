@@ -309,14 +309,14 @@ impl Reader {
             None => Some(Vec::new()),
         };
         let queue = match fields.get("queue") {
-            Some(node) => self.queue(node).map(Some),
+            Some(node) => self.queue(node, "server.queue").map(Some),
             None => Some(None),
         };
         if let (Some(model), Some(key), Some(_)) = (model, fields.key("queue"), fields.get("queue"))
         {
             self.queue_needs_capacity(model, key);
         }
-        let fleet = self.fleet(&fields);
+        let fleet = self.fleet(&fields, model);
         Some(Server {
             model: model?,
             capacity_milli: capacity.filter(|c| *c > 0)?,

@@ -92,7 +92,7 @@ pub fn simulate_within(
     // loop, and with one layer the layered state those of the single one; the single
     // state, a third the size, makes the crowds without layers (the open-loop ones above
     // all) run much faster.
-    let queued = scenario.server.queue.is_some_and(|q| q.limit > 0);
+    let queued = scenario.server.queued();
     if cfg!(target_arch = "wasm32") {
         let guards = Guarded::new(scenario);
         if scenario.layers.is_empty() && !queued {
@@ -166,10 +166,10 @@ impl Setup<'_> {
         }
 
         let with_breaker = scenario.retry.breaker.is_some();
-        let with_queue = QUEUE && scenario.server.queue.is_some_and(|q| q.limit > 0);
+        let with_queue = QUEUE && scenario.server.queued();
         // One server's queue; a fleet's replicas have theirs.
         let mut queue: Option<Queue<C>> = match scenario.server.fleet {
-            None if with_queue => Queue::of(scenario),
+            None if with_queue => Queue::of(&scenario.server, scenario),
             _ => None,
         };
         let with_throttle = scenario.retry.throttle.is_some();

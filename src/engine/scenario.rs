@@ -86,6 +86,17 @@ pub struct Server {
     pub fleet: Option<Fleet>,
 }
 
+impl Server {
+    /// Whether it holds calls over in a queue: its own, or, of a fleet, some
+    /// replica's ([`Fleet::queued`]).
+    pub fn queued(&self) -> bool {
+        match &self.fleet {
+            None => self.queue.is_some_and(|q| q.limit > 0),
+            Some(fleet) => fleet.queued(self.queue),
+        }
+    }
+}
+
 /// A window `[from, to)` in which the server's capacity is lower (or higher).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Slowdown {
@@ -588,7 +599,7 @@ impl Scenario {
     /// steps per call); a library
     /// strategy's run costs what its own lane ([`Scenario::lane`]) does.
     pub fn step_costs(&self) -> (u64, u64) {
-        let queued = self.server.queue.is_some_and(|q| q.limit > 0);
+        let queued = self.server.queued();
         let fleet = self.server.fleet.as_ref();
         let weight = if self.has_guards() || queued || fleet.is_some() {
             2

@@ -254,7 +254,7 @@ pub const KEYS: &[Key] = &[
     Key {
         section: Section::Server,
         name: "overrides",
-        kind: "list of `{replica, capacity, outages, slowdowns}`",
+        kind: "list of `{replica, capacity, outages, slowdowns, queue}`",
         default: "none",
         meaning: "What a replica has of its own, in place of the server's.",
     },
@@ -285,6 +285,13 @@ pub const KEYS: &[Key] = &[
         kind: "list of `{from, to, capacity}`",
         default: "the server's",
         meaning: "Its slowdowns, in place of the server's.",
+    },
+    Key {
+        section: Section::Override,
+        name: "queue",
+        kind: "map, as `server.queue`",
+        default: "the server's",
+        meaning: "Its queue, in place of the server's; `{limit: 0}` is none.",
     },
     Key {
         section: Section::Outage,

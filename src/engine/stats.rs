@@ -227,7 +227,7 @@ impl Features {
             budget,
             breaker: scenario.retry.breaker.is_some(),
             layers: !scenario.layers.is_empty(),
-            queue: scenario.server.queue.is_some_and(|q| q.limit > 0),
+            queue: scenario.server.queued(),
             timeout: scenario.retry.timeout.is_some(),
             throttle: scenario.retry.throttle.is_some(),
         }

@@ -403,6 +403,11 @@ mod tests {
                         capacity_milli: Some(2_000),
                         outages: Some(Vec::new()),
                         slowdowns: Some(Vec::new()),
+                        queue: Some(Queue {
+                            limit: 5,
+                            order: QueueOrder::Lifo,
+                            drop_expired: true,
+                        }),
                     }],
                 }),
             },
@@ -491,6 +496,7 @@ mod tests {
             capacity_milli: _,
             outages: _,
             slowdowns: _,
+            queue: _,
         } = &base.server.fleet.as_ref().unwrap().overrides[0];
         let Slowdown {
             from: _,
@@ -565,7 +571,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 63] = [
+        let changes: [(&str, Change); 64] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -679,6 +685,9 @@ mod tests {
             ("server.fleet.overrides.slowdowns", |s| {
                 s.server.fleet.as_mut().unwrap().overrides[0].slowdowns = None;
             }),
+            ("server.fleet.overrides.queue", |s| {
+                s.server.fleet.as_mut().unwrap().overrides[0].queue = None;
+            }),
             ("server.queue.limit", |s| {
                 s.server.queue.as_mut().unwrap().limit += 1
             }),
@@ -742,7 +751,8 @@ mod tests {
         let mut s = full();
         assert!(serialised(&s).contains(concat!(
             r#""drop_expired":false},"fleet":{"replicas":3,"balancer":"least-loaded","#,
-            r#""overrides":[{"replica":2,"capacity_milli":2000,"outages":[],"slowdowns":[]}]}},"#,
+            r#""overrides":[{"replica":2,"capacity_milli":2000,"outages":[],"slowdowns":[],"#,
+            r#""queue":{"limit":5,"order":"lifo","drop_expired":true}}]}},"#,
         )));
         assert!(serialised(&s).contains(r#""jitter":0.2,"elsewhere":true},"#));
         s.server.fleet = None;

@@ -551,3 +551,88 @@ fn each_replicas_row_in_sims_table_adds_up_with_a_queue() {
         ["fixed", "1", "3", "1", "0", "0", "2", "0", "2", "0.100"]
     );
 }
+
+#[test]
+fn a_replicas_own_queue_holds_its_calls_while_one_without_turns_them_away() {
+    // Two replicas of 1 call a tick, rejections free; replica 1 alone has a queue of 3.
+    // Tick 0: six calls at 0 s, three to each. Replica 1 admits its three, serves one
+    // and queues two; replica 2 serves one and turns two away, whose clients (one
+    // attempt) give up. Ticks 1 and 2: replica 1 serves its queue, one a tick.
+    let yaml = "id: a\nclients: 6\nhorizon: 1s\n\
+                server: {replicas: 2, capacity: 1, rejection_cost: 0,\n  \
+                overrides: [{replica: 1, queue: {limit: 3}}]}\n\
+                retry: {max_attempts: 1}\nstrategies: [fixed]\nruns: 1\n";
+    let run = one_run(yaml);
+    let lanes = run.lanes.as_ref().unwrap();
+    assert_eq!(lanes.served[..4], [2, 1, 1, 0]);
+    assert_eq!(lanes.rejected[..4], [2, 0, 0, 0]);
+    assert_eq!(lanes.queued[..4], [2, 1, 0, 0]);
+    let r = |i: usize| {
+        let r = &run.replicas[i];
+        let ms = |us: Option<u64>| us.map(|us| us / 1000);
+        (
+            r.calls,
+            r.served,
+            r.rejected,
+            r.queued,
+            ms(r.latency_p50),
+            ms(r.latency_p99),
+        )
+    };
+    // Replica 1 answered at 0.1, 0.2 and 0.3 s; replica 2, without a queue, in its tick.
+    assert_eq!(r(0), (3, 3, 0, 0, Some(200), Some(300)));
+    assert_eq!(r(1), (3, 1, 2, 0, Some(100), Some(100)));
+    let t = run.totals;
+    assert_eq!((t.served, t.gave_up, t.latency_p99), (4, 2, Some(300_000)));
+
+    // The server's queue on every replica, but replica 2's override of none, is the
+    // same fleet.
+    let same = one_run(&yaml.replace(
+        "overrides: [{replica: 1, queue: {limit: 3}}]",
+        "queue: {limit: 3}, overrides: [{replica: 2, queue: {limit: 0}}]",
+    ));
+    assert_eq!((same.totals, &same.replicas), (run.totals, &run.replicas));
+    assert_eq!(same.lanes, run.lanes);
+
+    // With no queue anywhere, an override's `{limit: 0}` changes nothing.
+    let plain = "id: a\nclients: 6\nhorizon: 1s\nserver: {replicas: 2, capacity: 1}\n\
+                 retry: {max_attempts: 1}\nstrategies: [fixed]\nruns: 1\n";
+    let none = plain.replace(
+        "capacity: 1}",
+        "capacity: 1, overrides: [{replica: 2, queue: {limit: 0}}]}",
+    );
+    assert_eq!(one_run(&none), one_run(plain));
+}
+
+#[test]
+fn a_replicas_queue_is_refused_at_its_place() {
+    let yaml = |queue: &str| {
+        format!(
+            "id: a\nclients: 1\nserver:\n  replicas: 2\n  overrides: [{{replica: 2, queue: {queue}}}]\n"
+        )
+    };
+    let bare = errors(&yaml("3"));
+    assert!(
+        bare.starts_with(
+            "error: `server.overrides[].queue` must be a map of keys, found `3`\n \
+             --> s.yaml:5:35\n"
+        ),
+        "{bare}"
+    );
+    assert!(bare.contains("write `queue: {limit: 3}`"), "{bare}");
+    let order = errors(&yaml("{limit: 2, order: lifoo}"));
+    assert!(
+        order.starts_with("error: unknown queue order `lifoo`\n --> s.yaml:5:53\n"),
+        "{order}"
+    );
+    let limit = errors(&yaml("{order: lifo}"));
+    assert!(limit.contains("limit"), "{limit}");
+    let model = errors(
+        "id: a\nclients: 1\nserver:\n  replicas: 2\n  model: all-or-nothing\n  \
+         overrides: [{replica: 2, queue: {limit: 2}}]\n",
+    );
+    assert!(
+        model.starts_with("error: a queue needs the capacity model\n --> s.yaml:6:28\n"),
+        "{model}"
+    );
+}

@@ -4,7 +4,7 @@
 
 use super::{Fields, Reader};
 use crate::engine::fleet::{Balancer, Fleet, MAX_REPLICAS, Override};
-use crate::engine::scenario::MAX_CAPACITY;
+use crate::engine::scenario::{MAX_CAPACITY, ServerModel};
 use crate::engine::schema::Section;
 use crate::yaml::{Node, Value};
 
@@ -30,7 +30,11 @@ impl Reader {
     /// The fleet of the server whose keys are `fields`: `None` for one replica (the
     /// default, or `replicas: 1`), the fleet when it has more; `Err` after a mistake,
     /// which is told.
-    pub(super) fn fleet(&mut self, fields: &Fields) -> Result<Option<Fleet>, ()> {
+    pub(super) fn fleet(
+        &mut self,
+        fields: &Fields,
+        model: Option<ServerModel>,
+    ) -> Result<Option<Fleet>, ()> {
         let replicas = match fields.get("replicas") {
             Some(node) => self.whole(node, "server.replicas", 1, u64::from(MAX_REPLICAS)),
             None => Some(1),
@@ -41,7 +45,7 @@ impl Reader {
             None => Some(Balancer::RoundRobin),
         };
         let overrides = match fields.get("overrides") {
-            Some(node) => self.overrides(node, replicas),
+            Some(node) => self.overrides(node, replicas, model),
             None => Some(Vec::new()),
         };
         let (Some(replicas), Some(balancer), Some(overrides)) = (replicas, balancer, overrides)
@@ -77,8 +81,14 @@ impl Reader {
     }
 
     /// `server.overrides`: a list of maps, each naming a replica (1 to `replicas`, each
-    /// at most once) and what it has of its own.
-    fn overrides(&mut self, node: &Node, replicas: Option<u64>) -> Option<Vec<Override>> {
+    /// at most once) and what it has of its own; a queue needs the server's `model`
+    /// to be `capacity`.
+    fn overrides(
+        &mut self,
+        node: &Node,
+        replicas: Option<u64>,
+        model: Option<ServerModel>,
+    ) -> Option<Vec<Override>> {
         let Value::Seq(items) = &node.value else {
             self.error(
                 node,
@@ -132,8 +142,17 @@ impl Reader {
                 Some(n) => self.slowdowns(n).map(Some),
                 None => Some(None),
             };
-            let (Some(replica), Some(capacity_milli), Some(outages), Some(slowdowns)) =
-                (replica, capacity, outages, slowdowns)
+            let queue = match fields.get("queue") {
+                Some(n) => self.queue(n, "server.overrides[].queue").map(Some),
+                None => Some(None),
+            };
+            if let (Some(model), Some(key), Some(_)) =
+                (model, fields.key("queue"), fields.get("queue"))
+            {
+                self.queue_needs_capacity(model, key);
+            }
+            let (Some(replica), Some(capacity_milli), Some(outages), Some(slowdowns), Some(queue)) =
+                (replica, capacity, outages, slowdowns, queue)
             else {
                 ok = false;
                 continue;
@@ -166,6 +185,7 @@ impl Reader {
                 capacity_milli,
                 outages,
                 slowdowns,
+                queue,
             });
         }
         ok.then_some(overrides)

@@ -19,8 +19,8 @@ const DEFAULT_K_MILLI: u64 = 2_000;
 const DEFAULT_WINDOW: Micros = 10 * SECOND;
 
 impl Reader {
-    /// `server.queue`: a map with a required `limit`.
-    pub(super) fn queue(&mut self, node: &Node) -> Option<Queue> {
+    /// `server.queue` (or a replica's, named `at`): a map with a required `limit`.
+    pub(super) fn queue(&mut self, node: &Node, at: &str) -> Option<Queue> {
         if let Some(text) = node.as_scalar()
             && !text.is_empty()
             && text.bytes().all(|b| b.is_ascii_digit())
@@ -28,17 +28,14 @@ impl Reader {
             // `queue: 200` is the likeliest slip: say how to write it.
             self.error(
                 node,
-                format!(
-                    "`server.queue` must be a map of keys, found {}",
-                    node.describe()
-                ),
+                format!("`{at}` must be a map of keys, found {}", node.describe()),
                 Some(format!("write `queue: {{limit: {text}}}`")),
             );
             return None;
         }
-        let fields = self.fields(node, Section::Queue, "`server.queue`")?;
+        let fields = self.fields(node, Section::Queue, &format!("`{at}`"))?;
         let limit = match fields.get("limit") {
-            Some(n) => self.whole(n, "server.queue.limit", 0, MAX_CLIENTS),
+            Some(n) => self.whole(n, &format!("{at}.limit"), 0, MAX_CLIENTS),
             None => {
                 self.missing(node, "limit", "the most calls the queue holds");
                 None
@@ -46,11 +43,11 @@ impl Reader {
         };
         let orders = QueueOrder::ALL.map(|o| (o.name(), o));
         let order = match fields.get("order") {
-            Some(n) => self.choice(n, "server.queue.order", "queue order", &orders),
+            Some(n) => self.choice(n, &format!("{at}.order"), "queue order", &orders),
             None => Some(QueueOrder::Fifo),
         };
         let drop_expired = match fields.get("drop_expired") {
-            Some(n) => self.boolean(n, "server.queue.drop_expired"),
+            Some(n) => self.boolean(n, &format!("{at}.drop_expired")),
             None => Some(false),
         };
         Some(Queue {
