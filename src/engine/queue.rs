@@ -488,7 +488,8 @@ mod tests {
                 scenario.retry.timeout = Some(300_000);
                 let policies = Policies::new(&scenario, Strategy::Fixed);
                 let chain = Chain::new(&scenario, &policies);
-                let mut queue = Queue::<Single<(), ()>>::of(&scenario.server, &scenario).expect("a queue");
+                let mut queue =
+                    Queue::<Single<(), ()>>::of(&scenario.server, &scenario).expect("a queue");
                 let ticks = 100_000;
                 for k in 0..ticks {
                     let t = k as u64 * 100_000;

@@ -595,9 +595,9 @@ impl Scenario {
     /// call seen in a tick costs one. With guards or a queue the loop does about twice
     /// as much per step (measured; a queued call is joined, served or timed out once
     /// each), so both count twice, and so do a fleet's ([`super::fleet`]), whose
-    /// replicas each look at their own outages and slowdowns. Returns (steps per tick,
-    /// steps per call); a library
-    /// strategy's run costs what its own lane ([`Scenario::lane`]) does.
+    /// replicas each cost one more a tick and look at their own outages and slowdowns.
+    /// Returns (steps per tick, steps per call); a library strategy's run costs what its
+    /// own lane ([`Scenario::lane`]) does.
     pub fn step_costs(&self) -> (u64, u64) {
         let queued = self.server.queued();
         let fleet = self.server.fleet.as_ref();
@@ -612,7 +612,8 @@ impl Scenario {
             || windows(&self.server),
             |f| f.servers(&self.server).iter().map(windows).sum(),
         );
-        let per_tick = 1 + servers + self.arrivals.len() as u64;
+        let replicas = fleet.map_or(0, |f| u64::from(f.replicas));
+        let per_tick = 1 + replicas + servers + self.arrivals.len() as u64;
         (weight * per_tick, weight)
     }
 

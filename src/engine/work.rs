@@ -246,6 +246,24 @@ mod tests {
     }
 
     #[test]
+    fn each_replica_of_a_fleet_costs_a_step_a_tick() {
+        // Ten replicas, one with an outage of its own: each tick costs 2 × (1 + 10
+        // replicas + 1 window), so that a hundred replicas with queues and few calls
+        // cost what their ticks do.
+        let s = scenario(
+            "id: f\nclients: 1\nhorizon: 1s\nstrategies: [fixed]\nruns: 1\n\
+             server: {capacity: 10, replicas: 10,\n  \
+             overrides: [{replica: 4, outages: [{from: 0s, to: 1s}]}]}\n",
+        );
+        assert_eq!(s.step_costs(), (24, 2));
+        let hundred = scenario(
+            "id: f\nclients: 1\nhorizon: 1s\nstrategies: [fixed]\nruns: 1\n\
+             server: {capacity: 10, replicas: 100, queue: {limit: 5}}\n",
+        );
+        assert_eq!(hundred.step_costs(), (202, 2));
+    }
+
+    #[test]
     fn each_strategy_is_measured_within_what_the_ones_before_it_left() {
         let s = scenario(&format!(
             "{SERVED_AT_ONCE}strategies: [fixed, exponential]\n"
