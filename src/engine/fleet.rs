@@ -460,10 +460,14 @@ impl<'a, C: Client> FleetState<'a, C> {
         self.loads.fill(0);
         self.of.clear();
         for i in 0..sent {
-            let call = calls.get(self.keys[i] as u32 as usize);
-            let not = match call.replica() {
-                last if self.elsewhere && call.calls() > 1 && last > 0 => Some(last as usize - 1),
-                _ => None,
+            // Only a retry elsewhere looks at the call itself.
+            let not = match self.elsewhere {
+                true => {
+                    let call = calls.get(self.keys[i] as u32 as usize);
+                    let last = call.replica();
+                    (call.calls() > 1 && last > 0).then(|| last as usize - 1)
+                }
+                false => None,
             };
             let r = self.pick(rng, not);
             self.loads[r] += 1;
