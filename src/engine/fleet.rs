@@ -320,18 +320,21 @@ impl<'a, C: Client> FleetState<'a, C> {
     ) -> FleetState<'a, C> {
         let n = servers.len();
         let ticks = scenario.ticks() as usize;
-        let lanes = match with_lanes && (n as u64).saturating_mul(ticks as u64) <= REPLICA_LANES {
-            true => vec![
-                ReplicaLanes {
-                    served: vec![0; ticks],
-                    rejected: vec![0; ticks],
-                };
-                n
-            ],
-            false => Vec::new(),
-        };
         let queues: Vec<Option<Queue<C>>> = match queued {
             true => servers.iter().map(|s| Queue::of(s, scenario)).collect(),
+            false => Vec::new(),
+        };
+        let lanes = match with_lanes && (n as u64).saturating_mul(ticks as u64) <= REPLICA_LANES {
+            true => (0..n)
+                .map(|r| ReplicaLanes {
+                    served: vec![0; ticks],
+                    rejected: vec![0; ticks],
+                    wasted: match queues.get(r) {
+                        Some(Some(_)) => vec![0; ticks],
+                        _ => Vec::new(),
+                    },
+                })
+                .collect(),
             false => Vec::new(),
         };
         FleetState {
@@ -494,6 +497,7 @@ impl<'a, C: Client> FleetState<'a, C> {
             let group = &mut self.grouped[lo..lo + count];
             let totals = &mut self.totals[r];
             let useful = totals.served;
+            let mut wasted = 0;
             let (served, admitted) = match self.queues.get_mut(r).and_then(Option::as_mut) {
                 None => {
                     let down = server.is_down(start);
@@ -527,6 +531,7 @@ impl<'a, C: Client> FleetState<'a, C> {
                     self.latencies[r].extend(served_new);
                     totals.served += (d.served + out.answered.len() - answered) as u64;
                     totals.wasted += d.wasted as u64;
+                    wasted = d.wasted as u32;
                     totals.timed_out += (out.timeouts.len() - timeouts) as u64;
                     joined_total += d.admitted - d.served;
                     wasted_total += d.wasted;
@@ -538,6 +543,9 @@ impl<'a, C: Client> FleetState<'a, C> {
             if let Some(lanes) = self.lanes.get_mut(r) {
                 lanes.served[k] = (totals.served - useful) as u32;
                 lanes.rejected[k] = (count - admitted) as u32;
+                if let Some(lane) = lanes.wasted.get_mut(k) {
+                    *lane = wasted;
+                }
             }
             self.decided[r] = (served, admitted);
             served_total += served;

@@ -68,7 +68,7 @@ pub struct Lanes {
     /// throttles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttled: Vec<u32>,
-    /// Each replica's calls served and turned away per tick, replica 1 first, for a
+    /// Each replica's calls served, wasted and turned away per tick, replica 1 first, for a
     /// server of several; empty for one, or when the replicas' ticks together pass
     /// [`REPLICA_LANES`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -76,7 +76,8 @@ pub struct Lanes {
 }
 
 /// The most ticks of all replicas together that a run keeps each replica's lanes for:
-/// 4,000,000 (32 MB), so that 100 replicas keep theirs for 40,000 ticks.
+/// 4,000,000 (32 MB, 48 MB with queues), so that 100 replicas keep theirs for 40,000
+/// ticks.
 pub const REPLICA_LANES: u64 = 4_000_000;
 
 /// One replica's lanes.
@@ -86,6 +87,10 @@ pub struct ReplicaLanes {
     pub served: Vec<u32>,
     /// Calls it turned away per tick.
     pub rejected: Vec<u32>,
+    /// Queued calls it served after their client had timed out, per tick; empty for a
+    /// replica without a queue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wasted: Vec<u32>,
 }
 
 impl Lanes {

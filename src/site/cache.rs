@@ -28,7 +28,7 @@ pub const FOLDER: &str = ".retrylab-cache";
 
 /// What opens an entry's first line, before its checksum. Part of every key too, so
 /// that entries of another layout are never looked at.
-const HEADER: &str = "retrylab-cache 4 sha256:";
+const HEADER: &str = "retrylab-cache 5 sha256:";
 
 /// The largest entry a result can make: per strategy, six lanes (served, rejected,
 /// failed fast, wasted, queued, throttled) of `MAX_TICKS` numbers of at most ten digits
@@ -781,7 +781,7 @@ mod tests {
         );
         assert_eq!(
             Cache::key(&s),
-            "2bc50f76faea5bce5627dc586d0e9b9dbeef49a6263759682ec47b29c5b71c73"
+            "dc8bd87a8cccb0b8d10676613e0afdaaa24acbea74df01ca1873ebae8f5b4f3f"
         );
     }
 

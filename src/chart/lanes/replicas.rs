@@ -14,6 +14,7 @@ use super::DOWN;
 use super::axes::axis_at;
 use super::bars::patterns;
 use super::layout::{Layout, time_labels};
+use super::overload::wasted_group;
 use super::{REJECTED, SERVED};
 use crate::chart::coord;
 use crate::chart::draw::{Form, Rects, rect, text};
@@ -47,9 +48,9 @@ pub(super) fn numbered(form: Form, n: usize, number: usize) -> bool {
         || (number.is_multiple_of(every) && number > apart && n - number >= apart)
 }
 
-/// A replica's counts over column `c` of `layout`: the means of its served and
+/// A replica's counts over column `c` of `layout`: the means of its served, wasted and
 /// turned-away calls over the column's ticks.
-fn column(layout: &Layout, lanes: &ReplicaLanes, c: usize) -> (f64, f64) {
+fn column(layout: &Layout, lanes: &ReplicaLanes, c: usize) -> (f64, f64, f64) {
     let (from, to) = (c * layout.bin, ((c + 1) * layout.bin).min(layout.shown));
     let sum = |series: &[u32]| -> u64 {
         (from..to)
@@ -59,6 +60,7 @@ fn column(layout: &Layout, lanes: &ReplicaLanes, c: usize) -> (f64, f64) {
     let n = to.saturating_sub(from).max(1) as f64;
     (
         sum(&lanes.served) as f64 / n,
+        sum(&lanes.wasted) as f64 / n,
         sum(&lanes.rejected) as f64 / n,
     )
 }
@@ -92,18 +94,20 @@ pub(crate) fn replica_chart(
     let panel = row + n as f64 * (h + gap);
     // One height scale: the most calls a replica saw in a column.
     let mut top = 1.0f64;
+    let mut any_wasted = false;
     for s in &result.strategies {
         for lanes in &s.typical.lanes.as_ref()?.replicas {
             for c in 0..layout.columns {
-                let (served, rejected) = column(&layout, lanes, c);
-                top = top.max(served + rejected);
+                let (served, wasted, rejected) = column(&layout, lanes, c);
+                top = top.max(served + wasted + rejected);
+                any_wasted |= wasted > 0.0;
             }
         }
     }
     let top = top.ceil();
     let per_call = h / top;
     let any_down = (servers.iter()).any(|s| s.outages.iter().any(|o| o.from < layout.end));
-    let (legend_group, legend) = legend_row(&layout, &id, top as u64, any_down);
+    let (legend_group, legend) = legend_row(&layout, &id, top as u64, any_down, any_wasted);
     let panels = result.strategies.len();
     let bottom = legend + panels as f64 * (panel + GAP) - GAP;
     let height = bottom + form.font() * 3.3;
@@ -115,7 +119,7 @@ pub(crate) fn replica_chart(
         form,
         height,
         format!("{}: each replica’s calls per tick, by strategy", result.id),
-        description(result, &layout),
+        description(result, &layout, any_wasted),
     )
     .add(patterns(&layout, &id))
     .add(legend_group);
@@ -132,6 +136,7 @@ pub(crate) fn replica_chart(
             .set("font-weight", "bold"),
         );
         let mut served_bars = Rects::default();
+        let mut wasted_bars = Rects::default();
         let mut rejected_bars = Rects::default();
         let mut numbers = Element::new("g")
             .set("class", "label")
@@ -148,16 +153,20 @@ pub(crate) fn replica_chart(
                 down = down.add(rect(x, base - h, to - x, h));
             }
             for c in 0..layout.columns {
-                let (served, rejected) = column(&layout, lanes, c);
+                let (served, wasted, rejected) = column(&layout, lanes, c);
                 let x = layout.x_col(c);
                 let width = layout.clipped(per_tick, x);
                 let s_top = base - served * per_call;
-                let r_top = s_top - rejected * per_call;
+                let w_top = s_top - wasted * per_call;
+                let r_top = w_top - rejected * per_call;
                 if base - s_top >= 0.005 {
                     served_bars.push(x, s_top, width, base - s_top);
                 }
-                if s_top - r_top >= 0.005 {
-                    rejected_bars.push(x, r_top, width, s_top - r_top);
+                if s_top - w_top >= 0.005 {
+                    wasted_bars.push(x, w_top, width, s_top - w_top);
+                }
+                if w_top - r_top >= 0.005 {
+                    rejected_bars.push(x, r_top, width, w_top - r_top);
                 }
             }
             baselines.push_str(&format!(
@@ -174,20 +183,21 @@ pub(crate) fn replica_chart(
                 ));
             }
         }
-        let bars = Element::new("g")
-            .set("class", "bars")
-            .add(
-                served_bars
-                    .into_group(Element::new("g").set("class", "served").set("fill", SERVED)),
-            )
-            .add(
-                rejected_bars.into_group(
-                    Element::new("g")
-                        .set("class", "rejected")
-                        .set("fill", format!("url(#{})", form.id(&id, "hatch")))
-                        .set("stroke", "none"),
-                ),
-            );
+        let mut bars = Element::new("g").set("class", "bars").add(
+            served_bars.into_group(Element::new("g").set("class", "served").set("fill", SERVED)),
+        );
+        if any_wasted {
+            let waste = form.id(&id, "waste");
+            bars = bars.add(wasted_bars.into_group(wasted_group(&waste, false, per_tick)));
+        }
+        let bars = bars.add(
+            rejected_bars.into_group(
+                Element::new("g")
+                    .set("class", "rejected")
+                    .set("fill", format!("url(#{})", form.id(&id, "hatch")))
+                    .set("stroke", "none"),
+            ),
+        );
         group = group
             .add(down)
             .add(bars)
@@ -212,9 +222,10 @@ pub(crate) fn replica_chart(
     Some(doc.to_string())
 }
 
-/// The legend: served, turned away, a replica down (where one is, in the window), and
-/// the strips' scale, wrapped at the plot's right edge; with its height.
-fn legend_row(layout: &Layout, id: &str, top: u64, down: bool) -> (Element, f64) {
+/// The legend: served, wasted (where a strip has some), turned away, a replica down
+/// (where one is, in the window), and the strips' scale, wrapped at the plot's right
+/// edge; with its height.
+fn legend_row(layout: &Layout, id: &str, top: u64, down: bool, wasted: bool) -> (Element, f64) {
     let form = layout.form;
     let size = form.font() * 0.8;
     let y = 4.0;
@@ -223,6 +234,10 @@ fn legend_row(layout: &Layout, id: &str, top: u64, down: bool) -> (Element, f64)
     let scale = format!("a strip’s height: {} calls per tick", thousands(top));
     let items = [
         ("served", Some(("served", SERVED.to_string()))),
+        (
+            "served after timeout (wasted)",
+            Some(("wasted", format!("url(#{})", form.id(id, "waste")))),
+        ),
         (
             "turned away",
             Some(("rejected", format!("url(#{})", form.id(id, "hatch")))),
@@ -234,6 +249,7 @@ fn legend_row(layout: &Layout, id: &str, top: u64, down: bool) -> (Element, f64)
     for (name, swatch) in items
         .into_iter()
         .filter(|(name, _)| down || *name != "down")
+        .filter(|(name, _)| wasted || !name.ends_with("(wasted)"))
     {
         let width = form.text_width(name, false) + swatch.as_ref().map_or(0.0, |_| size + 4.0);
         if x > layout.left && x + width > layout.right() {
@@ -244,8 +260,10 @@ fn legend_row(layout: &Layout, id: &str, top: u64, down: bool) -> (Element, f64)
             let mut mark = rect(x, y + row, size, size)
                 .set("class", class)
                 .set("fill", fill);
-            if class == "rejected" {
-                mark = mark.set("stroke", REJECTED).set("stroke-width", "0.75");
+            match class {
+                "rejected" => mark = mark.set("stroke", REJECTED).set("stroke-width", "0.75"),
+                "wasted" => mark = mark.set("stroke", SERVED).set("stroke-width", "0.75"),
+                _ => {}
             }
             group = group.add(mark);
             x += size + 4.0;
@@ -258,29 +276,32 @@ fn legend_row(layout: &Layout, id: &str, top: u64, down: bool) -> (Element, f64)
 
 /// The chart in words: for each strategy, the replica that turned away the most calls
 /// in the window (the first of equals) and the one that turned away the fewest, each
-/// with the calls it served there.
-fn description(result: &ScenarioResult, layout: &Layout) -> String {
+/// with the calls it served there; with `wasted` drawn, the replica that wasted the most.
+fn description(result: &ScenarioResult, layout: &Layout, wasted: bool) -> String {
+    let stack = match wasted {
+        true => "served, wasted above them, and turned away above those",
+        false => "served, and turned away above them",
+    };
     let mut out = format!(
         "Each replica’s calls per tick in the first {} s, a panel per strategy, a strip per \
-         replica: served, and turned away above them.",
+         replica: {stack}.",
         seconds_fixed(layout.end, 1)
     );
     for s in &result.strategies {
         let Some(lanes) = s.typical.lanes.as_ref() else {
             continue;
         };
+        let sum = |series: &[u32]| -> u64 {
+            series
+                .iter()
+                .take(layout.shown)
+                .map(|&n| u64::from(n))
+                .sum()
+        };
         let totals: Vec<(u64, u64)> = (lanes.replicas.iter())
-            .map(|r| {
-                let sum = |series: &[u32]| -> u64 {
-                    series
-                        .iter()
-                        .take(layout.shown)
-                        .map(|&n| u64::from(n))
-                        .sum()
-                };
-                (sum(&r.rejected), sum(&r.served))
-            })
+            .map(|r| (sum(&r.rejected), sum(&r.served)))
             .collect();
+        let wastes: Vec<u64> = lanes.replicas.iter().map(|r| sum(&r.wasted)).collect();
         let most = (0..totals.len()).max_by_key(|&r| (totals[r].0, std::cmp::Reverse(r)));
         let least = (0..totals.len()).min_by_key(|&r| (totals[r].0, r));
         let name = s.strategy.name();
@@ -304,6 +325,14 @@ fn description(result: &ScenarioResult, layout: &Layout) -> String {
                 ));
             }
             _ => {}
+        }
+        let most = (0..wastes.len()).max_by_key(|&r| (wastes[r], std::cmp::Reverse(r)));
+        if let Some(most) = most.filter(|&r| wastes[r] > 0) {
+            out.push_str(&format!(
+                " {name}: the most wasted by replica {}, {}.",
+                most + 1,
+                thousands(wastes[most])
+            ));
         }
     }
     out

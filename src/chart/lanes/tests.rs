@@ -511,3 +511,48 @@ fn a_fleets_plots_and_data_are_those_of_the_fleet_drawn_as_one_server() {
         parts.csv
     );
 }
+
+#[test]
+fn a_replicas_wasted_calls_are_drawn_in_its_own_strip_and_named() {
+    // Replica 1 serves 1 call a tick; the timeout of two ticks makes both calls left in
+    // its queue after tick 0 late: one wasted in tick 1, one in tick 2. Replica 2
+    // serves its three in tick 0.
+    let scenario = crate::engine::parse_scenario(
+        "id: w\nclients: 6\nhorizon: 1s\n\
+         server: {replicas: 2, capacity: 10, queue: {limit: 10},\n  \
+         overrides: [{replica: 1, capacity: 1}]}\n\
+         retry: {timeout: 200ms, max_attempts: 1}\nstrategies: [fixed]\nruns: 1\n",
+        None,
+    )
+    .unwrap();
+    let result = run_scenario(&scenario);
+    let lanes = result.strategies[0].typical.lanes.as_ref().unwrap();
+    assert_eq!(lanes.replicas[0].wasted[..4], [0, 1, 1, 0]);
+    assert_eq!(lanes.replicas[1].wasted[..4], [0, 0, 0, 0]);
+    let html = figure(&scenario, &result, &FigureOptions::default());
+    assert!(numbers_legend(&html).contains(&"served after timeout (wasted)".to_string()));
+    let svg = html
+        .split("<svg")
+        .find(|s| s.contains("sim-replicas sim-wide"))
+        .unwrap();
+    let panel = svg.split("<g class=\"lane\">").nth(1).unwrap();
+    // Two columns of one wasted call each, in the upper strip, replica 1's.
+    let wasted = rects_of(panel, "wasted");
+    let served = rects_of(panel, "served");
+    assert_eq!(wasted.len(), 2, "{wasted:?}");
+    let strip_of = |r: &(f64, f64, f64, f64)| r.1 + r.3;
+    let first = served.iter().map(strip_of).fold(f64::MAX, f64::min);
+    assert!(
+        wasted.iter().all(|w| strip_of(w) <= first + 0.01),
+        "{wasted:?} {served:?}"
+    );
+    let desc = svg.split("<desc").nth(1).unwrap();
+    assert!(
+        desc.contains("served, wasted above them, and turned away above those"),
+        "{desc}"
+    );
+    assert!(
+        desc.contains("fixed: the most wasted by replica 1, 2."),
+        "{desc}"
+    );
+}
