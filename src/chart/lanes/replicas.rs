@@ -1,6 +1,6 @@
 //! Each replica of a fleet as small multiples: under the lane chart, which draws the
-//! fleet as one server, a panel per strategy with a strip per replica, its calls served
-//! and turned away per tick stacked as in a lane, every strip on one height scale, so
+//! fleet as one server, a panel per strategy with a strip per replica, its calls served,
+//! wasted (with a queue) and turned away per tick stacked as in a lane, every strip on one height scale, so
 //! that a replica that turns calls away stands out at a glance.
 //!
 //! The strips share the lane chart's time axis and columns (a binned chart bins them
