@@ -169,13 +169,6 @@ impl FigureParts {
         let data = table::tick_data(scenario, result, window, bin);
         // The table's caption and its id ride on the place the script fills; the link's
         // `download` names the file a reader saves after the figure.
-        let ticks = format!(
-            "<p class=\"sim-data-csv\"><a href=\"{}\" download=\"{id}-ticks.csv\" \
-             type=\"text/csv\">CSV</a> of the calls per tick</p>\n<div class=\"sim-ticks-box\" \
-             data-id=\"{id}\" data-caption=\"{}\"></div>\n",
-            escape(csv),
-            escape(&data.caption),
-        );
         let mut drawn = charts(|form| lanes::lane_chart(scenario, result, window, form));
         // A fleet's replicas, each a strip, under the fleet drawn as one server.
         let replicas = one.as_ref().is_some_and(|one| {
@@ -201,6 +194,23 @@ impl FigureParts {
                 )));
             }
         }
+        // A fleet's strips have their data beside the chart's, in a file named after it
+        // ([`replica_csv`]).
+        let each = match (replicas, csv.strip_suffix(".csv")) {
+            (true, Some(stem)) => format!(
+                ", and <a href=\"{}\" download=\"{id}-replicas.csv\" type=\"text/csv\">CSV</a> \
+                 of each replica’s",
+                escape(&format!("{stem}-replicas.csv"))
+            ),
+            _ => String::new(),
+        };
+        let ticks = format!(
+            "<p class=\"sim-data-csv\"><a href=\"{}\" download=\"{id}-ticks.csv\" \
+             type=\"text/csv\">CSV</a> of the calls per tick{each}</p>\n<div class=\"sim-ticks-box\" \
+             data-id=\"{id}\" data-caption=\"{}\"></div>\n",
+            escape(csv),
+            escape(&data.caption),
+        );
         // Where the plots of each `<svg>` are: the replicas' chart has the lane chart's.
         let plots = (draw::Form::BOTH.iter().cycle())
             .take(if replicas { 4 } else { 2 })
@@ -230,6 +240,22 @@ pub fn tick_csv(scenario: &Scenario, result: &ScenarioResult, options: &FigureOp
     let scenario = one.as_ref().unwrap_or(scenario);
     let bin = lanes::ticks_per_column(scenario, result, window);
     table::tick_data(scenario, result, window, bin).csv
+}
+
+/// Each replica's calls over the figure's window as CSV ([`table::replica_data`]),
+/// binned as the figure's chart is; `None` for one server, or a fleet whose strips are
+/// not drawn.
+pub fn replica_csv(
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    options: &FigureOptions,
+) -> Option<String> {
+    let one = as_one(scenario)?;
+    let window = options
+        .window
+        .unwrap_or_else(|| auto_window(scenario, result));
+    let bin = lanes::ticks_per_column(&one, result, window);
+    table::replica_data(&one, result, window, bin)
 }
 
 /// A fleet's scenario with the fleet seen as one server ([`crate::engine::fleet::Fleet::as_one`]),

@@ -235,6 +235,73 @@ pub fn tick_data(
     TickData { caption, csv }
 }
 
+/// Each replica's calls over `result`'s chart window, as CSV in rows of `bin` ticks as
+/// [`tick_data`]'s: a row per stretch, strategy and replica (`time (s),strategy,replica,
+/// served,turned away`, and `wasted` before `turned away` where a replica has a queue),
+/// the stretches in which no replica of any strategy saw a call left out; `None` unless
+/// every strategy kept its replicas' lanes. `scenario` is the fleet as one server, which
+/// the chart's columns are binned by.
+pub fn replica_data(
+    scenario: &Scenario,
+    result: &ScenarioResult,
+    window: Micros,
+    bin: usize,
+) -> Option<String> {
+    let replicas: Vec<&[crate::engine::outcome::ReplicaLanes]> = (result.strategies.iter())
+        .map(|s| s.typical.lanes.as_ref().map(|l| &l.replicas[..]))
+        .collect::<Option<_>>()?;
+    if replicas.is_empty() || replicas.iter().any(|r| r.is_empty()) {
+        return None;
+    }
+    let tick = scenario.server.tick.max(1);
+    let shown = super::lanes::ticks_shown(scenario, result, window);
+    let bin = bin.max(1);
+    let decimals = decimals_for(bin as u64 * tick).max(1);
+    let wasted = (replicas.iter()).any(|r| r.iter().any(|l| !l.wasted.is_empty()));
+    let mut csv = String::from("time (s),strategy,replica,served,");
+    csv.push_str(if wasted {
+        "wasted,turned away\n"
+    } else {
+        "turned away\n"
+    });
+    let sum = |lane: &[u32], ticks: std::ops::Range<usize>| -> u64 {
+        ticks
+            .map(|k| u64::from(lane.get(k).copied().unwrap_or(0)))
+            .sum()
+    };
+    for row_start in (0..shown).step_by(bin) {
+        let ticks = row_start..(row_start + bin).min(shown);
+        let rows: Vec<Vec<[u64; 3]>> = (replicas.iter())
+            .map(|lanes| {
+                (lanes.iter())
+                    .map(|l| {
+                        [
+                            sum(&l.served, ticks.clone()),
+                            sum(&l.wasted, ticks.clone()),
+                            sum(&l.rejected, ticks.clone()),
+                        ]
+                    })
+                    .collect()
+            })
+            .collect();
+        if rows.iter().flatten().all(|counts| counts == &[0, 0, 0]) {
+            continue;
+        }
+        let time = seconds_fixed(row_start as u64 * tick, decimals);
+        for (s, counts) in result.strategies.iter().zip(&rows) {
+            for (r, [served, lost, rejected]) in counts.iter().enumerate() {
+                let name = s.strategy.name();
+                csv.push_str(&format!("{time},{name},{},{served},", r + 1));
+                if wasted {
+                    csv.push_str(&format!("{lost},"));
+                }
+                csv.push_str(&format!("{rejected}\n"));
+            }
+        }
+    }
+    Some(csv)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

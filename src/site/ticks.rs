@@ -5,7 +5,8 @@
 //! gives the data.
 //!
 //! The files live in a folder the build owns, `ticks/` at the output's root, one per
-//! figure at `ticks/{page's folder}{figure's id}.csv`, so that no file of `content/`
+//! figure at `ticks/{page's folder}{figure's id}.csv` (and a fleet's, each replica's,
+//! at `{figure's id}-replicas.csv` beside it), so that no file of `content/`
 //! can be overwritten: the folder is a built-in name (see [`super::address::BUILT_IN`]),
 //! and a page or a file of `content/` that would be written in it is refused, naming it.
 
@@ -65,6 +66,14 @@ pub(super) fn write_files(
             if !staging.has(&file) {
                 let csv = chart::tick_csv(&sim.scenario, &results[0], &sim.figure);
                 staging.write(&file, csv.as_bytes())?;
+            }
+            // A fleet's strips: each replica's data, at the figure's own name with
+            // `-replicas`, which no other figure of the page may take.
+            let each = path(&page.folder, &format!("{}-replicas", sim.scenario.id));
+            if !staging.has(&each)
+                && let Some(csv) = chart::replica_csv(&sim.scenario, &results[0], &sim.figure)
+            {
+                staging.write(&each, csv.as_bytes())?;
             }
         }
     }

@@ -636,3 +636,46 @@ fn a_replicas_queue_is_refused_at_its_place() {
         "{model}"
     );
 }
+
+#[test]
+fn a_fleets_figure_links_each_replicas_data_as_its_strips_draw_it() {
+    // The fleet of `a_replicas_wasted_calls_are_drawn_in_its_own_strip_and_named`:
+    // replica 1 serves one call at once and two late, one a tick; replica 2 its three.
+    let site = crate::util::fixture("good");
+    let page = "---\ntitle: A fleet\n---\n\n```sim\nid: w\nclients: 6\nhorizon: 1s\n\
+                server: {replicas: 2, capacity: 10, queue: {limit: 10},\n  \
+                overrides: [{replica: 1, capacity: 1}]}\n\
+                retry: {timeout: 200ms, max_attempts: 1}\nstrategies: [fixed]\nruns: 1\n```\n";
+    std::fs::write(site.path().join("content/fleet.md"), page).unwrap();
+    let out = site.path().join("out");
+    let (code, _, stderr) = crate::util::run(&[
+        "build",
+        "--root",
+        site.path().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let csv = std::fs::read_to_string(out.join("ticks/fleet/w-replicas.csv")).unwrap();
+    assert_eq!(
+        csv,
+        "time (s),strategy,replica,served,wasted,turned away\n\
+         0.0,fixed,1,1,0,0\n0.0,fixed,2,3,0,0\n\
+         0.1,fixed,1,0,1,0\n0.1,fixed,2,0,0,0\n\
+         0.2,fixed,1,0,1,0\n0.2,fixed,2,0,0,0\n"
+    );
+    let html = std::fs::read_to_string(out.join("fleet/index.html")).unwrap();
+    assert!(
+        html.contains(
+            "CSV</a> of the calls per tick, and <a href=\"/fixture/ticks/fleet/w-replicas.csv\" \
+             download=\"w-replicas.csv\" type=\"text/csv\">CSV</a> of each replica’s</p>"
+        ),
+        "{}",
+        &html[html.find("sim-data-csv").unwrap()..][..400]
+    );
+    // One server has no such file.
+    assert!(!out.join("ticks/storm").read_dir().unwrap().any(|e| {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        name.ends_with("-replicas.csv")
+    }));
+}
