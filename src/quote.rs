@@ -97,7 +97,8 @@ impl Setting {
             Setting::MaxAttempts => "calls per client at most",
             Setting::Timeout => "the per-attempt timeout (\"no timeout\" without one)",
             Setting::QueueLimit => {
-                "the most calls the server's queue holds (\"no queue\" without one)"
+                "the most calls the server's queue holds (\"no queue\" without one; of a \
+                 fleet, `server.queue`'s, not a replica's own from its override)"
             }
             Setting::Arrivals => "open-loop requests per run",
             Setting::Offered => {
@@ -233,6 +234,8 @@ pub enum Lack {
     Timeout,
     /// Adaptive throttling: throttled.
     Throttle,
+    /// The server's pushback: pushed back.
+    Pushback,
 }
 
 /// What `scenario` lacks for `target` to mean anything, if it lacks something (see
@@ -253,6 +256,7 @@ pub fn lacks(scenario: &Scenario, target: &Target) -> Option<Lack> {
             Metric::FailedFast if retry.breaker.is_none() => Lack::Breaker,
             Metric::TimedOut | Metric::Wasted if retry.timeout.is_none() => Lack::Timeout,
             Metric::Throttled if retry.throttle.is_none() => Lack::Throttle,
+            Metric::PushedBack if scenario.server.pushback.is_none() => Lack::Pushback,
             _ => return None,
         },
     };
@@ -397,6 +401,7 @@ mod tests {
         assert_eq!(lacks(Metric::TimedOut), Some(Lack::Timeout));
         assert_eq!(lacks(Metric::Wasted), Some(Lack::Timeout));
         assert_eq!(lacks(Metric::Throttled), Some(Lack::Throttle));
+        assert_eq!(lacks(Metric::PushedBack), Some(Lack::Pushback));
         for field in [Metric::Calls, Metric::DoneAt, Metric::LatencyP99] {
             assert_eq!(lacks(field), None, "{field:?}");
         }

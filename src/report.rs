@@ -21,6 +21,7 @@ pub fn short_heading(metric: Metric) -> &'static str {
         Metric::DoneAt => "done at",
         Metric::FinishedRuns => "finished",
         Metric::Denied => "denied",
+        Metric::PushedBack => "pushed back",
         Metric::FailedFast => "failed fast",
         Metric::Goodput => "goodput/s",
         Metric::Recovery => "recovery",
@@ -181,7 +182,7 @@ enum Field {
 
 /// The fields of a strategy's object, in order: every total once (a test holds them to
 /// [`Metric::ALL`]).
-const FIELDS: [Field; 23] = [
+const FIELDS: [Field; 24] = [
     Field::Strategy,
     Field::Total(Metric::Calls),
     Field::Total(Metric::Served),
@@ -192,6 +193,7 @@ const FIELDS: [Field; 23] = [
     Field::Total(Metric::CallsPerClient),
     Field::TypicalSeed,
     Field::Total(Metric::Denied),
+    Field::Total(Metric::PushedBack),
     Field::Total(Metric::FailedFast),
     Field::Total(Metric::Goodput),
     Field::Total(Metric::RecoveredRuns),
@@ -223,6 +225,7 @@ fn key(metric: Metric) -> &'static str {
         | Metric::FinishedRuns
         | Metric::FailedFast
         | Metric::Denied
+        | Metric::PushedBack
         | Metric::RecoveredRuns
         | Metric::Wasted
         | Metric::TimedOut
@@ -237,6 +240,7 @@ fn key(metric: Metric) -> &'static str {
 fn in_json(metric: Metric, features: Features) -> bool {
     match metric {
         Metric::Denied => features.budget,
+        Metric::PushedBack => features.pushback,
         Metric::FailedFast => features.breaker,
         Metric::Goodput => features.open,
         Metric::Recovery | Metric::RecoveredRuns => features.recovery,

@@ -196,10 +196,20 @@ impl FigureParts {
         }
         // A fleet's strips have their data beside the chart's, in a file named after it
         // ([`replica_csv`]).
+        // Its rows, as the chart's file's, are the calls of a bin of ticks where the chart
+        // is binned: the link says so, as the chart's table's caption does.
+        let per = match bin {
+            1 => String::new(),
+            _ => format!(
+                ", per {} ({} ticks)",
+                duration(bin as u64 * scenario.server.tick),
+                thousands(bin as u64)
+            ),
+        };
         let each = match (replicas, csv.strip_suffix(".csv")) {
             (true, Some(stem)) => format!(
                 ", and <a href=\"{}\" download=\"{id}-replicas.csv\" type=\"text/csv\">CSV</a> \
-                 of each replica’s",
+                 of each replica’s{per}",
                 escape(&format!("{stem}-replicas.csv"))
             ),
             _ => String::new(),

@@ -34,6 +34,7 @@ fn heading(metric: Metric) -> &'static str {
         Metric::DoneAt => "done at",
         Metric::FinishedRuns => "finished runs",
         Metric::Denied => "denied by the budget",
+        Metric::PushedBack => "told not to retry",
         Metric::FailedFast => "failed fast",
         Metric::Goodput => "goodput per second",
         Metric::Recovery => "recovery",

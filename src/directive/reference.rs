@@ -411,6 +411,7 @@ const SYNONYMS: &[(&[&str], Metric)] = &[
     ),
     (&["timeouts", "timeout"], Metric::TimedOut),
     (&["budget"], Metric::Denied),
+    (&["pushback", "told"], Metric::PushedBack),
     (&["breaker", "circuit"], Metric::FailedFast),
 ];
 
@@ -521,6 +522,10 @@ fn cannot_have(id: &str, scenario: &Scenario, target: &Target) -> Option<(String
         Lack::Throttle => (
             "no adaptive throttling".to_string(),
             "set `retry.throttle`, or quote `calls`".to_string(),
+        ),
+        Lack::Pushback => (
+            "no pushback from the server".to_string(),
+            "set `server.pushback`, or quote `gave_up`".to_string(),
         ),
     };
     Some((

@@ -48,7 +48,8 @@ impl Parameter {
             Parameter::Timeout => "the per-attempt timeout, `retry.timeout` (durations)",
             Parameter::QueueLimit => {
                 "the most calls the server's queue holds, `server.queue.limit` (whole \
-                 numbers; a scenario without a queue gets one, fifo, that drops nothing)"
+                 numbers; a scenario without a queue gets one, fifo, that drops nothing; a \
+                 replica's own queue, from its override, stays as it is)"
             }
             Parameter::Replicas => {
                 "the server's replicas, `server.replicas` (whole numbers from 1 to 100; \

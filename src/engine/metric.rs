@@ -27,6 +27,8 @@ pub enum Metric {
     FailedFast,
     /// Clients that gave up because the budget refused a retry.
     Denied,
+    /// Clients whose request ended because the server said "don't retry".
+    PushedBack,
     /// Served calls per second after the trigger.
     Goodput,
     /// How long after the trigger goodput recovered.
@@ -64,6 +66,7 @@ impl Metric {
             Metric::FinishedRuns => "finished_runs",
             Metric::FailedFast => "failed_fast",
             Metric::Denied => "denied",
+            Metric::PushedBack => "pushed_back",
             Metric::Goodput => "goodput",
             Metric::Recovery => "recovery",
             Metric::RecoveredRuns => "recovered_runs",
@@ -93,6 +96,10 @@ impl Metric {
                 "calls that failed fast at the circuit breaker, never reaching the server"
             }
             Metric::Denied => "clients that gave up because the retry budget refused a retry",
+            Metric::PushedBack => {
+                "clients whose request ended, in every layer, because a rejection carried the \
+                 server's pushback \"don't retry\" while they had attempts left (with pushback)"
+            }
             Metric::Goodput => {
                 "calls answered in time per second from the end of the trigger (the last \
                  outage or slowdown) to the horizon (with arrivals)"
@@ -139,7 +146,7 @@ impl Metric {
     }
 
     /// The order of a results table's columns.
-    const COLUMN_ORDER: [Metric; 18] = [
+    const COLUMN_ORDER: [Metric; 19] = [
         Metric::Calls,
         Metric::CallsPerClient,
         Metric::Served,
@@ -148,6 +155,7 @@ impl Metric {
         Metric::DoneAt,
         Metric::FinishedRuns,
         Metric::Denied,
+        Metric::PushedBack,
         Metric::FailedFast,
         Metric::Throttled,
         Metric::TimedOut,
@@ -177,6 +185,7 @@ impl Metric {
             // The per-tick tables under each chart show it tick by tick.
             Metric::FinishedRuns | Metric::RecoveredRuns | Metric::PeakRejected => false,
             Metric::Denied => features.budget,
+            Metric::PushedBack => features.pushback,
             Metric::FailedFast => features.breaker,
             Metric::Goodput => features.open,
             Metric::Recovery => features.recovery,
@@ -210,9 +219,11 @@ impl Metric {
             | Metric::LatencyP50
             | Metric::LatencyP99
             | Metric::PeakRejected => true,
-            Metric::FinishedRuns | Metric::FailedFast | Metric::Denied | Metric::RecoveredRuns => {
-                false
-            }
+            Metric::FinishedRuns
+            | Metric::FailedFast
+            | Metric::Denied
+            | Metric::PushedBack
+            | Metric::RecoveredRuns => false,
         }
     }
 
@@ -224,6 +235,7 @@ impl Metric {
             | Metric::StillRetrying
             | Metric::FinishedRuns
             | Metric::Denied
+            | Metric::PushedBack
             | Metric::RecoveredRuns => true,
             Metric::Calls
             | Metric::DoneAt
@@ -252,6 +264,7 @@ impl Metric {
             | Metric::FinishedRuns
             | Metric::FailedFast
             | Metric::Denied
+            | Metric::PushedBack
             | Metric::Goodput
             | Metric::RecoveredRuns
             | Metric::Wasted
@@ -275,6 +288,7 @@ impl Metric {
             | Metric::FinishedRuns
             | Metric::FailedFast
             | Metric::Denied
+            | Metric::PushedBack
             | Metric::Goodput
             | Metric::Recovery
             | Metric::RecoveredRuns
@@ -331,7 +345,7 @@ mod tests {
 
     #[test]
     fn the_overload_totals_have_their_names_and_units() {
-        let names: Vec<&str> = Metric::ALL[12..17].iter().map(|m| m.name()).collect();
+        let names: Vec<&str> = Metric::ALL[13..18].iter().map(|m| m.name()).collect();
         assert_eq!(
             names,
             [
@@ -395,6 +409,7 @@ mod tests {
             recovery: true,
             budget: true,
             breaker: true,
+            pushback: true,
             layers: true,
             queue: true,
             timeout: true,
@@ -404,6 +419,7 @@ mod tests {
             Metric::columns(every)[6..],
             [
                 Metric::Denied,
+                Metric::PushedBack,
                 Metric::FailedFast,
                 Metric::Throttled,
                 Metric::TimedOut,

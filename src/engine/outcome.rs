@@ -24,6 +24,9 @@ pub struct Totals {
     /// Clients that gave up because the retry budget refused a retry (counted in
     /// `gave_up` too).
     pub denied: u64,
+    /// Clients whose request ended because a rejection said "don't retry" (the server's
+    /// pushback) while they had attempts left (counted in `gave_up` too).
+    pub pushed_back: u64,
     /// Served calls per second, in thousandths, from the end of the trigger (or from 0)
     /// to the horizon; with open-loop load only.
     pub goodput_milli: u64,

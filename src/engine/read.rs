@@ -133,17 +133,23 @@ impl Reader {
 
     /// Checks a map's keys: each known, none twice. A null node is no map, and no error.
     fn fields<'a>(&mut self, node: &'a Node, section: Section, what: &str) -> Option<Fields<'a>> {
+        self.fields_at(node, section, section.prefix(), what)
+    }
+
+    /// [`Reader::fields`] of a section met at another path than its own, named by
+    /// `prefix` (`server.overrides[].queue.`).
+    fn fields_at<'a>(
+        &mut self,
+        node: &'a Node,
+        section: Section,
+        prefix: &'a str,
+        what: &str,
+    ) -> Option<Fields<'a>> {
         if node.is_null() {
             return None;
         }
         let known: Vec<&str> = schema::names(section).collect();
-        Map::read(
-            node,
-            &known,
-            Naming::Path(section.prefix()),
-            what,
-            &mut self.errors,
-        )
+        Map::read(node, &known, Naming::Path(prefix), what, &mut self.errors)
     }
 
     fn scenario(&mut self, root: &Node, default_id: Option<&str>) -> Option<Scenario> {
@@ -308,8 +314,12 @@ impl Reader {
             Some(node) => self.slowdowns(node),
             None => Some(Vec::new()),
         };
+        let pushback = match fields.get("pushback") {
+            Some(node) => self.pushback(node).map(Some),
+            None => Some(None),
+        };
         let queue = match fields.get("queue") {
-            Some(node) => self.queue(node, "server.queue").map(Some),
+            Some(node) => self.queue(node, "server.queue.").map(Some),
             None => Some(None),
         };
         if let (Some(model), Some(key), Some(_)) = (model, fields.key("queue"), fields.get("queue"))
@@ -324,6 +334,7 @@ impl Reader {
             rejection_cost_milli: cost?,
             outages: outages?,
             retry_after: retry_after?,
+            pushback: pushback?,
             slowdowns: slowdowns?,
             queue: queue?,
             fleet: fleet.ok()?,

@@ -16,8 +16,16 @@
 //! What a rejected client does, in this order:
 //! 1. if it has made `max_attempts` calls (every layer is out of attempts), or it
 //!    retries a rejection only when the rejection carries a Retry-After hint (urllib3's
-//!    rule, see [`super::library`]) and this one carries none, it gives up (no wait is
-//!    drawn);
+//!    rule, see [`super::library`]) and this one carries none, or the rejection carries
+//!    the server's pushback "don't retry" (`server.pushback`, gRPC A6's
+//!    `grpc-retry-pushback-ms` of a negative value; `when` as for Retry-After, read
+//!    against the replica that turned the call away in a fleet), it gives up (no wait is
+//!    drawn). Pushback ends the request in every layer: a layer told not to retry
+//!    passes that on to the layer above instead of failing as usual, so no layer
+//!    retries; a client so ended that had attempts left in some layer counts in
+//!    `pushed_back`, and in `gave_up` as every client that gives up. Pushback comes
+//!    before the Retry-After hint: a rejection that carries both is not retried. It
+//!    counts as a failure for a retry budget and a breaker as any rejection does;
 //! 2. it draws its wait and computes `t_next = t + wait` on its own clock (at least the
 //!    Retry-After hint, when it honours one);
 //! 3. if `t_next` is after its first call plus `deadline`, it gives up (a retry exactly
@@ -194,9 +202,12 @@ impl Setup<'_> {
         // With a queue: the latencies of the run, and per tick the queued calls
         // answered in time and the clients that time out.
         let mut answers: Answers<C> = Answers::default();
-        // With a fleet and Retry-After: each replica's hint in the tick.
-        let with_hint = scenario.server.retry_after.is_some();
+        // With a fleet and Retry-After or pushback: each replica's hint in the tick, and
+        // whether its rejections say "don't retry".
+        let pushback = scenario.server.pushback;
+        let per_replica = scenario.server.retry_after.is_some() || pushback.is_some();
         let mut hints: Vec<Micros> = Vec::new();
+        let mut pushes: Vec<bool> = Vec::new();
         // With a queue: the tick's calls in order of arrival ([`super::buckets::by_arrival`]).
         let mut order: Vec<u64> = Vec::new();
         let mut scratch: Vec<u64> = Vec::new();
@@ -308,12 +319,19 @@ impl Setup<'_> {
                 answers.answered.clear();
             }
             let hint = guards.hint(down);
+            // A rejection that says "don't retry" ends its request.
+            let pushed = pushback.is_some_and(|p| p.applies(down));
             // A client that retries only on a hint gives up on a rejection without one.
-            let retried = hint > 0 || !scenario.retry.only_with_hint;
-            // A fleet's replicas give their hints each on its own.
+            let retried = (hint > 0 || !scenario.retry.only_with_hint) && !pushed;
+            // A fleet's replicas give their hints and pushback each on its own.
             hints.clear();
-            if let (Some(fleet), true) = (fleet.as_ref(), with_hint) {
-                hints.extend((0..fleet.replicas()).map(|r| guards.hint(fleet.is_down(r, start))));
+            pushes.clear();
+            if let (Some(fleet), true) = (fleet.as_ref(), per_replica) {
+                for r in 0..fleet.replicas() {
+                    let down = fleet.is_down(r, start);
+                    hints.push(guards.hint(down));
+                    pushes.push(pushback.is_some_and(|p| p.applies(down)));
+                }
             }
 
             // The failed calls: rejected (with the hint), throttled, failed fast, each a
@@ -376,15 +394,23 @@ impl Setup<'_> {
                     let a = lo.clamp(index, index + len) - index;
                     let b = hi.clamp(index, index + len) - index;
                     if part == 0 && !hints.is_empty() {
-                        // Turned away by a replica: with that replica's hint.
+                        // Turned away by a replica: with that replica's hint and pushback.
                         for call in &block[a..b] {
-                            let hint = hints[call.replica() as usize - 1];
-                            let allowed = hint > 0 || !scenario.retry.only_with_hint;
+                            let r = call.replica() as usize - 1;
+                            let hint = hints[r];
+                            let allowed =
+                                (hint > 0 || !scenario.retry.only_with_hint) && !pushes[r];
+                            if pushes[r] {
+                                env.pushed_back(call, ctx.totals);
+                            }
                             env.fail(k, *call, call.t(), hint, allowed, &mut ctx);
                         }
                         continue;
                     }
                     for call in &block[a..b] {
+                        if part == 0 && pushed {
+                            env.pushed_back(call, ctx.totals);
+                        }
                         env.fail(k, *call, call.t(), hint, allowed, &mut ctx);
                     }
                 }
@@ -441,6 +467,14 @@ struct Ctx<'a, C, G> {
 }
 
 impl Env<'_> {
+    /// Counts a rejection that said "don't retry" to a client that had attempts left.
+    #[inline(always)]
+    fn pushed_back<C: Client>(&self, call: &C, totals: &mut Totals) {
+        if call.layer_to_retry(self.chain).is_some() {
+            totals.pushed_back += 1;
+        }
+    }
+
     /// A failed call of tick `k`, failed at `at` on its client's clock: the client gives
     /// up, retries, or is still retrying at the horizon (see the module docs). `hint` is
     /// the Retry-After hint it carries (0 for none); `allowed` is false when the failure

@@ -75,6 +75,10 @@ pub struct Server {
     pub outages: Vec<Outage>,
     /// The Retry-After hint it attaches to rejections, if any.
     pub retry_after: Option<RetryAfter>,
+    /// The "don't retry" it attaches to rejections, if any; left out of the
+    /// serialisation when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pushback: Option<Pushback>,
     /// Windows in which it serves fewer calls per tick.
     pub slowdowns: Vec<Slowdown>,
     /// The queue in front of it, if any (a limit of 0 is no queue).
@@ -195,6 +199,26 @@ impl RetryAfter {
             HintWhen::Overloaded => !down,
             HintWhen::Down => down,
         }
+    }
+}
+
+/// The server's pushback (gRPC A6, "Pushback"): the rejections it marks tell the client
+/// not to retry, and the client's request ends there, in every layer
+/// ([`super::run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Pushback {
+    /// Which rejections carry it.
+    pub when: HintWhen,
+}
+
+impl Pushback {
+    /// Whether a rejection in a tick that is `down` (or not) carries it.
+    pub fn applies(&self, down: bool) -> bool {
+        RetryAfter {
+            hint: 0,
+            when: self.when,
+        }
+        .applies(down)
     }
 }
 
@@ -456,6 +480,7 @@ impl Scenario {
                 rejection_cost_milli: 100,
                 outages: Vec::new(),
                 retry_after: None,
+                pushback: None,
                 slowdowns: Vec::new(),
                 queue: None,
                 fleet: None,
@@ -498,6 +523,7 @@ impl Scenario {
             || self.retry.throttle.is_some()
             || !self.layers.is_empty()
             || self.server.retry_after.is_some()
+            || self.server.pushback.is_some()
             || self.retry.budget.is_some()
             || self.retry.breaker.is_some()
             || self.retry.only_with_hint

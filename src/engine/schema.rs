@@ -18,6 +18,8 @@ pub enum Section {
     Arrivals,
     /// Under `server.retry_after:`.
     RetryAfter,
+    /// Under `server.pushback:`.
+    Pushback,
     /// Under `retry.budget:`.
     Budget,
     /// Under `retry.breaker:`.
@@ -46,6 +48,7 @@ impl Section {
             Section::Retry => "retry.",
             Section::Arrivals => "arrivals.",
             Section::RetryAfter => "server.retry_after.",
+            Section::Pushback => "server.pushback.",
             Section::Budget => "retry.budget.",
             Section::Breaker => "retry.breaker.",
             Section::Layer => "layers[].",
@@ -222,6 +225,14 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         section: Section::Server,
+        name: "pushback",
+        kind: "`{when}`",
+        default: "none",
+        meaning: "gRPC's pushback \"don't retry\" the server attaches to its rejections: \
+                  the request ends there, in every layer.",
+    },
+    Key {
+        section: Section::Server,
         name: "queue",
         kind: "`{limit, order, drop_expired}` (`capacity` model only)",
         default: "none",
@@ -365,6 +376,14 @@ pub const KEYS: &[Key] = &[
         default: "always",
         meaning: "Which rejections carry the hint: all, those of a server that is up but \
                   full, or those of an outage.",
+    },
+    Key {
+        section: Section::Pushback,
+        name: "when",
+        kind: "`always`, `overloaded` or `down`",
+        default: "overloaded",
+        meaning: "Which rejections say \"don't retry\": all, those of a server that is up \
+                  but full (shedding load), or those of an outage.",
     },
     Key {
         section: Section::Arrivals,

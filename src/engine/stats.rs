@@ -113,6 +113,8 @@ pub struct StrategyResult {
     pub failed_fast: Spread,
     /// Clients that gave up because the budget refused a retry.
     pub denied: Spread,
+    /// Clients whose request the server's pushback ended.
+    pub pushed_back: Spread,
     /// Served calls per second after the trigger, in thousandths (open-loop load only).
     pub goodput_milli: Spread,
     /// Runs in which goodput recovered (a trigger and open-loop load only).
@@ -203,6 +205,8 @@ pub struct Features {
     pub budget: bool,
     /// A breaker: failed-fast calls apply.
     pub breaker: bool,
+    /// The server's pushback: requests it ended apply.
+    pub pushback: bool,
     /// Layers of retries.
     pub layers: bool,
     /// A queue in front of the server: latency is more than a tick.
@@ -226,6 +230,7 @@ impl Features {
             recovery: scenario.trigger_end().is_some(),
             budget,
             breaker: scenario.retry.breaker.is_some(),
+            pushback: scenario.server.pushback.is_some(),
             layers: !scenario.layers.is_empty(),
             queue: scenario.server.queued(),
             timeout: scenario.retry.timeout.is_some(),
@@ -345,6 +350,7 @@ fn summarise(
         done_at: Spread::of_all(&done),
         failed_fast: spread(|t| t.failed_fast),
         denied: spread(|t| t.denied),
+        pushed_back: spread(|t| t.pushed_back),
         goodput_milli: spread(|t| t.goodput_milli),
         recovered_runs: recovered.iter().flatten().count() as u32,
         recovery: Spread::of_all(&recovered),

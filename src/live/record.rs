@@ -376,6 +376,7 @@ fn measured(metric: Metric) -> Option<Measured> {
         Metric::CallsPerClient
         | Metric::FinishedRuns
         | Metric::FailedFast
+        | Metric::PushedBack
         | Metric::RecoveredRuns
         | Metric::Throttled
         | Metric::PeakRejected => None,

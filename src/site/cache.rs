@@ -348,8 +348,8 @@ mod tests {
     use super::*;
 
     use crate::engine::scenario::{
-        Arrivals, Balancer, Breaker, Budget, Fleet, HintWhen, Layer, Outage, Override, Queue,
-        QueueOrder, Retry, RetryAfter, Server, ServerModel, Slowdown, Throttle,
+        Arrivals, Balancer, Breaker, Budget, Fleet, HintWhen, Layer, Outage, Override, Pushback,
+        Queue, QueueOrder, Retry, RetryAfter, Server, ServerModel, Slowdown, Throttle,
     };
 
     /// A scenario with every field, and every field of what it holds, set: a struct
@@ -384,6 +384,9 @@ mod tests {
                 retry_after: Some(RetryAfter {
                     hint: 2_000_000,
                     when: HintWhen::Always,
+                }),
+                pushback: Some(Pushback {
+                    when: HintWhen::Down,
                 }),
                 slowdowns: vec![Slowdown {
                     from: 4_000_000,
@@ -482,6 +485,7 @@ mod tests {
             rejection_cost_milli: _,
             outages: _,
             retry_after: _,
+            pushback: _,
             slowdowns: _,
             queue: _,
             fleet: _,
@@ -571,7 +575,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 64] = [
+        let changes: [(&str, Change); 66] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -664,6 +668,12 @@ mod tests {
             }),
             ("server.queue", |s| s.server.queue = None),
             ("server.fleet", |s| s.server.fleet = None),
+            ("server.pushback", |s| s.server.pushback = None),
+            ("server.pushback.when", |s| {
+                s.server.pushback = Some(Pushback {
+                    when: HintWhen::Always,
+                });
+            }),
             ("server.fleet.replicas", |s| {
                 s.server.fleet.as_mut().unwrap().replicas += 1;
             }),
@@ -755,7 +765,9 @@ mod tests {
             r#""queue":{"limit":5,"order":"lifo","drop_expired":true}}]}},"#,
         )));
         assert!(serialised(&s).contains(r#""jitter":0.2,"elsewhere":true},"#));
+        assert!(serialised(&s).contains(r#""pushback":{"when":"down"},"#));
         s.server.fleet = None;
+        s.server.pushback = None;
         s.retry.elsewhere = false;
         assert_eq!(
             serialised(&s),

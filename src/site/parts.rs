@@ -412,6 +412,9 @@ impl<'a> Reading<'a> {
     fn keep_unique_ids(&mut self, read: Vec<Vec<Read>>) -> Vec<Vec<Placed>> {
         // Where each id is first used: the page and the byte offset in its source.
         let mut defined_at: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        // The ids a fleet's figure takes for its replicas' chart and data
+        // (`{id}-replicas`), by the fleet's id.
+        let mut fleets: BTreeMap<String, String> = BTreeMap::new();
         let mut kept = Vec::new();
         for (p, blocks) in read.into_iter().enumerate() {
             let mut placed = Vec::new();
@@ -424,6 +427,38 @@ impl<'a> Reading<'a> {
                     placed.push(block);
                     continue;
                 };
+                let fleet = match &block.block {
+                    Block::Sim(sim, _) => sim.scenario.server.fleet.is_some(),
+                    _ => false,
+                };
+                let taken = match fleets.get(&id) {
+                    Some(owner) => Some(format!(
+                        "the id `{id}` is the name of the fleet `{owner}`'s replicas' chart and \
+                         data"
+                    )),
+                    None if fleet && defined_at.contains_key(&format!("{id}-replicas")) => {
+                        Some(format!(
+                            "the fleet `{id}` names its replicas' chart and data `{id}-replicas`, \
+                             which is another directive's id"
+                        ))
+                    }
+                    None => None,
+                };
+                if let Some(message) = taken {
+                    self.problems.push(
+                        self.lines.at(
+                            p,
+                            &(body_start..body_start + 1),
+                            message,
+                            Some(
+                                "rename one of the two: a fleet's figure names its replicas' \
+                              chart and data after its own id"
+                                    .to_string(),
+                            ),
+                        ),
+                    );
+                    continue;
+                }
                 if let Some(&(first_page, first_offset)) = defined_at.get(&id) {
                     let first = &self.lines.pages[first_page];
                     let line = self.lines.pos(first_page, first_offset).line;
@@ -440,6 +475,9 @@ impl<'a> Reading<'a> {
                 }
                 let offset = self.lines.pages[p].body_start + body_start;
                 defined_at.insert(id.clone(), (p, offset));
+                if fleet {
+                    fleets.insert(format!("{id}-replicas"), id.clone());
+                }
                 if let Block::Sim(sim, _) = &block.block {
                     self.scenarios.insert(id, sim.scenario.clone());
                 }

@@ -679,3 +679,52 @@ fn a_fleets_figure_links_each_replicas_data_as_its_strips_draw_it() {
         name.ends_with("-replicas.csv")
     }));
 }
+
+#[test]
+fn a_fleets_replicas_name_is_no_other_directives_id() {
+    let fleet = "```sim\nid: w\nclients: 10\nserver: {replicas: 2}\nstrategies: [fixed]\n```\n";
+    let other = "```sim\nid: w-replicas\nclients: 10\nstrategies: [fixed]\n```\n";
+    for (body, line, message) in [
+        (
+            format!("{fleet}\n{other}"),
+            13,
+            "error: the id `w-replicas` is the name of the fleet `w`'s replicas' chart and data",
+        ),
+        (
+            format!("{other}\n{fleet}"),
+            12,
+            "error: the fleet `w` names its replicas' chart and data `w-replicas`, which is \
+             another directive's id",
+        ),
+    ] {
+        let site = crate::util::fixture("good");
+        let page = format!("---\ntitle: Two\n---\n\n{body}");
+        std::fs::write(site.path().join("content/two.md"), page).unwrap();
+        let out = site.path().join("out");
+        let root = site.path().to_str().unwrap();
+        for args in [
+            vec!["check", "--root", root],
+            vec!["build", "--root", root, "-o", out.to_str().unwrap()],
+        ] {
+            let (code, _, stderr) = crate::util::run(&args);
+            assert_eq!(code, 1, "{stderr}");
+            assert!(
+                stderr.contains(&format!("{message}\n  --> content/two.md:{line}:1\n")),
+                "{stderr}"
+            );
+            assert!(stderr.ends_with("error: 1 problem found\n"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn a_mistake_in_a_replicas_queue_names_the_replicas_key() {
+    let unknown = errors(
+        "id: a\nclients: 1\nserver:\n  replicas: 2\n  overrides: [{replica: 2, queue: {limit: 2, ordr: fifo}}]\n",
+    );
+    assert!(
+        unknown
+            .starts_with("error: unknown key `server.overrides[].queue.ordr`\n --> s.yaml:5:46\n"),
+        "{unknown}"
+    );
+}

@@ -36,6 +36,7 @@ mod properties;
 mod proportionate;
 mod prose_holds;
 mod publish;
+mod pushback;
 mod quoting;
 mod references;
 mod robust;

@@ -79,6 +79,7 @@ impl Charted for Metric {
             Metric::FinishedRuns => "runs in which every client finished",
             Metric::FailedFast => "calls that failed fast",
             Metric::Denied => "clients denied a retry by the budget",
+            Metric::PushedBack => "clients told not to retry by the server",
             Metric::Goodput => "goodput (calls answered in time per second)",
             Metric::Recovery => "time to recover after the outage",
             Metric::RecoveredRuns => "runs that recovered",
@@ -110,6 +111,7 @@ impl Charted for Metric {
             | Metric::FinishedRuns
             | Metric::FailedFast
             | Metric::Denied
+            | Metric::PushedBack
             | Metric::RecoveredRuns => self.words(),
         }
     }
@@ -127,6 +129,7 @@ impl Charted for Metric {
             | Metric::FinishedRuns
             | Metric::FailedFast
             | Metric::Denied
+            | Metric::PushedBack
             | Metric::Goodput
             | Metric::RecoveredRuns
             | Metric::Wasted
@@ -159,6 +162,7 @@ impl Charted for Metric {
             | Metric::FinishedRuns
             | Metric::FailedFast
             | Metric::Denied
+            | Metric::PushedBack
             | Metric::RecoveredRuns
             | Metric::Wasted
             | Metric::TimedOut

@@ -143,7 +143,7 @@ impl Reader {
                 None => Some(None),
             };
             let queue = match fields.get("queue") {
-                Some(n) => self.queue(n, "server.overrides[].queue").map(Some),
+                Some(n) => self.queue(n, "server.overrides[].queue.").map(Some),
                 None => Some(None),
             };
             if let (Some(model), Some(key), Some(_)) =

@@ -4,7 +4,7 @@
 use super::{Fields, Reader, model_strategies};
 use crate::engine::policy::Strategy;
 use crate::engine::scenario::{
-    Arrivals, Breaker, Budget, HintWhen, Layer, MAX_CLIENTS, MAX_LAYERS, MAX_TIME, Retry,
+    Arrivals, Breaker, Budget, HintWhen, Layer, MAX_CLIENTS, MAX_LAYERS, MAX_TIME, Pushback, Retry,
     RetryAfter, Scenario,
 };
 use crate::engine::schema::Section;
@@ -134,6 +134,17 @@ impl Reader {
             hint: hint?,
             when: when?,
         })
+    }
+
+    /// `server.pushback`: a map whose `when` says which rejections carry it.
+    pub(super) fn pushback(&mut self, node: &Node) -> Option<Pushback> {
+        let fields = self.fields(node, Section::Pushback, "`server.pushback`")?;
+        let whens = HintWhen::ALL.map(|w| (w.name(), w));
+        let when = match fields.get("when") {
+            Some(n) => self.choice(n, "server.pushback.when", "pushback rule", &whens),
+            None => Some(HintWhen::Overloaded),
+        };
+        Some(Pushback { when: when? })
     }
 
     pub(super) fn budget(&mut self, node: &Node) -> Option<Budget> {

@@ -19,8 +19,10 @@ const DEFAULT_K_MILLI: u64 = 2_000;
 const DEFAULT_WINDOW: Micros = 10 * SECOND;
 
 impl Reader {
-    /// `server.queue` (or a replica's, named `at`): a map with a required `limit`.
-    pub(super) fn queue(&mut self, node: &Node, at: &str) -> Option<Queue> {
+    /// `server.queue` (or a replica's, its keys named with `prefix`, such as
+    /// `server.overrides[].queue.`): a map with a required `limit`.
+    pub(super) fn queue(&mut self, node: &Node, prefix: &'static str) -> Option<Queue> {
+        let at = prefix.trim_end_matches('.');
         if let Some(text) = node.as_scalar()
             && !text.is_empty()
             && text.bytes().all(|b| b.is_ascii_digit())
@@ -33,7 +35,7 @@ impl Reader {
             );
             return None;
         }
-        let fields = self.fields(node, Section::Queue, &format!("`{at}`"))?;
+        let fields = self.fields_at(node, Section::Queue, prefix, &format!("`{at}`"))?;
         let limit = match fields.get("limit") {
             Some(n) => self.whole(n, &format!("{at}.limit"), 0, MAX_CLIENTS),
             None => {

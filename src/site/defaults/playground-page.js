@@ -293,12 +293,13 @@ function countersOf(result, settings, yaml) {
   return { fast, queue, throttled, waiting, sent, clients: result.clients, lanes };
 }
 
-// Whether the scenario's server discards expired queued calls. The form's reader knows
-// a plain scenario; for any other, a `drop_expired: true` anywhere counts, so the calls
-// sent are left out rather than shown wrong.
+// Whether the scenario's server (or one of its replicas) discards expired queued calls.
+// The form's reader knows a plain scenario; for any other, or one with replicas'
+// overrides, a `drop_expired: true` anywhere counts, so the calls sent are left out
+// rather than shown wrong.
 function dropsExpired(yaml) {
   const doc = readYaml(yaml);
-  if (doc) return doc.server?.queue?.drop_expired === "true";
+  if (doc && doc.server?.overrides === undefined) return doc.server?.queue?.drop_expired === "true";
   return /drop_expired["']?\s*:\s*["']?true/.test(yaml);
 }
 
