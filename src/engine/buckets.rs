@@ -10,8 +10,24 @@
 //! A fresh block starts small and grows by doubling up to [`BLOCK`], so that ticks with
 //! a handful of calls each cost little.
 
-use rand::RngExt;
+use rand::distr::uniform::{SampleUniform, UniformSampler};
 use rand_pcg::Pcg64;
+
+/// A uniform draw in `lo..hi`, the very draw of `rng.random_range(lo..hi)` (which
+/// samples a range by its type's sampler, as this does), but always inlined: the
+/// shuffles' loops draw once per swap, and a call per draw, which the compiler may
+/// leave there as the code around it changes, costs a twentieth of a run.
+#[inline(always)]
+fn draw(rng: &mut Pcg64, lo: usize, hi: usize) -> usize {
+    debug_assert!(lo < hi, "an empty range");
+    <usize as SampleUniform>::Sampler::sample_single(lo, hi, rng).unwrap_or(lo)
+}
+
+/// A uniform draw in `lo..=hi`, as `rng.random_range(lo..=hi)` draws it (see [`draw`]).
+#[inline(always)]
+fn draw_inclusive(rng: &mut Pcg64, lo: usize, hi: usize) -> usize {
+    <usize as SampleUniform>::Sampler::sample_single_inclusive(lo, hi, rng).unwrap_or(lo)
+}
 
 /// log2 of [`BLOCK`].
 const SHIFT: u32 = 12;
@@ -110,7 +126,7 @@ impl<C: Copy> Bucket<C> {
             for first in (lo..served).step_by(BATCH) {
                 let batch = (served - first).min(BATCH);
                 for (b, j) in partners[..batch].iter_mut().enumerate() {
-                    *j = rng.random_range(first + b..n);
+                    *j = draw(rng, first + b, n);
                 }
                 self.touch(&partners[..batch]);
                 for (b, &j) in partners[..batch].iter().enumerate() {
@@ -121,7 +137,7 @@ impl<C: Copy> Bucket<C> {
             for last in (served..n).rev().step_by(BATCH) {
                 let batch = (last + 1 - served).min(BATCH);
                 for (b, j) in partners[..batch].iter_mut().enumerate() {
-                    *j = rng.random_range(lo..=last - b);
+                    *j = draw_inclusive(rng, lo, last - b);
                 }
                 self.touch(&partners[..batch]);
                 for (b, &j) in partners[..batch].iter().enumerate() {
@@ -283,7 +299,7 @@ pub fn by_arrival(keys: &mut [u64], scratch: &mut Vec<u64>, rng: &mut Pcg64) {
             hi += 1;
         }
         for i in (lo + 1..hi).rev() {
-            keys.swap(i, rng.random_range(lo..=i));
+            keys.swap(i, draw_inclusive(rng, lo, i));
         }
         lo = hi;
     }
@@ -363,12 +379,12 @@ pub fn choose_in_slice<T>(items: &mut [T], chosen: usize, rng: &mut Pcg64) {
     }
     if chosen <= rest {
         for i in 0..chosen {
-            let j = rng.random_range(i..n);
+            let j = draw(rng, i, n);
             items.swap(i, j);
         }
     } else {
         for i in (chosen..n).rev() {
-            let j = rng.random_range(0..=i);
+            let j = draw_inclusive(rng, 0, i);
             items.swap(i, j);
         }
     }
@@ -402,7 +418,28 @@ fn push<C>(bucket: &mut Bucket<C>, spare: &mut Vec<Vec<C>>, call: C) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::SeedableRng;
+    use rand::{RngExt, SeedableRng};
+
+    #[test]
+    fn the_shuffles_draws_are_random_range_s() {
+        // Every draw of the shuffles is the one `random_range` makes, on the same stream.
+        for seed in 0..4 {
+            let (mut a, mut b) = (Pcg64::seed_from_u64(seed), Pcg64::seed_from_u64(seed));
+            for (lo, hi) in [
+                (0, 1),
+                (0, 2),
+                (3, 10),
+                (0, 1 << 20),
+                (5, 1 << 33),
+                (0, usize::MAX),
+            ] {
+                for _ in 0..50 {
+                    assert_eq!(draw(&mut a, lo, hi), b.random_range(lo..hi));
+                    assert_eq!(draw_inclusive(&mut a, lo, hi), b.random_range(lo..=hi));
+                }
+            }
+        }
+    }
 
     #[test]
     fn blocks_shuffle_as_one_slice_would() {

@@ -341,6 +341,16 @@ impl Setup<'_> {
                 (sent, admitted, 0, true),
                 (admitted, n, 0, guards.retries_failed_fast()),
             ];
+            if pushed && hints.is_empty() {
+                // The rejected calls told not to retry, counted apart so that the loop
+                // below is the one of a server without pushback (a fleet's replicas
+                // count theirs each by its own state, in it).
+                let rejected = calls
+                    .iter()
+                    .skip(served + joined)
+                    .take(sent - served - joined);
+                totals.pushed_back += pushed_back(chain, rejected);
+            }
             let mut ctx = Ctx {
                 rng: &mut rng,
                 guards: &mut guards,
@@ -401,16 +411,13 @@ impl Setup<'_> {
                             let allowed =
                                 (hint > 0 || !scenario.retry.only_with_hint) && !pushes[r];
                             if pushes[r] {
-                                env.pushed_back(call, ctx.totals);
+                                ctx.totals.pushed_back += pushed_back(chain, [call]);
                             }
                             env.fail(k, *call, call.t(), hint, allowed, &mut ctx);
                         }
                         continue;
                     }
                     for call in &block[a..b] {
-                        if part == 0 && pushed {
-                            env.pushed_back(call, ctx.totals);
-                        }
                         env.fail(k, *call, call.t(), hint, allowed, &mut ctx);
                     }
                 }
@@ -466,15 +473,19 @@ struct Ctx<'a, C, G> {
     last_finish: &'a mut Option<usize>,
 }
 
-impl Env<'_> {
-    /// Counts a rejection that said "don't retry" to a client that had attempts left.
-    #[inline(always)]
-    fn pushed_back<C: Client>(&self, call: &C, totals: &mut Totals) {
-        if call.layer_to_retry(self.chain).is_some() {
-            totals.pushed_back += 1;
-        }
-    }
+/// Of `calls`, rejections that said "don't retry", how many were made by a client that
+/// had attempts left. Out of the tick loop, which a scenario without pushback runs as
+/// it did before pushback existed.
+#[inline(never)]
+#[cold]
+fn pushed_back<'c, C: Client + 'c>(chain: &Chain, calls: impl IntoIterator<Item = &'c C>) -> u64 {
+    let left = calls
+        .into_iter()
+        .filter(|c| c.layer_to_retry(chain).is_some());
+    left.count() as u64
+}
 
+impl Env<'_> {
     /// A failed call of tick `k`, failed at `at` on its client's clock: the client gives
     /// up, retries, or is still retrying at the horizon (see the module docs). `hint` is
     /// the Retry-After hint it carries (0 for none); `allowed` is false when the failure
