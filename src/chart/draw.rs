@@ -143,6 +143,17 @@ impl Rects {
         ));
     }
 
+    /// Adds the slice of a stacked bar from `bottom` up to `top`, `width` wide at `x`,
+    /// unless it is too short to survive rounding, which would print as height 0; says
+    /// whether it was added.
+    pub(crate) fn slice(&mut self, x: f64, width: f64, bottom: f64, top: f64) -> bool {
+        let drawn = bottom - top >= 0.005;
+        if drawn {
+            self.push(x, top, width, bottom - top);
+        }
+        drawn
+    }
+
     /// `group` with the rectangles as its one `<path>`, or as it is when there are none.
     pub(crate) fn into_group(self, group: Element) -> Element {
         if self.0.is_empty() {

@@ -180,6 +180,15 @@ impl HintWhen {
             HintWhen::Down => "down",
         }
     }
+
+    /// Whether a rejection in a tick that is `down` (or not) is one it picks.
+    pub fn applies(self, down: bool) -> bool {
+        match self {
+            HintWhen::Always => true,
+            HintWhen::Overloaded => !down,
+            HintWhen::Down => down,
+        }
+    }
 }
 
 /// The server's Retry-After hint.
@@ -194,11 +203,7 @@ pub struct RetryAfter {
 impl RetryAfter {
     /// Whether a rejection in a tick that is `down` (or not) carries the hint.
     pub fn applies(&self, down: bool) -> bool {
-        match self.when {
-            HintWhen::Always => true,
-            HintWhen::Overloaded => !down,
-            HintWhen::Down => down,
-        }
+        self.when.applies(down)
     }
 }
 
@@ -214,11 +219,7 @@ pub struct Pushback {
 impl Pushback {
     /// Whether a rejection in a tick that is `down` (or not) carries it.
     pub fn applies(&self, down: bool) -> bool {
-        RetryAfter {
-            hint: 0,
-            when: self.when,
-        }
-        .applies(down)
+        self.when.applies(down)
     }
 }
 

@@ -648,13 +648,7 @@ fn a_fleets_figure_links_each_replicas_data_as_its_strips_draw_it() {
                 retry: {timeout: 200ms, max_attempts: 1}\nstrategies: [fixed]\nruns: 1\n```\n";
     std::fs::write(site.path().join("content/fleet.md"), page).unwrap();
     let out = site.path().join("out");
-    let (code, _, stderr) = crate::util::run(&[
-        "build",
-        "--root",
-        site.path().to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) = crate::util::build(site.path(), &out);
     assert_eq!(code, 0, "{stderr}");
     let csv = std::fs::read_to_string(out.join("ticks/fleet/w-replicas.csv")).unwrap();
     assert_eq!(
@@ -702,11 +696,10 @@ fn a_fleets_replicas_name_is_no_other_directives_id() {
         std::fs::write(site.path().join("content/two.md"), page).unwrap();
         let out = site.path().join("out");
         let root = site.path().to_str().unwrap();
-        for args in [
-            vec!["check", "--root", root],
-            vec!["build", "--root", root, "-o", out.to_str().unwrap()],
+        for (code, _, stderr) in [
+            crate::util::run(&["check", "--root", root]),
+            crate::util::build(site.path(), &out),
         ] {
-            let (code, _, stderr) = crate::util::run(&args);
             assert_eq!(code, 1, "{stderr}");
             assert!(
                 stderr.contains(&format!("{message}\n  --> content/two.md:{line}:1\n")),

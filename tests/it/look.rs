@@ -3,17 +3,7 @@
 
 use std::path::Path;
 
-use crate::util::{files, fixture, root, run};
-
-fn build(root: &Path, out: &Path) -> (i32, String, String) {
-    run(&[
-        "build",
-        "--root",
-        root.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ])
-}
+use crate::util::{build, files, fixture, root, run};
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))

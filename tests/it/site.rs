@@ -2,17 +2,7 @@
 
 use std::path::Path;
 
-use crate::util::{files, fixture, run};
-
-fn build(root: &Path, out: &Path) -> (i32, String, String) {
-    run(&[
-        "build",
-        "--root",
-        root.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ])
-}
+use crate::util::{build, files, fixture, run};
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap()

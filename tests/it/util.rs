@@ -83,6 +83,17 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
     outcome(retrylab(args))
 }
 
+/// `retrylab build` of the site at `root` into `out`: (exit code, stdout, stderr).
+pub fn build(root: &std::path::Path, out: &std::path::Path) -> (i32, String, String) {
+    run(&[
+        "build",
+        "--root",
+        root.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ])
+}
+
 /// Runs the binary started in `dir`: (exit code, stdout, stderr).
 pub fn run_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     outcome(

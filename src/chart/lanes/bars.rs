@@ -59,15 +59,9 @@ pub(super) fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f
         let r_top = w_top - c.rejected * layout.per_call();
         let x = layout.x_col(k) + (per_tick - bar) / 2.0;
         let bar = layout.clipped(bar, x);
-        // A bar too short to survive rounding would print as height 0: skipped.
-        if base - s_top >= 0.005 {
-            served_bars.push(x, s_top, bar, base - s_top);
-        }
-        if s_top - w_top >= 0.005 {
-            wasted_bars.push(x, w_top, bar, s_top - w_top);
-        }
-        if w_top - r_top >= 0.005 {
-            rejected_bars.push(x, r_top, bar, w_top - r_top);
+        served_bars.slice(x, bar, base, s_top);
+        wasted_bars.slice(x, bar, s_top, w_top);
+        if rejected_bars.slice(x, bar, w_top, r_top) {
             if run.is_empty() {
                 run_start = k;
             }

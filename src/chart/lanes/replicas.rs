@@ -159,15 +159,9 @@ pub(crate) fn replica_chart(
                 let s_top = base - served * per_call;
                 let w_top = s_top - wasted * per_call;
                 let r_top = w_top - rejected * per_call;
-                if base - s_top >= 0.005 {
-                    served_bars.push(x, s_top, width, base - s_top);
-                }
-                if s_top - w_top >= 0.005 {
-                    wasted_bars.push(x, w_top, width, s_top - w_top);
-                }
-                if w_top - r_top >= 0.005 {
-                    rejected_bars.push(x, r_top, width, w_top - r_top);
-                }
+                served_bars.slice(x, width, base, s_top);
+                wasted_bars.slice(x, width, s_top, w_top);
+                rejected_bars.slice(x, width, w_top, r_top);
             }
             baselines.push_str(&format!(
                 "M{} {}H{}",
