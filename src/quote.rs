@@ -86,7 +86,9 @@ impl Setting {
             Setting::Clients => "clients in the crowd",
             Setting::Runs => "Monte Carlo runs",
             Setting::Spread => "the window of first calls",
-            Setting::Capacity => "calls the server serves per tick",
+            Setting::Capacity => {
+                "calls the server serves per tick (with a cache, every call a miss)"
+            }
             Setting::Tick => "the tick length",
             Setting::Horizon => "how long the simulation runs",
             Setting::RejectionCost => "the cost of a rejection",

@@ -351,6 +351,7 @@ impl Serialize for JsonStrategy<'_> {
                             wasted: &l.wasted,
                             queued: &l.queued,
                             throttled: &l.throttled,
+                            capacity: l.capacity.iter().map(|&c| c as f64 / 1000.0).collect(),
                         };
                         map.serialize_entry("lanes", &lanes)?;
                     }
@@ -395,6 +396,9 @@ struct JsonLanes<'a> {
     queued: &'a [u32],
     #[serde(skip_serializing_if = "<[u32]>::is_empty")]
     throttled: &'a [u32],
+    /// The server's capacity per tick, in calls, with a cache (which moves it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    capacity: Vec<f64>,
 }
 
 impl<T> JsonSpread<T> {

@@ -420,14 +420,26 @@ fn generated_caption(
         None => ("a server that".to_string(), "serves", "is"),
     };
     let together = if fleet.is_some() { " together" } else { "" };
+    let warm = match server.cache {
+        Some(cache) => format!(
+            " with a cold cache, up to {} with a warm one{}",
+            milli(cache.capacity_milli),
+            if fleet.is_some() {
+                " (each replica its own)"
+            } else {
+                ""
+            }
+        ),
+        None => String::new(),
+    };
     let serves = match server.model {
         ServerModel::Capacity => format!(
-            "{serves} up to {} calls per {} tick{together}",
+            "{serves} up to {} calls per {} tick{together}{warm}",
             milli(server.capacity_milli),
             duration(server.tick)
         ),
         ServerModel::AllOrNothing => format!(
-            "{serves} up to {} calls per {} tick{together} and none when more arrive{}",
+            "{serves} up to {} calls per {} tick{together}{warm} and none when more arrive{}",
             milli(server.capacity_milli),
             duration(server.tick),
             if fleet.is_some() {

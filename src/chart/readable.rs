@@ -66,6 +66,7 @@ pub(super) fn overloaded() -> (Scenario, ScenarioResult) {
             failed_fast: vec![],
             throttled: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 5, 4, 3, 2, 1],
             queued: vec![140, 130, 120, 110, 100, 90, 80, 70, 60, 50, 90, 86, 82, 76, 70, 62, 54, 46, 38, 30, 20, 14, 6, 2],
+            capacity: vec![],
             replicas: vec![],
         },
         Lanes {
@@ -75,6 +76,7 @@ pub(super) fn overloaded() -> (Scenario, ScenarioResult) {
             failed_fast: vec![],
             throttled: vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 2, 1],
             queued: vec![140, 130, 120, 110, 100, 90, 80, 70, 60, 50, 45, 38, 30, 24, 16, 10, 6, 3, 1],
+            capacity: vec![],
             replicas: vec![],
         },
     ];

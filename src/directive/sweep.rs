@@ -35,7 +35,9 @@ impl Parameter {
     pub const fn meaning(self) -> &'static str {
         match self {
             Parameter::Clients => "clients in the crowd (whole numbers)",
-            Parameter::Capacity => "calls per tick the server serves (numbers)",
+            Parameter::Capacity => {
+                "calls per tick the server serves, every call a miss with a cache (numbers)"
+            }
             Parameter::RejectionCost => "the cost of a rejection (numbers from 0 to 1)",
             Parameter::Outage => {
                 "the length of the first outage, from its `from` (0s when there is none)"

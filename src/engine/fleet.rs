@@ -192,7 +192,7 @@ impl Fleet {
 
 impl Fleet {
     /// The fleet seen as one server, for what is drawn and written of it: its
-    /// capacity the replicas' together; an outage where every replica is down; a
+    /// capacity the replicas' together (and its cache's, warm); an outage where every replica is down; a
     /// slowdown, at the fleet's capacity then, where it has another capacity (some
     /// replicas down or slowed, or sped up). Its other settings are `server`'s.
     pub fn as_one(&self, server: &Server, horizon: Micros) -> Server {
@@ -221,6 +221,10 @@ impl Fleet {
         one.capacity_milli = full;
         one.outages = Vec::new();
         one.slowdowns = Vec::new();
+        // Warm, every replica's cache together.
+        if let Some(cache) = one.cache.as_mut() {
+            cache.capacity_milli *= u64::from(self.replicas);
+        }
         for pair in edges.windows(2) {
             let (from, to) = (pair[0], pair[1]);
             match capacity_at(from) {
@@ -340,7 +344,10 @@ impl<'a, C: Client> FleetState<'a, C> {
         FleetState {
             balancer: fleet.balancer,
             elsewhere: scenario.retry.elsewhere,
-            servers: servers.iter().map(ServerState::new).collect(),
+            servers: servers
+                .iter()
+                .map(|s| ServerState::for_run(s, ticks))
+                .collect(),
             latencies: vec![Vec::new(); queues.len()],
             queues,
             ticks,
@@ -363,6 +370,15 @@ impl<'a, C: Client> FleetState<'a, C> {
     /// Whether replica `r` (from 0) is down in the tick that starts at `start`.
     pub fn is_down(&self, r: usize, start: Micros) -> bool {
         self.servers[r].is_down(start)
+    }
+
+    /// The replicas' capacity together in the tick that starts at `start`, in
+    /// thousandths of a call (0 for a replica that is down), each with its cache as
+    /// warm as it is: read before the tick is decided.
+    pub fn capacity(&self, start: Micros) -> u64 {
+        (self.servers.iter())
+            .map(|s| s.capacity(start, s.is_down(start)))
+            .sum()
     }
 
     /// How many replicas.
@@ -538,6 +554,9 @@ impl<'a, C: Client> FleetState<'a, C> {
                     (d.served, d.admitted)
                 }
             };
+            if server.cached() {
+                server.answered(totals.served - useful, server.is_down(start));
+            }
             totals.calls += count as u64;
             totals.rejected += (count - admitted) as u64;
             if let Some(lanes) = self.lanes.get_mut(r) {

@@ -71,6 +71,10 @@ pub struct Lanes {
     /// throttles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttled: Vec<u32>,
+    /// The server's capacity per tick, in thousandths of a call, the replicas' together
+    /// (0 while down); empty unless it has a cache, whose warmth moves it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity: Vec<u64>,
     /// Each replica's calls served, wasted and turned away per tick, replica 1 first, for a
     /// server of several; empty for one, or when the replicas' ticks together pass
     /// [`REPLICA_LANES`].

@@ -318,6 +318,10 @@ impl Reader {
             Some(node) => self.pushback(node).map(Some),
             None => Some(None),
         };
+        let cache = match fields.get("cache") {
+            Some(node) => self.cache(node, capacity).map(Some),
+            None => Some(None),
+        };
         let queue = match fields.get("queue") {
             Some(node) => self.queue(node, "server.queue.").map(Some),
             None => Some(None),
@@ -336,6 +340,7 @@ impl Reader {
             retry_after: retry_after?,
             pushback: pushback?,
             slowdowns: slowdowns?,
+            cache: cache?,
             queue: queue?,
             fleet: fleet.ok()?,
         })
@@ -716,6 +721,28 @@ impl Reader {
             );
         }
         self.relations_of_guards(s, top);
+        // What the caches hold, one slot a tick of their window, replica by replica.
+        let replicas = s.server.fleet.as_ref().map_or(1, |f| u64::from(f.replicas));
+        let held = super::server::held_ticks(&s.server, s.ticks()).saturating_mul(replicas);
+        if held > super::server::MAX_HELD {
+            let cache = server.and_then(|n| n.entry("cache")).map(|(_, v)| v);
+            let ttl = cache.and_then(|n| n.entry("ttl")).map(|(_, v)| v.clone());
+            self.error(
+                &at(ttl),
+                format!(
+                    "the cache's `ttl` spans {} ticks of the run{}: {} together, more \
+                     than the {} a run's caches can hold",
+                    thousands(held / replicas),
+                    match replicas {
+                        1 => String::new(),
+                        n => format!(" on each of {n} replicas"),
+                    },
+                    thousands(held),
+                    thousands(super::server::MAX_HELD)
+                ),
+                Some("use a shorter `ttl`, a longer tick or a shorter horizon".to_string()),
+            );
+        }
         let work = s.least_work();
         if work > MAX_WORK {
             // At the crowd, or at the open-loop load of a scenario without one (or

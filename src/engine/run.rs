@@ -189,9 +189,18 @@ impl Setup<'_> {
             wasted: per_tick(with_queue),
             queued: per_tick(with_queue),
             throttled: per_tick(with_throttle),
+            capacity: match scenario.server.cache {
+                Some(_) => vec![0; ticks],
+                None => Vec::new(),
+            },
             replicas: Vec::new(),
         });
-        let mut server = super::server::ServerState::new(&scenario.server);
+        // A fleet's replicas have their servers (and caches) of their own.
+        let one = match scenario.server.fleet {
+            None => ticks,
+            Some(_) => 1,
+        };
+        let mut server = super::server::ServerState::for_run(&scenario.server, one);
         // A server of several replicas ([`super::fleet`]): each replica's server.
         let replicas =
             (scenario.server.fleet.as_ref()).map_or_else(Vec::new, |f| f.servers(&scenario.server));
@@ -246,6 +255,14 @@ impl Setup<'_> {
             let admitted = guards.admit(start, n);
             let sent = guards.throttle(&mut calls, admitted, &mut rng);
             let down = server.is_down(start);
+            if let Some(lanes) = lanes.as_mut()
+                && let Some(slot) = lanes.capacity.get_mut(k)
+            {
+                *slot = match fleet.as_ref() {
+                    Some(fleet) => fleet.capacity(start),
+                    None => server.capacity(start, down),
+                };
+            }
 
             let (served, joined, wasted) = match queue.as_mut() {
                 None => match fleet.as_mut() {
@@ -279,6 +296,9 @@ impl Setup<'_> {
             }
             let useful = served + answers.answered.len();
             let rejected = sent - served - joined;
+            if fleet.is_none() && server.cached() {
+                server.answered(useful as u64, down);
+            }
 
             totals.calls += sent as u64;
             totals.served += useful as u64;

@@ -81,6 +81,10 @@ pub struct Server {
     pub pushback: Option<Pushback>,
     /// Windows in which it serves fewer calls per tick.
     pub slowdowns: Vec<Slowdown>,
+    /// The cache in front of it, whose warmth sets its capacity ([`super::server`]);
+    /// left out of the serialisation when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<Cache>,
     /// The queue in front of it, if any (a limit of 0 is no queue).
     pub queue: Option<Queue>,
     /// Its replicas and their balancer, when it has more than one
@@ -110,6 +114,43 @@ pub struct Slowdown {
     pub to: Micros,
     /// Calls per tick in the window, in thousandths of a call.
     pub capacity_milli: u64,
+}
+
+/// A cache in front of the server: a share of the calls hit it and cost less, as much as
+/// it is warm ([`super::server`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Cache {
+    /// Calls per tick when every call hits, in thousandths of a call.
+    pub capacity_milli: u64,
+    /// Calls answered in time within `ttl` that make it fully warm.
+    pub warm_after: u64,
+    /// How long an answer stays in it.
+    pub ttl: Micros,
+    /// Whether it starts full.
+    pub start: CacheStart,
+}
+
+/// How a cache starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheStart {
+    /// Full, as if `warm_after` calls had just been answered.
+    Warm,
+    /// Empty, as after a restart.
+    Cold,
+}
+
+impl CacheStart {
+    /// Every start, in documentation order.
+    pub const ALL: [CacheStart; 2] = [CacheStart::Warm, CacheStart::Cold];
+
+    /// The name used in scenarios.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheStart::Warm => "warm",
+            CacheStart::Cold => "cold",
+        }
+    }
 }
 
 /// In which order the queue's calls are served.
@@ -483,6 +524,7 @@ impl Scenario {
                 retry_after: None,
                 pushback: None,
                 slowdowns: Vec::new(),
+                cache: None,
                 queue: None,
                 fleet: None,
             },

@@ -20,6 +20,8 @@ pub enum Section {
     RetryAfter,
     /// Under `server.pushback:`.
     Pushback,
+    /// Under `server.cache:`.
+    Cache,
     /// Under `retry.budget:`.
     Budget,
     /// Under `retry.breaker:`.
@@ -49,6 +51,7 @@ impl Section {
             Section::Arrivals => "arrivals.",
             Section::RetryAfter => "server.retry_after.",
             Section::Pushback => "server.pushback.",
+            Section::Cache => "server.cache.",
             Section::Budget => "retry.budget.",
             Section::Breaker => "retry.breaker.",
             Section::Layer => "layers[].",
@@ -192,7 +195,7 @@ pub const KEYS: &[Key] = &[
         name: "capacity",
         kind: "number, more than 0, at most three decimals",
         default: "10",
-        meaning: "Calls the server can serve per tick.",
+        meaning: "Calls the server can serve per tick; with a cache, when every call misses it.",
     },
     Key {
         section: Section::Server,
@@ -230,6 +233,14 @@ pub const KEYS: &[Key] = &[
         default: "none",
         meaning: "gRPC's pushback \"don't retry\" the server attaches to its rejections: \
                   the request ends there, in every layer.",
+    },
+    Key {
+        section: Section::Server,
+        name: "cache",
+        kind: "`{capacity, warm_after, ttl, start}`",
+        default: "none",
+        meaning: "A cache in front of the server: its capacity rises from `capacity` \
+                  (every call a miss) to the cache's (every call a hit) as it warms.",
     },
     Key {
         section: Section::Server,
@@ -281,7 +292,7 @@ pub const KEYS: &[Key] = &[
         name: "capacity",
         kind: "number, more than 0, at most three decimals",
         default: "the server's",
-        meaning: "Its calls per tick.",
+        meaning: "Its calls per tick; with a cache, when every call misses it.",
     },
     Key {
         section: Section::Override,
@@ -317,6 +328,36 @@ pub const KEYS: &[Key] = &[
         kind: "duration, after `from`",
         default: "required",
         meaning: "When the server is back; a tick is down when its start lies in [from, to).",
+    },
+    Key {
+        section: Section::Cache,
+        name: "capacity",
+        kind: "number, more than `server.capacity`",
+        default: "required",
+        meaning: "Calls served per tick when every call hits the cache.",
+    },
+    Key {
+        section: Section::Cache,
+        name: "warm_after",
+        kind: "whole number, 1 to 1,000,000,000",
+        default: "required",
+        meaning: "Calls answered in time within `ttl` that make the cache fully warm; \
+                  with fewer, the share of calls that hit is theirs over this.",
+    },
+    Key {
+        section: Section::Cache,
+        name: "ttl",
+        kind: "duration",
+        default: "required",
+        meaning: "How long an answer stays in the cache.",
+    },
+    Key {
+        section: Section::Cache,
+        name: "start",
+        kind: "`warm` or `cold`",
+        default: "warm",
+        meaning: "Whether the cache starts full, or empty as after a restart; an outage \
+                  empties it.",
     },
     Key {
         section: Section::Queue,
@@ -359,7 +400,7 @@ pub const KEYS: &[Key] = &[
         name: "capacity",
         kind: "number, 0 or more, at most three decimals",
         default: "required",
-        meaning: "Calls served per tick in it.",
+        meaning: "Calls served per tick in it; with a cache, when every call misses it.",
     },
     Key {
         section: Section::RetryAfter,

@@ -6,8 +6,8 @@
 //! `lifo`, its `limit`, `drop_expired`), per-attempt timeouts, the attempt limit, the
 //! deadline and a retry budget (`retry.budget`, shared by the run's clients), and every
 //! strategy of the model (not the libraries' strategies). Not played: `layers`, the
-//! shared guards `retry.breaker` and `retry.throttle`, the server's pushback, and a
-//! server of several replicas.
+//! shared guards `retry.breaker` and `retry.throttle`, the server's pushback and
+//! cache, and a server of several replicas.
 //!
 //! Limits: at most [`MAX_CLIENTS`] clients in the crowd (each holds a connection, two
 //! file descriptors on loopback) and [`MAX_ARRIVALS`] open-loop requests, a horizon of at most [`MAX_HORIZON`] (a strategy plays until
@@ -33,9 +33,10 @@ pub const MAX_HORIZON: Micros = 10 * 60 * SECOND;
 pub const MIN_TICK: Micros = 10_000;
 
 /// The keys a live run does not play, each with what it is.
-const NOT_PLAYED: [(&[&str], &str); 4] = [
+const NOT_PLAYED: [(&[&str], &str); 5] = [
     (&["layers"], "layers of retries"),
     (&["server", "pushback"], "the server's pushback"),
+    (&["server", "cache"], "a server's cache"),
     (&["retry", "breaker"], "a circuit breaker"),
     (&["retry", "throttle"], "client-side throttling"),
 ];

@@ -32,9 +32,9 @@ const HEADER: &str = "retrylab-cache 5 sha256:";
 
 /// The largest entry a result can make: per strategy, six lanes (served, rejected,
 /// failed fast, wasted, queued, throttled) of `MAX_TICKS` numbers of at most ten digits
-/// and a comma, and a megabyte for everything else. Anything larger is not a result, and
-/// is not read.
-const MAX_ENTRY: u64 = Strategy::ALL.len() as u64 * 6 * MAX_TICKS * 11 + (1 << 20);
+/// and a comma, the capacity's of at most fifteen, and a megabyte for everything else.
+/// Anything larger is not a result, and is not read.
+const MAX_ENTRY: u64 = Strategy::ALL.len() as u64 * (6 * 11 + 16) * MAX_TICKS + (1 << 20);
 
 /// The scenario as the canonical JSON its key hashes (see [`Cache::key`]).
 fn serialised(scenario: &Scenario) -> String {
@@ -348,8 +348,9 @@ mod tests {
     use super::*;
 
     use crate::engine::scenario::{
-        Arrivals, Balancer, Breaker, Budget, Fleet, HintWhen, Layer, Outage, Override, Pushback,
-        Queue, QueueOrder, Retry, RetryAfter, Server, ServerModel, Slowdown, Throttle,
+        Arrivals, Balancer, Breaker, Budget, Cache as ServerCache, CacheStart, Fleet, HintWhen,
+        Layer, Outage, Override, Pushback, Queue, QueueOrder, Retry, RetryAfter, Server,
+        ServerModel, Slowdown, Throttle,
     };
 
     /// A scenario with every field, and every field of what it holds, set: a struct
@@ -393,6 +394,12 @@ mod tests {
                     to: 5_000_000,
                     capacity_milli: 5_000,
                 }],
+                cache: Some(ServerCache {
+                    capacity_milli: 50_000,
+                    warm_after: 200,
+                    ttl: 5_000_000,
+                    start: CacheStart::Cold,
+                }),
                 queue: Some(Queue {
                     limit: 50,
                     order: QueueOrder::Fifo,
@@ -487,9 +494,16 @@ mod tests {
             retry_after: _,
             pushback: _,
             slowdowns: _,
+            cache: _,
             queue: _,
             fleet: _,
         } = &base.server;
+        let ServerCache {
+            capacity_milli: _,
+            warm_after: _,
+            ttl: _,
+            start: _,
+        } = base.server.cache.as_ref().unwrap();
         let Fleet {
             replicas: _,
             balancer: _,
@@ -575,7 +589,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 66] = [
+        let changes: [(&str, Change); 71] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -669,6 +683,19 @@ mod tests {
             ("server.queue", |s| s.server.queue = None),
             ("server.fleet", |s| s.server.fleet = None),
             ("server.pushback", |s| s.server.pushback = None),
+            ("server.cache", |s| s.server.cache = None),
+            ("server.cache.capacity_milli", |s| {
+                s.server.cache.as_mut().unwrap().capacity_milli += 1;
+            }),
+            ("server.cache.warm_after", |s| {
+                s.server.cache.as_mut().unwrap().warm_after += 1;
+            }),
+            ("server.cache.ttl", |s| {
+                s.server.cache.as_mut().unwrap().ttl += 1
+            }),
+            ("server.cache.start", |s| {
+                s.server.cache.as_mut().unwrap().start = CacheStart::Warm;
+            }),
             ("server.pushback.when", |s| {
                 s.server.pushback = Some(Pushback {
                     when: HintWhen::Always,
@@ -766,8 +793,13 @@ mod tests {
         )));
         assert!(serialised(&s).contains(r#""jitter":0.2,"elsewhere":true},"#));
         assert!(serialised(&s).contains(r#""pushback":{"when":"down"},"#));
+        assert!(serialised(&s).contains(concat!(
+            r#""cache":{"capacity_milli":50000,"warm_after":200,"ttl":5000000,"#,
+            r#""start":"cold"},"#
+        )));
         s.server.fleet = None;
         s.server.pushback = None;
+        s.server.cache = None;
         s.retry.elsewhere = false;
         assert_eq!(
             serialised(&s),

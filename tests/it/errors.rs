@@ -56,7 +56,7 @@ error: unknown key `server.speed`
   |
 4 |   speed: 3
   |   ^^^^^
-  = help: the keys here are: model, capacity, tick, rejection_cost, outages, retry_after, pushback, queue, slowdowns, replicas, balancer, overrides
+  = help: the keys here are: model, capacity, tick, rejection_cost, outages, retry_after, pushback, cache, queue, slowdowns, replicas, balancer, overrides
 ",
     );
 }

@@ -293,6 +293,14 @@ fn what_a_live_run_cannot_play_is_named_where_it_is_written() {
         ),
     );
     refused(
+        "clients: 10\nserver: {cache: {capacity: 20, warm_after: 9, ttl: 1s}}\n",
+        &format!(
+            "error: `retrylab live` does not play a server's cache (`server.cache`)\n \
+             --> s.yaml:2:10\n  |\n2 | server: {{cache: {{capacity: 20, warm_after: 9, ttl: 1s}}}}\n  |          ^^^^^\n{help}\n\
+             error: 1 problem found\n"
+        ),
+    );
+    refused(
         "clients: 0\narrivals: {rate: 1000}\nhorizon: 2m\nretry: {max_attempts: 1}\n\
          strategies: [fixed]\nruns: 1\n",
         "error: `retrylab live` plays at most 100,000 open-loop requests, these arrivals make \

@@ -47,4 +47,5 @@ mod site;
 mod tick_data;
 mod timeouts_article;
 mod util;
+mod warm_cache;
 mod yaml_maps;

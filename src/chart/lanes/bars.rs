@@ -186,6 +186,26 @@ pub(super) fn capacity_steps(layout: &Layout, base: f64, right: f64) -> Element 
         ));
     }
     d.push_str(&format!("H{}", coord(right)));
+    capacity_path(d)
+}
+
+/// The dashed capacity line of a run whose capacity moved (a server with a cache):
+/// each column at the capacity the run had, `capacity` per tick in thousandths.
+pub(super) fn capacity_run(layout: &Layout, base: f64, capacity: &[u64]) -> Element {
+    let y = |c: usize| coord(base - layout.capacity_of(capacity, c) * layout.per_call());
+    let mut d = format!("M{} {}", coord(layout.left), y(0));
+    for c in 1..layout.columns {
+        let (before, now) = (y(c - 1), y(c));
+        if now != before {
+            d.push_str(&format!("H{}V{now}", coord(layout.x_col(c))));
+        }
+    }
+    d.push_str(&format!("H{}", coord(layout.right())));
+    capacity_path(d)
+}
+
+/// A dashed capacity line that steps, along the path `d`.
+fn capacity_path(d: String) -> Element {
     Element::new("path")
         .set("d", d)
         .set("class", "capacity")

@@ -16,6 +16,17 @@ pub(super) fn description(scenario: &Scenario, result: &ScenarioResult, layout: 
         duration(end),
         milli(scenario.server.capacity_milli)
     );
+    if let Some(cache) = scenario.server.cache {
+        out.push_str(&format!(
+            " A cache in front of the server raises its capacity up to {} calls per tick \
+             as it warms{}.",
+            milli(cache.capacity_milli),
+            match layout.capacity_shown {
+                true => "; each lane's dashed line is the capacity its run had",
+                false => "",
+            }
+        ));
+    }
     if !layout.capacity_shown {
         out.push_str(" The height scale ends below the capacity, to fit the bars.");
     }
@@ -59,6 +70,22 @@ pub(super) fn description(scenario: &Scenario, result: &ScenarioResult, layout: 
         out.push_str(&overload::lane_description(layout, s));
         if t.gave_up > 0 {
             out.push_str(&format!(", {} gave up", thousands(t.gave_up)));
+        }
+        // A capacity that moved: its lowest and highest while the server was up.
+        let up = (s.typical.lanes.as_ref())
+            .map(|l| l.capacity.iter().take(layout.shown).filter(|&&c| c > 0))
+            .into_iter()
+            .flatten();
+        let (low, high) = up.fold((u64::MAX, 0), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        if high > 0 {
+            out.push_str(&match low == high {
+                true => format!(", its capacity {} calls per tick", milli(low)),
+                false => format!(
+                    ", its capacity from {} to {} calls per tick",
+                    milli(low),
+                    milli(high)
+                ),
+            });
         }
         match t.done_at {
             _ if t.still_retrying > 0 => out.push_str(&format!(

@@ -2,7 +2,7 @@
 //! labels, and the mark of where its run ends.
 
 use super::DOWN;
-use super::bars::{bars, capacity_line, capacity_steps};
+use super::bars::{bars, capacity_line, capacity_run, capacity_steps};
 use super::layout::Layout;
 use super::overload;
 use crate::chart::coord;
@@ -92,7 +92,10 @@ pub(super) fn lane(
         lane = lane.add(done_line(layout, done, plot_top, base));
     }
     lane = lane.add(bars(layout, id, strategy, base));
-    if layout.capacity_shown {
+    let moved = (strategy.typical.lanes.as_ref()).filter(|l| !l.capacity.is_empty());
+    if let (true, Some(lanes)) = (layout.capacity_shown, moved) {
+        lane = lane.add(capacity_run(layout, base, &lanes.capacity));
+    } else if layout.capacity_shown {
         let cap_y = base - layout.capacity_height();
         lane = lane.add(if layout.slowdowns.is_empty() {
             capacity_line(layout.left, right, cap_y)

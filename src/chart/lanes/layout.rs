@@ -135,6 +135,12 @@ impl Layout {
             .filter(|s| s.from < end)
             .map(|s| s.capacity_milli)
             .fold(capacity_milli, u64::max);
+        // With a cache, the capacity each lane's run had, whose highest may be the
+        // cache's.
+        let highest = (result.strategies.iter())
+            .filter_map(|s| s.typical.lanes.as_ref())
+            .flat_map(|l| l.capacity.iter().take(shown))
+            .fold(highest, |a, &b| a.max(b));
         let capacity = highest.div_ceil(1000);
         // The capacity joins the scale unless it would squash the bars under half the
         // lane: then the scale fits the bars.
@@ -291,6 +297,14 @@ impl Layout {
     /// The baseline of lane `i`.
     pub(super) fn base(&self, i: usize) -> f64 {
         self.legend + i as f64 * (self.label() + self.lane() + GAP) + self.label() + self.lane()
+    }
+
+    /// Column `c`'s capacity in calls per tick, from a run's `capacity` per tick in
+    /// thousandths: the tick's, or the mean over the ticks of its bin.
+    pub(super) fn capacity_of(&self, capacity: &[u64], c: usize) -> f64 {
+        let (from, to) = (c * self.bin, ((c + 1) * self.bin).min(self.shown));
+        let ticks = capacity.get(from..to.min(capacity.len())).unwrap_or(&[]);
+        ticks.iter().sum::<u64>() as f64 / 1000.0 / to.saturating_sub(from).max(1) as f64
     }
 
     /// The capacity line's height above a baseline.

@@ -39,7 +39,13 @@ pub(super) fn legend_items(
     }
     keys.push((Key::TurnedAway, "turned away".to_string()));
     keys.push((Key::Capacity, {
-        let mut name = format!("capacity {capacity}");
+        let mut name = match scenario.server.cache {
+            Some(cache) => format!(
+                "capacity {capacity} cold, {} warm",
+                milli(cache.capacity_milli)
+            ),
+            None => format!("capacity {capacity}"),
+        };
         let mut slowed: Vec<String> = Vec::new();
         for s in scenario
             .server

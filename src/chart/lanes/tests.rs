@@ -556,3 +556,40 @@ fn a_replicas_wasted_calls_are_drawn_in_its_own_strip_and_named() {
         "{desc}"
     );
 }
+
+#[test]
+fn a_cache_draws_each_lane_at_the_capacity_its_run_had() {
+    // A cold cache of 4 in front of a server of 2, three calls a tick: ticks 0, 1 and
+    // 2 have 2, 2.666 and 4, and then 4 (tests/it/warm_cache.rs has them by hand).
+    let scenario = crate::engine::parse_scenario(
+        "id: c\nclients: 0\nhorizon: 3s\narrivals: {rate: 30}\n\
+         server: {capacity: 2, rejection_cost: 0,\n  \
+         cache: {capacity: 4, warm_after: 4, ttl: 200ms, start: cold}}\n\
+         retry: {max_attempts: 1}\nstrategies: [fixed]\nruns: 1\n",
+        None,
+    )
+    .unwrap();
+    let result = run_scenario(&scenario);
+    for svg in charts(&scenario, &result) {
+        // The lane's path (the legend's swatch is a line).
+        let from = svg
+            .find("<path class=\"capacity\" d=\"")
+            .expect("a stepped line")
+            + 27;
+        let d = &svg[from..from + svg[from..].find('"').unwrap()];
+        // Three levels, rising: one step up per change, then flat to the end.
+        assert_eq!(d.matches('V').count(), 2, "{d}");
+        let ys: Vec<f64> = d
+            .split('V')
+            .skip(1)
+            .map(|v| v[..v.find('H').unwrap()].parse().unwrap())
+            .collect();
+        assert!(ys[0] > ys[1], "{d}");
+        assert!(legend(&svg).contains(&"capacity 2 cold, 4 warm".to_string()));
+        assert!(svg.contains("raises its capacity up to 4 calls per tick as it warms; each lane"));
+        assert!(
+            svg.contains("its capacity from 2 to 4 calls per tick"),
+            "{svg}"
+        );
+    }
+}

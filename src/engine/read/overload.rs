@@ -4,11 +4,11 @@
 
 use super::{Fields, Reader};
 use crate::engine::scenario::{
-    MAX_CAPACITY, MAX_CLIENTS, MAX_TIME, Queue, QueueOrder, Scenario, ServerModel, Slowdown,
-    Throttle,
+    Cache, CacheStart, MAX_CAPACITY, MAX_CLIENTS, MAX_TIME, Queue, QueueOrder, Scenario,
+    ServerModel, Slowdown, Throttle,
 };
 use crate::engine::schema::Section;
-use crate::engine::units::{Micros, SECOND, format_duration};
+use crate::engine::units::{Micros, SECOND, format_duration, format_milli};
 use crate::yaml::{Node, Value};
 
 /// The largest `retry.throttle.k`, in thousandths: far above any k that still throttles.
@@ -56,6 +56,78 @@ impl Reader {
             limit: limit?,
             order: order?,
             drop_expired: drop_expired?,
+        })
+    }
+
+    /// `server.cache`: a map with a required `capacity` above the server's
+    /// (`capacity`, when it was read), `warm_after` and `ttl`.
+    pub(super) fn cache(&mut self, node: &Node, capacity: Option<u64>) -> Option<Cache> {
+        let fields = self.fields(node, Section::Cache, "`server.cache`")?;
+        let hit = match fields.get("capacity") {
+            Some(n) => {
+                let hit = self.milli(n, "server.cache.capacity", MAX_CAPACITY * 1000);
+                match (hit, capacity) {
+                    (Some(hit), Some(miss)) if hit <= miss => {
+                        self.error(
+                            n,
+                            format!(
+                                "`server.cache.capacity` ({}) must be more than \
+                                 `server.capacity` ({})",
+                                format_milli(hit),
+                                format_milli(miss)
+                            ),
+                            Some(
+                                "`server.capacity` is what the server serves when every \
+                                 call misses the cache, `cache.capacity` when every call hits"
+                                    .to_string(),
+                            ),
+                        );
+                        None
+                    }
+                    _ => hit,
+                }
+            }
+            None => {
+                self.missing(
+                    node,
+                    "capacity",
+                    "the calls served per tick when every call hits",
+                );
+                None
+            }
+        };
+        let warm_after = match fields.get("warm_after") {
+            Some(n) => self.whole(n, "server.cache.warm_after", 1, MAX_CAPACITY),
+            None => {
+                self.missing(
+                    node,
+                    "warm_after",
+                    "the calls answered within `ttl` that make the cache warm",
+                );
+                None
+            }
+        };
+        let ttl = match fields.get("ttl") {
+            Some(n) => self.positive_duration(n, "server.cache.ttl"),
+            None => {
+                self.missing(
+                    node,
+                    "ttl",
+                    "how long an answer stays in the cache, like 10s",
+                );
+                None
+            }
+        };
+        let starts = CacheStart::ALL.map(|s| (s.name(), s));
+        let start = match fields.get("start") {
+            Some(n) => self.choice(n, "server.cache.start", "cache start", &starts),
+            None => Some(CacheStart::Warm),
+        };
+        Some(Cache {
+            capacity_milli: hit?,
+            warm_after: warm_after?,
+            ttl: ttl?,
+            start: start?,
         })
     }
 

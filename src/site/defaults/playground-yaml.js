@@ -96,8 +96,8 @@ export function readYaml(text) {
 // The keys the form shows, and nothing else: a scenario with any other key is edited as
 // YAML, with the form set aside, so that no rewrite by the form can drop it. Among those
 // left out on purpose are the overload model's server.queue, server.slowdowns,
-// retry.timeout, retry.throttle and retry.jitter, which have no field, and a fleet's
-// server.overrides, each replica's own.
+// retry.timeout, retry.throttle and retry.jitter, which have no field, a fleet's
+// server.overrides, each replica's own, and the server's pushback and cache.
 const KNOWN = {
   "": ["id", "clients", "spread", "horizon", "server", "retry", "strategies", "runs", "seed", "figure"],
   server: ["model", "capacity", "tick", "rejection_cost", "outages", "replicas", "balancer"],

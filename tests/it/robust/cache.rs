@@ -159,7 +159,7 @@ fn an_entry_larger_than_any_result_is_not_read() {
             let file = std::fs::OpenOptions::new().write(true).open(entry).unwrap();
             file.set_len(1 << 40).unwrap();
         },
-        "it holds 1099511627776 bytes, more than any result (1123048576 at most)",
+        "it holds 1099511627776 bytes, more than any result (1395048576 at most)",
     );
 }
 

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use super::{arg, site_with};
 use crate::util::{root, run};
 
-const TABLES: &str = "scenario, arrivals, server, outage, slowdown, override, queue, retry-after, pushback, retry, budget, breaker, \
+const TABLES: &str = "scenario, arrivals, server, outage, slowdown, override, queue, cache, retry-after, pushback, retry, budget, breaker, \
                       throttle, layer, strategies, figure, sweep, sweep-parameters, \
                       sweep-totals, schedule, live, totals, settings, formats, front-matter, site";
 
