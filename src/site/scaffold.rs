@@ -444,6 +444,32 @@ pub fn init(dir: &Path, title: &str, workflow: bool) -> Result<Created, Failure>
     if workflow {
         files.push((WORKFLOW, pages_workflow(Install::Release)));
     }
+    // Every folder a file goes in must be a folder, or not there yet: checked before
+    // anything is written, so that a mistake leaves the folder as it was.
+    for (name, _) in &files {
+        let mut folder = dir.to_path_buf();
+        let parts: Vec<&str> = name.split('/').collect();
+        for part in &parts[..parts.len() - 1] {
+            folder.push(part);
+            match folder.symlink_metadata() {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(Failure::Other(format!(
+                        "{} is a symbolic link, and `retrylab init` never writes through \
+                         one (it would write {name} there); nothing was written",
+                        folder.display()
+                    )));
+                }
+                Ok(m) if !m.is_dir() => {
+                    return Err(Failure::Other(format!(
+                        "{} is a file, where `retrylab init` would make a folder for \
+                         {name}; move it aside or use `--no-workflow`; nothing was written",
+                        folder.display()
+                    )));
+                }
+                _ => {}
+            }
+        }
+    }
     let mut created = Created::default();
     for (name, text) in files {
         let path = dir.join(name);

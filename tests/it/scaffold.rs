@@ -261,6 +261,49 @@ fn init_without_a_workflow_and_in_a_fresh_clone_that_has_one() {
 }
 
 #[test]
+fn init_where_a_folder_it_needs_is_a_file_or_a_link_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // `.github` belongs to a fresh clone, but as a file it cannot hold the workflow.
+    let clone = dir.path().join("clone");
+    std::fs::create_dir_all(&clone).unwrap();
+    std::fs::write(clone.join(".github"), "x").unwrap();
+    let (code, _, stderr) = run(&["init", clone.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(
+            ".github is a file, where `retrylab init` would make a folder for \
+                         .github/workflows/pages.yml; move it aside or use `--no-workflow`; \
+                         nothing was written"
+        ),
+        "{stderr}"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&clone)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, [".github"]);
+    // Without the workflow, the file is no folder it needs.
+    let (code, _, stderr) = run(&["init", clone.to_str().unwrap(), "--no-workflow"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(clone.join("site.yaml").is_file());
+    // A link could lead out of the site: never written through.
+    #[cfg(unix)]
+    {
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        let linked = dir.path().join("linked");
+        std::fs::create_dir_all(&linked).unwrap();
+        std::os::unix::fs::symlink(&outside, linked.join(".github")).unwrap();
+        let (code, _, stderr) = run(&["init", linked.to_str().unwrap()]);
+        assert_eq!(code, 1);
+        assert!(stderr.contains("is a symbolic link"), "{stderr}");
+        assert!(!linked.join("site.yaml").exists());
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    }
+}
+
+#[test]
 fn the_placeholder_description_is_noted_and_the_footer_is_the_sites() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("site");
