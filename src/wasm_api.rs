@@ -24,17 +24,22 @@ pub fn run(source: &str) -> String {
     match parse_scenario(source, Some(DEFAULT_ID)) {
         Ok(scenario) => match within_limit(&scenario, source) {
             Ok(result) => report::json_compact(&result, true),
-            Err(errors) => errors_json(&errors),
+            Err(stopped) => stopped,
         },
         Err(errors) => errors_json(&errors),
     }
 }
 
 /// Runs `scenario`, read from `source`, within the limit of work that a build holds it
-/// to ([`crate::engine::work`]): past it, the error a build gives, at its place in
-/// `source`.
-fn within_limit(scenario: &Scenario, source: &str) -> Result<ScenarioResult, Vec<ScenarioError>> {
-    run_scenario_within(scenario, true, crate::engine::work::limit()).map_err(|over| {
+/// to ([`crate::engine::work`]): past it, the errors JSON of the error a build gives, at
+/// its place in `source`, marked `"stopped": true` (the scenario ran, and was stopped).
+fn within_limit(scenario: &Scenario, source: &str) -> Result<ScenarioResult, String> {
+    within(scenario, source, crate::engine::work::limit())
+}
+
+/// [`within_limit`] with a limit of `limit` steps.
+fn within(scenario: &Scenario, source: &str, limit: u64) -> Result<ScenarioResult, String> {
+    run_scenario_within(scenario, true, limit).map_err(|over| {
         let tree = crate::engine::read::parse_yaml(source);
         let root = tree.as_ref().ok();
         let at = root.map(crate::engine::read::load_node);
@@ -43,7 +48,7 @@ fn within_limit(scenario: &Scenario, source: &str) -> Result<ScenarioResult, Vec
             pos: crate::yaml::Pos::START,
             width: 1,
         };
-        vec![over.error(at.unwrap_or(&fallback), false)]
+        errors_of(&[over.error(at.unwrap_or(&fallback), false)], true)
     })
 }
 
@@ -105,7 +110,7 @@ fn figure_page(
     };
     let mut result = match within_limit(&scenario, source) {
         Ok(result) => result,
-        Err(errors) => return errors_json(&errors),
+        Err(stopped) => return stopped,
     };
     // Here and below, `unreachable!` rather than `expect`, whose message would format
     // serde_json's error and carry its formatting into the browser's module (2.5 KB):
@@ -211,9 +216,17 @@ pub fn settings(source: &str) -> String {
 /// `{"errors": [{"line", "column", "width", "message", "help"}]}`, positions counted
 /// from 1 in the scenario's text.
 pub fn errors_json(errors: &[ScenarioError]) -> String {
+    errors_of(errors, false)
+}
+
+/// [`errors_json`], with `"stopped": true` when the scenario was run and stopped at the
+/// limit of work rather than refused.
+fn errors_of(errors: &[ScenarioError], stopped: bool) -> String {
     #[derive(Serialize)]
     struct Errors<'a> {
         errors: Vec<Error<'a>>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        stopped: bool,
     }
     // The keys in alphabetical order, as a tree of values wrote them.
     #[derive(Serialize)]
@@ -235,6 +248,7 @@ pub fn errors_json(errors: &[ScenarioError]) -> String {
                 width: e.width,
             })
             .collect(),
+        stopped,
     };
     serde_json::to_string(&errors).unwrap_or_else(|_| unreachable!("errors serialise"))
 }
@@ -513,6 +527,22 @@ mod tests {
             (Some(2), Some(1))
         );
         assert!(first["message"].as_str().unwrap().contains("runz"));
+    }
+
+    #[test]
+    fn a_scenario_stopped_at_the_limit_of_work_says_it_ran() {
+        let scenario = parse_scenario(CROWD, None).unwrap();
+        let out = within(&scenario, CROWD, 10).expect_err("past ten steps");
+        let out: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(out["stopped"], true);
+        let message = out["errors"][0]["message"].as_str().unwrap();
+        assert!(
+            message.ends_with("it was stopped at the limit"),
+            "{message}"
+        );
+        // A mistake is no run: nothing says it was stopped.
+        let out: Value = serde_json::from_str(&run("clients: 100\nrunz: 3\n")).unwrap();
+        assert!(out.get("stopped").is_none());
     }
 
     #[test]

@@ -492,7 +492,10 @@ function run() {
   if (answer.errors) {
     if (fromYaml) showYamlErrors(answer.errors, yaml);
     else showErrors(answer.errors, fieldOf);
-    status.textContent = "The scenario has a mistake; nothing was run.";
+    // A scenario past the limit of work ran, and was stopped: it has no mistake.
+    status.textContent = answer.stopped
+      ? "The scenario needs more work than a page runs; it was stopped at the limit, and no result is shown."
+      : "The scenario has a mistake; nothing was run.";
     // The reader's attention goes to what is wrong; the message names the field.
     errorsBox.focus();
     return;
