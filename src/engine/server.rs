@@ -150,11 +150,21 @@ impl<'a> ServerState<'a> {
     /// cache, as warm as it is (see the module docs); 0 while `down`.
     #[inline]
     pub fn capacity(&self, start: Micros, down: bool) -> u64 {
-        if down {
-            return 0;
+        match (down, &self.cache) {
+            (true, _) => 0,
+            (false, None) => self.capacity_at(start),
+            (false, Some(held)) => self.warm_capacity(start, held),
         }
+    }
+
+    /// [`ServerState::capacity`] of an up server with a cache that holds `held`: out
+    /// of line, so that a server without a cache decides its ticks with the code it had
+    /// before caches.
+    #[cold]
+    #[inline(never)]
+    fn warm_capacity(&self, start: Micros, held: &Held) -> u64 {
         let miss = self.capacity_at(start);
-        let (Some(held), Some(cache)) = (&self.cache, self.server.cache) else {
+        let Some(cache) = self.server.cache else {
             return miss;
         };
         let a = u128::from(cache.warm_after);
@@ -176,7 +186,8 @@ impl<'a> ServerState<'a> {
     /// Records that `answered` calls were answered in time in the tick, for the cache
     /// (nothing without one): a tick that is `down` empties it. Called once a tick,
     /// after the tick is decided. Constant time, however long the cache's window.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub fn answered(&mut self, answered: u64, down: bool) {
         let Some(held) = self.cache.as_mut() else {
             return;
