@@ -258,7 +258,9 @@ pub fn lacks(scenario: &Scenario, target: &Target) -> Option<Lack> {
             Metric::FailedFast if retry.breaker.is_none() => Lack::Breaker,
             Metric::TimedOut | Metric::Wasted if retry.timeout.is_none() => Lack::Timeout,
             Metric::Throttled if retry.throttle.is_none() => Lack::Throttle,
-            Metric::PushedBack if scenario.server.pushback.is_none() => Lack::Pushback,
+            Metric::PushedBack if scenario.server.pushback.is_none_or(|p| p.after.is_some()) => {
+                Lack::Pushback
+            }
             _ => return None,
         },
     };
@@ -404,6 +406,14 @@ mod tests {
         assert_eq!(lacks(Metric::Wasted), Some(Lack::Timeout));
         assert_eq!(lacks(Metric::Throttled), Some(Lack::Throttle));
         assert_eq!(lacks(Metric::PushedBack), Some(Lack::Pushback));
+        // "Retry after" ends no request: there is nothing to count.
+        let after = scenario(
+            "clients: 10\nserver: {pushback: {after: 1s}}\nstrategies: [fixed]\nruns: 2\n",
+        );
+        let pushed = total(Strategy::Fixed, Metric::PushedBack);
+        assert_eq!(super::lacks(&after, &pushed), Some(Lack::Pushback));
+        let dont = scenario("clients: 10\nserver: {pushback: {}}\nstrategies: [fixed]\nruns: 2\n");
+        assert_eq!(super::lacks(&dont, &pushed), None);
         for field in [Metric::Calls, Metric::DoneAt, Metric::LatencyP99] {
             assert_eq!(lacks(field), None, "{field:?}");
         }

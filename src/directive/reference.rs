@@ -524,8 +524,8 @@ fn cannot_have(id: &str, scenario: &Scenario, target: &Target) -> Option<(String
             "set `retry.throttle`, or quote `calls`".to_string(),
         ),
         Lack::Pushback => (
-            "no pushback from the server".to_string(),
-            "set `server.pushback`, or quote `gave_up`".to_string(),
+            "no pushback \"don't retry\" from the server".to_string(),
+            "set `server.pushback` without `after`, or quote `gave_up`".to_string(),
         ),
     };
     Some((

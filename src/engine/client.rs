@@ -9,9 +9,14 @@
 //!
 //! A single policy needs the clock and the count of calls (8 bytes); the start of the
 //! client's first call only with a `deadline`, and decorrelated jitter's previous wait
-//! only for that strategy, each 4 bytes more. A chain of layers keeps a count and a
-//! previous wait per layer. The loop of [`super::run`] is generic over the kind of
-//! state, chosen once per scenario and strategy.
+//! only for that strategy, each 4 bytes more. A chain of layers keeps, per layer, its
+//! attempts and its previous wait; with any other policy than decorrelated jitter, the
+//! field of the previous wait holds instead the count of attempts at which the layer's
+//! backoff last started over, 0 until the server's pushback "retry after" starts it
+//! over ([`Client::restart`]): the wait after failure `a` is counted from there. Only
+//! the layered state restarts: a scenario with "retry after" runs with it, one layer or
+//! more. The loop of [`super::run`] is generic over the kind of state, chosen once per
+//! scenario and strategy.
 //!
 //! A count of calls takes 20 bits: a client makes at most one call per tick, and a
 //! horizon holds at most [`super::scenario::MAX_TICKS`] ticks, below 2²⁰. The 12 bits
@@ -33,8 +38,13 @@ pub struct Chain<'a> {
     max: [u32; MAX_LAYERS],
     /// How many layers.
     len: usize,
-    /// Each layer's base: decorrelated jitter's first previous wait.
+    /// Each layer's first previous wait: its base with decorrelated jitter; 0 for any
+    /// other policy, whose previous wait in the layered state holds instead the count
+    /// of attempts at which its backoff last started over (see [`Client::restart`]).
     bases: [u32; MAX_LAYERS],
+    /// Per layer, what of the previous wait is that count: all of it (`u32::MAX`), or
+    /// nothing (0) with decorrelated jitter.
+    counts: [u32; MAX_LAYERS],
 }
 
 impl Chain<'_> {
@@ -42,27 +52,36 @@ impl Chain<'_> {
     pub fn new<'a>(scenario: &Scenario, policies: &'a Policies) -> Chain<'a> {
         let mut max = [0; MAX_LAYERS];
         let mut bases = [0; MAX_LAYERS];
+        let mut counts = [0; MAX_LAYERS];
+        let mut len = scenario.layers.len();
         if scenario.layers.is_empty() {
             max[0] = scenario.retry.max_attempts.unwrap_or(u32::MAX);
             // The base is at most the cap, at most an hour: it fits.
             bases[0] = scenario.retry.base as u32;
-            return Chain {
-                policies: &policies.layers,
-                max,
-                len: 1,
-                bases,
-            };
+            len = 1;
         }
         for (i, layer) in scenario.layers.iter().enumerate() {
             max[i] = layer.attempts;
             bases[i] = layer.base as u32;
         }
+        for (i, policy) in policies.layers.iter().enumerate().take(len) {
+            if policy.kind() != Kind::DecorrelatedJitter {
+                bases[i] = 0;
+                counts[i] = u32::MAX;
+            }
+        }
         Chain {
             policies: &policies.layers,
             max,
-            len: scenario.layers.len(),
+            len,
             bases,
+            counts,
         }
+    }
+
+    /// The bottom layer: the one whose calls reach the server.
+    pub fn bottom(&self) -> usize {
+        self.len - 1
     }
 
     /// Whether any layer's waits depend on the previous wait (decorrelated jitter).
@@ -131,6 +150,11 @@ pub trait Client: Copy + std::fmt::Debug {
     fn wait(&mut self, chain: &Chain, layer: usize, rng: &mut Pcg64) -> Micros;
     /// Counts a retry at `layer`, made at `t`: the layers below start afresh.
     fn advance(&mut self, chain: &Chain, layer: usize, t: Micros);
+    /// Starts `layer`'s backoff over, in place of drawing its wait (the server's
+    /// pushback "retry after"): the wait after its next failure is drawn as its first
+    /// (`a = 0`; decorrelated jitter's previous wait its base). Only the layered state
+    /// does: every scenario whose pushback has `after` runs with it.
+    fn restart(&mut self, chain: &Chain, layer: usize);
 }
 
 /// A client with a single policy: its clock and calls, and what the scenario needs
@@ -190,6 +214,16 @@ impl<F: Slot, P: Slot> Client for Single<F, P> {
         self.t = t as u32;
         self.calls += 1;
     }
+    /// Never called: a scenario whose server says "retry after" runs with the layered
+    /// state ([`super::run::simulate_within`]), so that this one's waits take nothing
+    /// more per call.
+    #[inline(always)]
+    fn restart(&mut self, _: &Chain, _: usize) {
+        debug_assert!(
+            false,
+            "a scenario with \"retry after\" runs with the layered state"
+        );
+    }
 }
 
 /// A client with a chain of layers: its attempts and previous wait at every layer.
@@ -200,7 +234,8 @@ pub struct Layered {
     calls: u32,
     /// Attempts so far in the current sequence of each layer, top first.
     attempts: [u32; MAX_LAYERS],
-    /// Decorrelated jitter's previous wait, per layer.
+    /// Per layer, decorrelated jitter's previous wait; with any other policy, the
+    /// attempts at which its backoff last started over (0 for never).
     prev: [u32; MAX_LAYERS],
 }
 
@@ -235,7 +270,8 @@ impl Client for Layered {
             .find(|&layer| self.attempts[layer] < chain.max[layer])
     }
     fn wait(&mut self, chain: &Chain, layer: usize, rng: &mut Pcg64) -> Micros {
-        chain.policies[layer].wait(self.attempts[layer] - 1, &mut self.prev[layer], rng)
+        let a = self.attempts[layer] - 1 - (self.prev[layer] & chain.counts[layer]);
+        chain.policies[layer].wait(a, &mut self.prev[layer], rng)
     }
     fn advance(&mut self, chain: &Chain, layer: usize, t: Micros) {
         self.t = t as u32;
@@ -246,11 +282,58 @@ impl Client for Layered {
             self.prev[below] = chain.bases[below];
         }
     }
+    fn restart(&mut self, chain: &Chain, layer: usize) {
+        self.prev[layer] = match chain.counts[layer] {
+            0 => chain.bases[layer],
+            _ => self.attempts[layer],
+        };
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::engine::parse_scenario;
+    use crate::engine::policy::Strategy;
+    use rand::SeedableRng;
+
+    /// A client's waits after three failures; the fourth starts its backoff over in
+    /// place of a wait (as the server's "retry after" does); then two more.
+    fn waits_around_a_restart<C: Client>(strategy: Strategy, yaml: &str) -> (Vec<Micros>, C) {
+        let scenario = parse_scenario(yaml, Some("t")).unwrap();
+        let policies = Policies::new(&scenario, strategy);
+        let chain = Chain::new(&scenario, &policies);
+        let mut rng = Pcg64::seed_from_u64(1);
+        let mut client = C::fresh(&chain, 0);
+        let mut waits = Vec::new();
+        for i in 0..6 {
+            let layer = client.layer_to_retry(&chain).unwrap();
+            match i {
+                3 => client.restart(&chain, layer),
+                _ => waits.push(client.wait(&chain, layer, &mut rng)),
+            }
+            client.advance(&chain, layer, 0);
+        }
+        (waits, client)
+    }
+
+    #[test]
+    fn a_restart_draws_the_next_wait_as_the_first() {
+        // One layer or two: the layered state restarts the layer that retries.
+        for yaml in [
+            "clients: 1\nretry: {base: 100ms, cap: 10s}\nlayers: [{attempts: 9}]\n",
+            "clients: 1\nretry: {base: 100ms, cap: 10s}\nlayers: [{attempts: 1}, {attempts: 9}]\n",
+        ] {
+            // Exponential: 100, 200, 400 ms, then 100 and 200 ms again.
+            let (waits, _) = waits_around_a_restart::<Layered>(Strategy::Exponential, yaml);
+            assert_eq!(waits, [100_000, 200_000, 400_000, 100_000, 200_000]);
+            // Decorrelated jitter: after the restart, its previous wait is the base
+            // again, so its next wait is drawn in [base, 3 · base].
+            let (waits, _) = waits_around_a_restart::<Layered>(Strategy::DecorrelatedJitter, yaml);
+            assert!((100_000..=300_000).contains(&waits[3]), "{waits:?}");
+        }
+    }
 
     #[test]
     fn a_plain_client_takes_eight_bytes() {

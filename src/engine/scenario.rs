@@ -249,12 +249,17 @@ impl RetryAfter {
 }
 
 /// The server's pushback (gRPC A6, "Pushback"): the rejections it marks tell the client
-/// not to retry, and the client's request ends there, in every layer
+/// not to retry, and the client's request ends there, in every layer; or, with
+/// `after`, to retry after exactly that delay, its backoff started over
 /// ([`super::run`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Pushback {
     /// Which rejections carry it.
     pub when: HintWhen,
+    /// The delay it asks for; none for "don't retry". Left out of the serialisation
+    /// when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<Micros>,
 }
 
 impl Pushback {
@@ -622,19 +627,27 @@ impl Scenario {
         }
         let span = self.horizon.saturating_sub(1);
         let span = self.retry.deadline.map_or(span, |d| d.min(span));
-        if !self.layers.is_empty() {
-            // Each layer's waits start over when a layer above retries: any wait is at
-            // least the shortest first wait of any layer.
-            let least = self
-                .layers
-                .iter()
-                .map(|l| {
-                    least_waits(l.strategy.unwrap_or(strategy).kind(), &l.retry(&self.retry))
+        // The server's "retry after" starts the backoff over, with a wait of its own.
+        let after = self.server.pushback.and_then(|p| p.after);
+        if !self.layers.is_empty() || after.is_some() {
+            // Each layer's waits start over when a layer above retries (or the server
+            // says when): any wait is at least the shortest first wait of any layer, or
+            // the server's.
+            let firsts: Vec<Micros> = match self.layers.is_empty() {
+                true => vec![
+                    least_waits(strategy.kind(), &self.retry)
                         .next()
-                        .unwrap_or(0)
-                })
-                .min()
-                .unwrap_or(0);
+                        .unwrap_or(0),
+                ],
+                false => (self.layers.iter())
+                    .map(|l| {
+                        let retry = l.retry(&self.retry);
+                        let kind = l.strategy.unwrap_or(strategy).kind();
+                        least_waits(kind, &retry).next().unwrap_or(0)
+                    })
+                    .collect(),
+            };
+            let least = firsts.into_iter().chain(after).min().unwrap_or(0);
             return match span.checked_div(least) {
                 Some(more) => most.min(more.saturating_add(1)),
                 None => most,

@@ -229,10 +229,11 @@ pub const KEYS: &[Key] = &[
     Key {
         section: Section::Server,
         name: "pushback",
-        kind: "`{when}`",
+        kind: "`{when, after}`",
         default: "none",
-        meaning: "gRPC's pushback \"don't retry\" the server attaches to its rejections: \
-                  the request ends there, in every layer.",
+        meaning: "gRPC's pushback the server attaches to its rejections: \"don't retry\" \
+                  (the request ends there, in every layer), or with `after`, \"retry after\" \
+                  that delay.",
     },
     Key {
         section: Section::Server,
@@ -423,8 +424,17 @@ pub const KEYS: &[Key] = &[
         name: "when",
         kind: "`always`, `overloaded` or `down`",
         default: "overloaded",
-        meaning: "Which rejections say \"don't retry\": all, those of a server that is up \
-                  but full (shedding load), or those of an outage.",
+        meaning: "Which rejections carry it (\"don't retry\", or \"retry after\" with \
+                  `after`): all, those of a server that is up but full (shedding load), or \
+                  those of an outage.",
+    },
+    Key {
+        section: Section::Pushback,
+        name: "after",
+        kind: "duration, at most 1h",
+        default: "none: \"don't retry\"",
+        meaning: "The rejections say \"retry after\" this delay instead: the client \
+                  retries after exactly it, and its backoff starts over.",
     },
     Key {
         section: Section::Arrivals,

@@ -205,7 +205,7 @@ pub struct Features {
     pub budget: bool,
     /// A breaker: failed-fast calls apply.
     pub breaker: bool,
-    /// The server's pushback: requests it ended apply.
+    /// The server's pushback "don't retry": requests it ended apply.
     pub pushback: bool,
     /// Layers of retries.
     pub layers: bool,
@@ -230,7 +230,7 @@ impl Features {
             recovery: scenario.trigger_end().is_some(),
             budget,
             breaker: scenario.retry.breaker.is_some(),
-            pushback: scenario.server.pushback.is_some(),
+            pushback: scenario.server.pushback.is_some_and(|p| p.after.is_none()),
             layers: !scenario.layers.is_empty(),
             queue: scenario.server.queued(),
             timeout: scenario.retry.timeout.is_some(),

@@ -388,6 +388,7 @@ mod tests {
                 }),
                 pushback: Some(Pushback {
                     when: HintWhen::Down,
+                    after: Some(2_000_000),
                 }),
                 slowdowns: vec![Slowdown {
                     from: 4_000_000,
@@ -589,7 +590,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 71] = [
+        let changes: [(&str, Change); 72] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -699,7 +700,11 @@ mod tests {
             ("server.pushback.when", |s| {
                 s.server.pushback = Some(Pushback {
                     when: HintWhen::Always,
+                    after: Some(2_000_000),
                 });
+            }),
+            ("server.pushback.after", |s| {
+                s.server.pushback.as_mut().unwrap().after = None;
             }),
             ("server.fleet.replicas", |s| {
                 s.server.fleet.as_mut().unwrap().replicas += 1;
@@ -792,7 +797,11 @@ mod tests {
             r#""queue":{"limit":5,"order":"lifo","drop_expired":true}}]}},"#,
         )));
         assert!(serialised(&s).contains(r#""jitter":0.2,"elsewhere":true},"#));
-        assert!(serialised(&s).contains(r#""pushback":{"when":"down"},"#));
+        assert!(serialised(&s).contains(r#""pushback":{"when":"down","after":2000000},"#));
+        // "Don't retry" serialises as it did before "retry after" existed.
+        let mut dont = s.clone();
+        dont.server.pushback.as_mut().unwrap().after = None;
+        assert!(serialised(&dont).contains(r#""pushback":{"when":"down"},"#));
         assert!(serialised(&s).contains(concat!(
             r#""cache":{"capacity_milli":50000,"warm_after":200,"ttl":5000000,"#,
             r#""start":"cold"},"#

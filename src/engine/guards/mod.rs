@@ -16,7 +16,9 @@
 //!   in a tick in which the server is up (`overloaded`), or only during an outage
 //!   (`down`). A client that honours it waits `max(policy wait, hint)`; the policy's wait
 //!   is drawn as usual (decorrelated jitter remembers the drawn wait, not the hint). A
-//!   call that failed fast never reached the server and carries no hint.
+//!   call that failed fast never reached the server and carries no hint. The server's
+//!   pushback comes first: "don't retry" ends the request, and "retry after D" is
+//!   waited exactly, with no wait drawn ([`super::run`]).
 //! - **Failed fast.** A call refused by the breaker counts as a failure for its client:
 //!   it counts as an attempt, the client waits and retries per policy, and its budget
 //!   asks as for any failure. It is not a call the server saw (`calls`), and goes into
@@ -31,7 +33,8 @@
 //!   out), throttling its accepts, and the budget sees new requests and the calls
 //!   answered in time; then each failed call in turn: rejected ones first, then
 //!   throttled ones, then failed-fast ones, then the timeouts, each counted as a failure
-//!   before its client asks for a retry. A client gives up at its attempt limit; else it draws its wait, gives up
+//!   before its client asks for a retry. A client gives up at its attempt limit (or told
+//!   not to retry); else it draws its wait (or waits the server's "retry after"), gives up
 //!   past its deadline, gives up (`denied`) when the budget refuses, and otherwise
 //!   retries (or is still retrying, if the retry falls past the horizon).
 //! - **Layers.** `layers` is a chain, top first; each layer has its attempts and its

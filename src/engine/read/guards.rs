@@ -136,7 +136,8 @@ impl Reader {
         })
     }
 
-    /// `server.pushback`: a map whose `when` says which rejections carry it.
+    /// `server.pushback`: a map whose `when` says which rejections carry it, and whose
+    /// `after`, if any, is the delay it asks for.
     pub(super) fn pushback(&mut self, node: &Node) -> Option<Pushback> {
         let fields = self.fields(node, Section::Pushback, "`server.pushback`")?;
         let whens = HintWhen::ALL.map(|w| (w.name(), w));
@@ -144,7 +145,27 @@ impl Reader {
             Some(n) => self.choice(n, "server.pushback.when", "pushback rule", &whens),
             None => Some(HintWhen::Overloaded),
         };
-        Some(Pushback { when: when? })
+        let after = match fields.get("after") {
+            Some(n) => match self.duration(n, "server.pushback.after") {
+                Some(d) if d > MAX_TIME => {
+                    self.error(
+                        n,
+                        format!(
+                            "`server.pushback.after` is {}; the limit is 1h",
+                            format_duration(d)
+                        ),
+                        None,
+                    );
+                    None
+                }
+                d => d.map(Some),
+            },
+            None => Some(None),
+        };
+        Some(Pushback {
+            when: when?,
+            after: after?,
+        })
     }
 
     pub(super) fn budget(&mut self, node: &Node) -> Option<Budget> {
