@@ -327,6 +327,22 @@ try {
     await o.goto(playgroundOf(origin, "id: ov\nclients: 40\nserver: {capacity: 10, replicas: 2, overrides: [{replica: 2, capacity: 4}]}\nstrategies: [exponential]\nruns: 3\n"));
     await o.waitForFunction(() => !document.getElementById("pg-run").disabled);
     if (!(await o.isDisabled('#pg-form input[name="clients"]'))) fail("the form stays usable for a scenario with server.overrides");
+    // Without queues each replica's table has calls, served and turned away only.
+    const replicaColumns = async () => {
+      await o.click("#pg-run");
+      await o.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+      await o.$eval("#pg-end", (end) => end.click());
+      await o.waitForSelector("#pg-replicas-box:not([hidden])");
+      return (await o.locator("#pg-replicas thead th").allTextContents()).join(", ");
+    };
+    const plainColumns = await replicaColumns();
+    if (plainColumns !== "strategy, replica, calls, served, turned away") fail(`each replica's table without queues: ${plainColumns}`);
+    // With queues, where a replica wasted calls or timed out, those columns and its p99.
+    await o.goto(playgroundOf(origin, "id: oq\nclients: 400\nhorizon: 20s\nserver: {capacity: 10, replicas: 3, queue: {limit: 50}, overrides: [{replica: 2, capacity: 3}]}\nretry: {timeout: 500ms, max_attempts: 4}\nstrategies: [full-jitter]\nruns: 3\n"));
+    await o.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    const queuedColumns = await replicaColumns();
+    if (queuedColumns !== "strategy, replica, calls, served, wasted, timed out, turned away, p99 latency") fail(`each replica's table with queues: ${queuedColumns}`);
+    console.log(`each replica's table: "${plainColumns}", and with queues "${queuedColumns}"`);
     await o.close();
   }
 

@@ -421,16 +421,35 @@ const thousands = (n) => Math.round(n).toLocaleString("en-US");
 
 // Under it, for a server of several replicas, each replica's calls, served and turned
 // away over the runs (the report's `replicas`), as the site's tables write a count: the
-// median, with the 5th–95th percentile when they differ. False for one server.
+// median, with the 5th–95th percentile when they differ; and, where some replica has
+// any (a fleet with queues), its wasted calls, its clients' timeouts, the calls it
+// discarded, those still queued at the horizon, and the 99th percentile of its
+// latencies. False for one server.
 const replicasBox = document.getElementById("pg-replicas-box");
+const REPLICA_COLUMNS = [
+  ["calls", "calls", true], ["served", "served", true], ["wasted", "wasted", false],
+  ["timed_out", "timed out", false], ["dropped", "discarded", false],
+  ["queued", "queued at the horizon", false], ["rejected", "turned away", true],
+];
 function replicasTable(result) {
   const fleet = result.strategies.filter((s) => (s.replicas?.length ?? 0) > 0);
   if (fleet.length === 0) return false;
+  const all = fleet.flatMap((s) => s.replicas);
+  const columns = REPLICA_COLUMNS.filter(([key, , always]) => always || all.some((r) => r[key].p95 > 0));
+  const latency = all.some((r) => r.latency_runs > 0);
   const count = ({ median, p5, p95 }) => thousands(median) +
     (p5 !== median || p95 !== median ? ` <span class="range">(${thousands(p5)}–${thousands(p95)})</span>` : "");
-  document.getElementById("pg-replicas").tBodies[0].innerHTML = fleet.flatMap((s) => s.replicas.map((r) =>
+  const time = (spread) => spread === null || spread === undefined ? "–"
+    : `${spread.median.toFixed(3)} s` + (spread.p5 !== spread.median || spread.p95 !== spread.median
+      ? ` <span class="range">(${spread.p5.toFixed(3)}–${spread.p95.toFixed(3)})</span>` : "");
+  const table = document.getElementById("pg-replicas");
+  table.tHead.rows[0].innerHTML = `<th scope="col">strategy</th><th scope="col" class="num">replica</th>` +
+    columns.map(([, name]) => `<th scope="col" class="num">${name}</th>`).join("") +
+    (latency ? `<th scope="col" class="num">p99 latency</th>` : "");
+  table.tBodies[0].innerHTML = fleet.flatMap((s) => s.replicas.map((r) =>
     `<tr><th scope="row">${escapeHtml(s.strategy)}</th><td class="num">${thousands(r.replica)}</td>` +
-    `${[r.calls, r.served, r.rejected].map((c) => `<td class="num">${count(c)}</td>`).join("")}</tr>`)).join("");
+    columns.map(([key]) => `<td class="num">${count(r[key])}</td>`).join("") +
+    (latency ? `<td class="num">${time(r.latency_p99_s)}</td>` : "") + "</tr>")).join("");
   return true;
 }
 
