@@ -226,3 +226,39 @@ fn the_cache_keys_are_refused_at_their_place() {
         "{key}"
     );
 }
+
+#[test]
+fn hostile_caches_run_or_are_refused_one_error_each() {
+    // A hundred replicas of a thousandth of a call, each with a cache of a billion whose
+    // answers last a microsecond, down for half the run, with queues that drop what
+    // expires: it runs, and every call is accounted for.
+    let yaml = "id: h\nclients: 1000\nhorizon: 10s\n\
+                server: {tick: 1ms, capacity: 0.001, replicas: 100,\n  \
+                cache: {capacity: 1000000000, warm_after: 1, ttl: 1us},\n  \
+                outages: [{from: 0s, to: 5s}], queue: {limit: 10000000, drop_expired: true}}\n\
+                retry: {timeout: 2ms, max_attempts: 3}\n\
+                strategies: [full-jitter]\nruns: 1\n";
+    let run = one_run(yaml);
+    let t = run.totals;
+    assert_eq!(t.served + t.gave_up + t.still_retrying, 1000);
+    let r = run.replicas.iter().fold(0, |n, r| {
+        n + r.served + r.wasted + r.rejected + r.dropped + r.queued
+    });
+    assert_eq!(r, t.calls);
+    // Four mistakes, four errors, each at its place.
+    let e = errors(
+        "id: a\nclients: 100\n\
+         server: {pushback: {after: -1s}, cache: {capacity: 1e3, warm_after: 1.5, ttl: 0s}}\n",
+    );
+    let places: Vec<&str> = e.lines().filter(|l| l.starts_with(" --> ")).collect();
+    assert_eq!(
+        places,
+        [
+            " --> s.yaml:3:28",
+            " --> s.yaml:3:52",
+            " --> s.yaml:3:69",
+            " --> s.yaml:3:79"
+        ],
+        "{e}"
+    );
+}
