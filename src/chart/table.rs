@@ -158,8 +158,11 @@ pub struct TickData {
     /// The table's caption, as plain text.
     pub caption: String,
     /// The rows as CSV: a heading `time (s)`, then `NAME served`, `NAME turned away`
-    /// (and `NAME failed fast` with a breaker) for each strategy, in their order; the
-    /// time as the table shows it and whole numbers of calls without separators.
+    /// (and `NAME failed fast` with a breaker, `NAME capacity` with a cache) for each
+    /// strategy, in their order; the time as the table shows it and whole numbers of
+    /// calls without separators. The capacity is the run's, as the chart's dashed line:
+    /// calls per tick (the mean over a row's ticks), in thousandths rounded down,
+    /// written with up to three decimals.
     pub csv: String,
 }
 
@@ -192,6 +195,14 @@ pub fn tick_data(
         )
     };
     let fast = result.features.breaker;
+    // A cache's runs record the capacity they had.
+    let moved = (result.strategies.iter())
+        .any(|s| (s.typical.lanes.as_ref()).is_some_and(|l| !l.capacity.is_empty()));
+    let caption = match (moved, bin) {
+        (false, _) => caption,
+        (true, 1) => format!("{caption}; with each run's capacity, in calls per tick"),
+        (true, _) => format!("{caption}; with each run's capacity, in calls per tick (the mean)"),
+    };
     let mut csv = String::from("time (s)");
     for s in &result.strategies {
         let name = s.strategy.name();
@@ -199,8 +210,19 @@ pub fn tick_data(
         if fast {
             csv.push_str(&format!(",{name} failed fast"));
         }
+        if moved {
+            csv.push_str(&format!(",{name} capacity"));
+        }
     }
     csv.push('\n');
+    let capacity = |lanes: Option<&crate::engine::Lanes>, ticks: std::ops::Range<usize>| {
+        let count = ticks.len().max(1) as u64;
+        let sum: u64 = (lanes.map(|l| &l.capacity[..]).unwrap_or(&[]).iter())
+            .skip(ticks.start)
+            .take(ticks.len())
+            .sum();
+        plain_milli(sum / count)
+    };
     let at = |lane: Option<&Vec<u32>>, k: usize| {
         u64::from(lane.and_then(|l| l.get(k)).copied().unwrap_or(0))
     };
@@ -224,16 +246,31 @@ pub fn tick_data(
             continue;
         }
         csv.push_str(&seconds_fixed(row_start as u64 * tick, decimals));
-        for counts in row {
+        for (s, counts) in result.strategies.iter().zip(row) {
             let counts = if fast { &counts[..] } else { &counts[..2] };
             for count in counts {
                 csv.push(',');
                 csv.push_str(&count.to_string());
             }
+            if moved {
+                csv.push(',');
+                csv.push_str(&capacity(s.typical.lanes.as_ref(), ticks.clone()));
+            }
         }
         csv.push('\n');
     }
     TickData { caption, csv }
+}
+
+/// Thousandths as a plain number for a CSV file: `2666` is `2.666`, `40000` is `40`.
+fn plain_milli(milli: u64) -> String {
+    let (whole, part) = (milli / 1000, milli % 1000);
+    match part {
+        0 => whole.to_string(),
+        _ => format!("{whole}.{part:03}")
+            .trim_end_matches('0')
+            .to_string(),
+    }
 }
 
 /// Each replica's calls over `result`'s chart window, as CSV in rows of `bin` ticks as

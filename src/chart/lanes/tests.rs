@@ -592,4 +592,28 @@ fn a_cache_draws_each_lane_at_the_capacity_its_run_had() {
             "{svg}"
         );
     }
+    // The chart's data has each run's capacity beside its calls, as the line draws it.
+    let data = super::super::table::tick_data(&scenario, &result, 3 * SECOND, 1);
+    let rows: Vec<&str> = data.csv.lines().take(4).collect();
+    assert_eq!(
+        rows,
+        [
+            "time (s),fixed served,fixed turned away,fixed capacity",
+            "0.0,2,1,2",
+            "0.1,2,1,2.666",
+            "0.2,3,0,4"
+        ]
+    );
+    assert!(
+        data.caption
+            .ends_with("with each run's capacity, in calls per tick")
+    );
+    let binned = super::super::table::tick_data(&scenario, &result, 3 * SECOND, 2);
+    // Ticks 0 and 1: 2 + 2.666 over two, 2.333; ticks 2 and 3: 4.
+    assert_eq!(
+        binned.csv.lines().nth(1),
+        Some("0.0,4,2,2.333"),
+        "{}",
+        binned.csv
+    );
 }

@@ -10,15 +10,17 @@
 // data from the engine: `holdData` points the link at it and builds the table if open.
 
 const esc = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-// A count as the build writes it: 12,345.
-const thousands = (digits) => digits.replace(/\B(?=(\d{3})+$)/g, ",");
+// A number as the build writes it: 12,345, and 1,234.5 (the whole part grouped).
+const thousands = (text) => text.replace(/^\d+/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ","));
 
 // The table of a CSV: a heading `time (s)`, then `NAME served`, `NAME turned away` and,
-// with a breaker, `NAME failed fast` for each strategy.
+// with a breaker, `NAME failed fast`, with a cache `NAME capacity`, for each strategy.
 export function tickTable(csv, id, caption) {
   const [head, ...rows] = csv.split("\n").filter((line) => line !== "");
   const columns = head.split(",").slice(1);
-  const per = columns.some((c) => c.endsWith(" failed fast")) ? 3 : 2;
+  // Each strategy's columns: from its `served` to the next strategy's.
+  const next = columns.findIndex((c, i) => i > 0 && c.endsWith(" served"));
+  const per = next > 0 ? next : columns.length;
   const names = [];
   for (let i = 0; i < columns.length; i += per) names.push(columns[i].replace(/ served$/, ""));
   const name = `${esc(id)}-ticks-caption`;
@@ -27,7 +29,7 @@ export function tickTable(csv, id, caption) {
     + `<tr><th scope="col" rowspan="2" class="num">time (s)</th>`;
   for (const n of names) out += `<th scope="colgroup" colspan="${per}">${esc(n)}</th>`;
   out += "</tr>\n<tr>";
-  const kinds = ["served", "turned away", "failed fast"].slice(0, per);
+  const kinds = columns.slice(0, per).map((c) => c.slice(names[0].length + 1));
   for (let i = 0; i < names.length; i++) {
     for (const kind of kinds) out += `<th scope="col" class="num">${kind}</th>`;
   }
