@@ -19,7 +19,8 @@ use crate::report;
 pub const DEFAULT_ID: &str = "playground";
 
 /// Runs a scenario and returns `report::json` with lanes, without the whitespace between
-/// its tokens ([`report::json_compact`]), or the errors JSON of [`errors_json`].
+/// its tokens ([`report::json_compact`]), or the errors JSON of [`errors_json`] (marked
+/// `"stopped": true` for a scenario stopped at the limit of work, [`within_limit`]).
 pub fn run(source: &str) -> String {
     match parse_scenario(source, Some(DEFAULT_ID)) {
         Ok(scenario) => match within_limit(&scenario, source) {
@@ -69,7 +70,7 @@ fn within(scenario: &Scenario, source: &str, limit: u64) -> Result<ScenarioResul
 /// [`settings`] does. `window` is the figure's window as YAML writes a duration (empty,
 /// or anything else than a duration, for the automatic one) and `caption` its caption
 /// (empty for the generated one), as the article's figure has them. Or the errors JSON
-/// of [`errors_json`].
+/// of [`errors_json`], marked `"stopped": true` past the limit of work as [`run`]'s.
 pub fn page(source: &str, window: &str, caption: &str) -> String {
     figure_page(source, window, caption, "", None)
 }
@@ -91,7 +92,7 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
 /// scenario, as the page marks it (`crowd.fixed.calls`, see [`crate::quote::parse`]).
 /// `values` gives, line by line, the reference's text as the build writes it, or `null`
 /// for a line that is no reference of the scenario. Or the errors JSON of
-/// [`errors_json`].
+/// [`errors_json`], marked `"stopped": true` past the limit of work as [`run`]'s.
 pub fn explore(source: &str, window: &str, caption: &str, knobs: &str, asks: &str) -> String {
     figure_page(source, window, caption, knobs, Some(asks))
 }

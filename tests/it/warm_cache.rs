@@ -229,18 +229,24 @@ fn the_cache_keys_are_refused_at_their_place() {
 
 #[test]
 fn hostile_caches_run_or_are_refused_one_error_each() {
-    // A hundred replicas of a thousandth of a call, each with a cache of a billion whose
-    // answers last a microsecond, down for half the run, with queues that drop what
-    // expires: it runs, and every call is accounted for.
-    let yaml = "id: h\nclients: 1000\nhorizon: 10s\n\
-                server: {tick: 1ms, capacity: 0.001, replicas: 100,\n  \
+    // A hundred replicas of half a call a tick (so none of them ever serves one, and
+    // their caches stay cold) but one of a whole call, each with a cache of a billion
+    // whose answers last a microsecond, down for half the run, with queues that drop
+    // what expires, under twenty thousand requests a second: it runs, replica 1 serves
+    // and warms, the others drop what expires, and every call is accounted for.
+    let yaml = "id: h\nclients: 1000\nhorizon: 10s\narrivals: {rate: 20000}\n\
+                server: {tick: 1ms, capacity: 0.5, replicas: 100,\n  \
+                overrides: [{replica: 1, capacity: 1}],\n  \
                 cache: {capacity: 1000000000, warm_after: 1, ttl: 1us},\n  \
                 outages: [{from: 0s, to: 5s}], queue: {limit: 10000000, drop_expired: true}}\n\
                 retry: {timeout: 2ms, max_attempts: 3}\n\
                 strategies: [full-jitter]\nruns: 1\n";
     let run = one_run(yaml);
     let t = run.totals;
-    assert_eq!(t.served + t.gave_up + t.still_retrying, 1000);
+    assert_eq!(t.served + t.gave_up + t.still_retrying, 1000 + 200_000);
+    let served = |r: usize| run.replicas[r].served;
+    assert!(served(0) > 0 && (1..100).all(|r| served(r) == 0));
+    assert!(run.replicas.iter().skip(1).all(|r| r.dropped > 0));
     let r = run.replicas.iter().fold(0, |n, r| {
         n + r.served + r.wasted + r.rejected + r.dropped + r.queued
     });

@@ -171,12 +171,15 @@ const tableOf = (html) => {
   return rows;
 };
 
-// The chart's data table: per shown tick, served and turned away per strategy.
+// The chart's data table: per shown tick, served and turned away per strategy (and
+// failed fast with a breaker, the capacity with a cache: `per` columns each).
 const ticksOf = (html) => {
-  const lanes = [...html.matchAll(/<th scope="colgroup" colspan="2">([^<]*)<\/th>/g)].map((m) => m[1]);
+  const groups = [...html.matchAll(/<th scope="colgroup" colspan="(\d+)">([^<]*)<\/th>/g)];
+  const lanes = groups.map((m) => m[2]);
+  const per = Number(groups[0]?.[1] ?? 2);
   const rows = [...html.matchAll(/<tr><th scope="row" class="num">([^<]*)<\/th>(.*?)<\/tr>/g)]
     .map((m) => [Number(m[1]), [...m[2].matchAll(/<td class="num">([^<]*)<\/td>/g)].map((c) => numberOf(c[1]))]);
-  return { lanes, rows, binned: /bins? of|mean of/.test(html) };
+  return { lanes, rows, per, binned: /bins? of|mean of/.test(html) };
 };
 
 // The number a side of a condition stands for in the native JSON, as `| raw` would
@@ -239,8 +242,9 @@ function compareWithNative(label, state, json, shown = json) {
     ticks.lanes.forEach((lane, i) => {
       const lanes = shown.strategies.find((s) => s.strategy === lane)?.lanes;
       const tick = Math.round(time / lanes.tick_s);
-      if (cells[2 * i] !== lanes.served[tick] || cells[2 * i + 1] !== lanes.rejected[tick]) {
-        fail(`${label}: the chart's data at ${time} s gives ${lane} ${cells[2 * i]}/${cells[2 * i + 1]}, retrylab sim ${lanes.served[tick]}/${lanes.rejected[tick]}`);
+      const [served, rejected] = [cells[ticks.per * i], cells[ticks.per * i + 1]];
+      if (served !== lanes.served[tick] || rejected !== lanes.rejected[tick]) {
+        fail(`${label}: the chart's data at ${time} s gives ${lane} ${served}/${rejected}, retrylab sim ${lanes.served[tick]}/${lanes.rejected[tick]}`);
       }
     });
   }

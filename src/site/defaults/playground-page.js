@@ -513,7 +513,7 @@ function run() {
     else showErrors(answer.errors, fieldOf);
     // A scenario past the limit of work ran, and was stopped: it has no mistake.
     status.textContent = answer.stopped
-      ? "The scenario needs more work than a page runs; it was stopped at the limit, and no result is shown."
+      ? "The scenario needs more work than a page runs; it was stopped at the limit."
       : "The scenario has a mistake; nothing was run.";
     // The reader's attention goes to what is wrong; the message names the field.
     errorsBox.focus();

@@ -20,7 +20,8 @@ const decoder = new TextDecoder();
  * article's figure of the scenario (its lane charts, caption and data table as HTML,
  * the ticks shown and the plots' edges), the site's results table, run's JSON and the
  * settings; the form's settings for settings; or
- * {"errors": [{line, column, width, message, help}]} when the scenario is wrong.
+ * {"errors": [{line, column, width, message, help}]} when the scenario is wrong, with
+ * "stopped": true when it ran and was stopped at the limit of work.
  */
 export async function load(source) {
   const bytes = source instanceof ArrayBuffer || ArrayBuffer.isView(source);

@@ -14,9 +14,11 @@ const esc = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const thousands = (text) => text.replace(/^\d+/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ","));
 
 // The table of a CSV: a heading `time (s)`, then `NAME served`, `NAME turned away` and,
-// with a breaker, `NAME failed fast`, with a cache `NAME capacity`, for each strategy.
+// with a breaker, `NAME failed fast`, with a cache `NAME capacity`, for each strategy;
+// null for a CSV without a heading.
 export function tickTable(csv, id, caption) {
   const [head, ...rows] = csv.split("\n").filter((line) => line !== "");
+  if (head === undefined) return null;
   const columns = head.split(",").slice(1);
   // Each strategy's columns: from its `served` to the next strategy's.
   const next = columns.findIndex((c, i) => i > 0 && c.endsWith(" served"));
@@ -31,13 +33,13 @@ export function tickTable(csv, id, caption) {
   out += "</tr>\n<tr>";
   const kinds = columns.slice(0, per).map((c) => c.slice(names[0].length + 1));
   for (let i = 0; i < names.length; i++) {
-    for (const kind of kinds) out += `<th scope="col" class="num">${kind}</th>`;
+    for (const kind of kinds) out += `<th scope="col" class="num">${esc(kind)}</th>`;
   }
   out += "</tr>\n</thead>\n<tbody>\n";
   for (const row of rows) {
     const [time, ...counts] = row.split(",");
     out += `<tr><th scope="row" class="num">${esc(time)}</th>`;
-    for (const count of counts) out += `<td class="num">${thousands(count)}</td>`;
+    for (const count of counts) out += `<td class="num">${esc(thousands(count))}</td>`;
     out += "</tr>\n";
   }
   return `${out}</tbody>\n</table>\n</div>\n`;
@@ -65,7 +67,14 @@ async function fill(details) {
   }
   // A redraw while the file was on its way put a new place in the disclosure.
   if (!box.isConnected) return;
-  box.innerHTML = tickTable(csv, box.dataset.id, box.dataset.caption);
+  const table = tickTable(csv, box.dataset.id, box.dataset.caption);
+  if (table === null) {
+    // An empty answer is no data: said as for a failed load.
+    box.innerHTML = "<p>The table could not be loaded here; the CSV link above gives its data.</p>";
+    delete box.dataset.filled;
+    return;
+  }
+  box.innerHTML = table;
   box.dataset.filled = "yes";
   details.dispatchEvent(new CustomEvent("retrylab:ticks", { bubbles: true }));
 }
