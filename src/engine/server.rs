@@ -19,7 +19,8 @@
 //! served after its client timed out is wasted, and its answer never reaches the
 //! cache. The tick's *warmth* is `f / warm_after` with `f = min(held, warm_after)`,
 //! and a share `f / warm_after` of its calls hit, so its capacity is the harmonic
-//! mean of the two, in thousandths of a call and floored:
+//! mean of the two weighted by the shares of hits and misses (a hit costs `1 / H` of
+//! the tick, a miss `1 / M`), in thousandths of a call and floored:
 //!
 //! `capacity(k) = floor(H · M · A / (f · M + (A − f) · H))`
 //!
