@@ -217,11 +217,7 @@ pub fn tick_data(
     csv.push('\n');
     let capacity = |lanes: Option<&crate::engine::Lanes>, ticks: std::ops::Range<usize>| {
         let count = ticks.len().max(1) as u64;
-        let sum: u64 = (lanes.map(|l| &l.capacity[..]).unwrap_or(&[]).iter())
-            .skip(ticks.start)
-            .take(ticks.len())
-            .sum();
-        plain_milli(sum / count)
+        plain_milli(lanes.map_or(0, |l| l.capacity_over(ticks)) / count)
     };
     let at = |lane: Option<&Vec<u32>>, k: usize| {
         u64::from(lane.and_then(|l| l.get(k)).copied().unwrap_or(0))

@@ -101,6 +101,18 @@ pub struct ReplicaLanes {
 }
 
 impl Lanes {
+    /// The server's capacity over `ticks` added up, in thousandths of a call (the ticks
+    /// past those recorded, and every tick without a cache, count 0): what a chart's
+    /// column and a row of its data divide by their ticks.
+    pub fn capacity_over(&self, ticks: std::ops::Range<usize>) -> u64 {
+        let end = ticks.end.min(self.capacity.len());
+        self.capacity
+            .get(ticks.start.min(end)..end)
+            .unwrap_or(&[])
+            .iter()
+            .sum()
+    }
+
     /// Records tick `k`: its served, rejected, failed-fast, wasted, queued and throttled
     /// calls, each into its lane when the lane is kept. Not inlined: one copy serves
     /// every kind of run.

@@ -50,7 +50,7 @@
 //! All arithmetic is in integer thousandths of a call, so that ten rejections at a cost of
 //! 0.1 cost exactly one call, never 1.0000000000000002.
 
-use super::scenario::{CacheStart, Server, ServerModel};
+use super::scenario::{Cache, CacheStart, Server, ServerModel};
 use super::units::Micros;
 
 /// The server during one run: its setup and what the last tick's rejections cost.
@@ -68,6 +68,8 @@ pub struct ServerState<'a> {
 /// empties it at once: the slots written before it are then read as 0.
 #[derive(Clone, Debug)]
 struct Held {
+    /// The cache's setting.
+    setup: Cache,
     ticks: Vec<u32>,
     /// The slot of the next tick.
     at: usize,
@@ -114,6 +116,7 @@ impl<'a> ServerState<'a> {
                 *last = sum as u32;
             }
             Held {
+                setup: cache,
                 at: 0,
                 written: ticks.len(),
                 ticks,
@@ -164,10 +167,7 @@ impl<'a> ServerState<'a> {
     #[cold]
     #[inline(never)]
     fn warm_capacity(&self, start: Micros, held: &Held) -> u64 {
-        let miss = self.capacity_at(start);
-        let Some(cache) = self.server.cache else {
-            return miss;
-        };
+        let (miss, cache) = (self.capacity_at(start), held.setup);
         let a = u128::from(cache.warm_after);
         let f = u128::from(held.sum).min(a);
         if f == a {

@@ -8,7 +8,7 @@ use super::{FAST, FAST_TINT, REJECTED, SERVED, TINT};
 use crate::chart::coord;
 use crate::chart::draw::{Rects, line, rect};
 use crate::chart::svg::Element;
-use crate::engine::StrategyResult;
+use crate::engine::{Lanes, StrategyResult};
 
 /// A lane's bars: served, wasted above them, turned away above those, and the
 /// outlines of the turned-away ones; then the calls that failed fast and the attempts
@@ -191,8 +191,8 @@ pub(super) fn capacity_steps(layout: &Layout, base: f64, right: f64) -> Element 
 
 /// The dashed capacity line of a run whose capacity moved (a server with a cache):
 /// each column at the capacity the run had, `capacity` per tick in thousandths.
-pub(super) fn capacity_run(layout: &Layout, base: f64, capacity: &[u64]) -> Element {
-    let y = |c: usize| coord(base - layout.capacity_of(capacity, c) * layout.per_call());
+pub(super) fn capacity_run(layout: &Layout, base: f64, lanes: &Lanes) -> Element {
+    let y = |c: usize| coord(base - layout.capacity_of(lanes, c) * layout.per_call());
     let mut d = format!("M{} {}", coord(layout.left), y(0));
     for c in 1..layout.columns {
         let (before, now) = (y(c - 1), y(c));

@@ -94,7 +94,7 @@ pub(super) fn lane(
     lane = lane.add(bars(layout, id, strategy, base));
     let moved = (strategy.typical.lanes.as_ref()).filter(|l| !l.capacity.is_empty());
     if let (true, Some(lanes)) = (layout.capacity_shown, moved) {
-        lane = lane.add(capacity_run(layout, base, &lanes.capacity));
+        lane = lane.add(capacity_run(layout, base, lanes));
     } else if layout.capacity_shown {
         let cap_y = base - layout.capacity_height();
         lane = lane.add(if layout.slowdowns.is_empty() {

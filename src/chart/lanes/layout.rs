@@ -9,7 +9,7 @@ use super::ticks_shown;
 use crate::chart::draw::Form;
 use crate::chart::{tidy_ceiling, tidy_step};
 use crate::engine::units::Micros;
-use crate::engine::{Scenario, ScenarioResult, StrategyResult};
+use crate::engine::{Lanes, Scenario, ScenarioResult, StrategyResult};
 use crate::format::{decimals_for, seconds_fixed, thousands};
 
 /// Space below a lane.
@@ -299,12 +299,11 @@ impl Layout {
         self.legend + i as f64 * (self.label() + self.lane() + GAP) + self.label() + self.lane()
     }
 
-    /// Column `c`'s capacity in calls per tick, from a run's `capacity` per tick in
-    /// thousandths: the tick's, or the mean over the ticks of its bin.
-    pub(super) fn capacity_of(&self, capacity: &[u64], c: usize) -> f64 {
+    /// Column `c`'s capacity in calls per tick, from a run's lanes: the tick's, or the
+    /// mean over the ticks of its bin.
+    pub(super) fn capacity_of(&self, lanes: &Lanes, c: usize) -> f64 {
         let (from, to) = (c * self.bin, ((c + 1) * self.bin).min(self.shown));
-        let ticks = capacity.get(from..to.min(capacity.len())).unwrap_or(&[]);
-        ticks.iter().sum::<u64>() as f64 / 1000.0 / to.saturating_sub(from).max(1) as f64
+        lanes.capacity_over(from..to) as f64 / 1000.0 / to.saturating_sub(from).max(1) as f64
     }
 
     /// The capacity line's height above a baseline.
