@@ -238,6 +238,8 @@ pub enum Lack {
     Throttle,
     /// The server's pushback: pushed back.
     Pushback,
+    /// Hedging: hedges.
+    Hedging,
 }
 
 /// What `scenario` lacks for `target` to mean anything, if it lacks something (see
@@ -256,7 +258,10 @@ pub fn lacks(scenario: &Scenario, target: &Target) -> Option<Lack> {
             Metric::Recovery | Metric::RecoveredRuns => Lack::Trigger,
             Metric::Denied if scenario.lane(strategy).retry.budget.is_none() => Lack::Budget,
             Metric::FailedFast if retry.breaker.is_none() => Lack::Breaker,
-            Metric::TimedOut | Metric::Wasted if retry.timeout.is_none() => Lack::Timeout,
+            Metric::TimedOut if retry.timeout.is_none() => Lack::Timeout,
+            // Hedging wastes the answers of the copies that lost.
+            Metric::Wasted if retry.timeout.is_none() && retry.hedging.is_none() => Lack::Timeout,
+            Metric::Hedges if retry.hedging.is_none() => Lack::Hedging,
             Metric::Throttled if retry.throttle.is_none() => Lack::Throttle,
             Metric::PushedBack if scenario.server.pushback.is_none_or(|p| p.after.is_some()) => {
                 Lack::Pushback

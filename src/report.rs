@@ -22,6 +22,7 @@ pub fn short_heading(metric: Metric) -> &'static str {
         Metric::FinishedRuns => "finished",
         Metric::Denied => "denied",
         Metric::PushedBack => "pushed back",
+        Metric::Hedges => "hedges",
         Metric::FailedFast => "failed fast",
         Metric::Goodput => "goodput/s",
         Metric::Recovery => "recovery",
@@ -182,7 +183,7 @@ enum Field {
 
 /// The fields of a strategy's object, in order: every total once (a test holds them to
 /// [`Metric::ALL`]).
-const FIELDS: [Field; 24] = [
+const FIELDS: [Field; 25] = [
     Field::Strategy,
     Field::Total(Metric::Calls),
     Field::Total(Metric::Served),
@@ -194,6 +195,7 @@ const FIELDS: [Field; 24] = [
     Field::TypicalSeed,
     Field::Total(Metric::Denied),
     Field::Total(Metric::PushedBack),
+    Field::Total(Metric::Hedges),
     Field::Total(Metric::FailedFast),
     Field::Total(Metric::Goodput),
     Field::Total(Metric::RecoveredRuns),
@@ -226,6 +228,7 @@ fn key(metric: Metric) -> &'static str {
         | Metric::FailedFast
         | Metric::Denied
         | Metric::PushedBack
+        | Metric::Hedges
         | Metric::RecoveredRuns
         | Metric::Wasted
         | Metric::TimedOut
@@ -241,6 +244,7 @@ fn in_json(metric: Metric, features: Features) -> bool {
     match metric {
         Metric::Denied => features.budget,
         Metric::PushedBack => features.pushback,
+        Metric::Hedges => features.hedging,
         Metric::FailedFast => features.breaker,
         Metric::Goodput => features.open,
         Metric::Recovery | Metric::RecoveredRuns => features.recovery,
@@ -351,6 +355,7 @@ impl Serialize for JsonStrategy<'_> {
                             wasted: &l.wasted,
                             queued: &l.queued,
                             throttled: &l.throttled,
+                            hedges: &l.hedges,
                             capacity: l.capacity.iter().map(|&c| c as f64 / 1000.0).collect(),
                         };
                         map.serialize_entry("lanes", &lanes)?;
@@ -396,6 +401,9 @@ struct JsonLanes<'a> {
     queued: &'a [u32],
     #[serde(skip_serializing_if = "<[u32]>::is_empty")]
     throttled: &'a [u32],
+    /// Hedges per tick, with hedging.
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    hedges: &'a [u32],
     /// The server's capacity per tick, in calls, with a cache (which moves it).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     capacity: Vec<f64>,

@@ -35,6 +35,7 @@ fn heading(metric: Metric) -> &'static str {
         Metric::FinishedRuns => "finished runs",
         Metric::Denied => "denied by the budget",
         Metric::PushedBack => "told not to retry",
+        Metric::Hedges => "hedges",
         Metric::FailedFast => "failed fast",
         Metric::Goodput => "goodput per second",
         Metric::Recovery => "recovery",

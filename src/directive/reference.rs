@@ -412,6 +412,7 @@ const SYNONYMS: &[(&[&str], Metric)] = &[
     (&["timeouts", "timeout"], Metric::TimedOut),
     (&["budget"], Metric::Denied),
     (&["pushback", "told"], Metric::PushedBack),
+    (&["hedge", "hedged", "backup"], Metric::Hedges),
     (&["breaker", "circuit"], Metric::FailedFast),
 ];
 
@@ -526,6 +527,10 @@ fn cannot_have(id: &str, scenario: &Scenario, target: &Target) -> Option<(String
         Lack::Pushback => (
             "no pushback \"don't retry\" from the server".to_string(),
             "set `server.pushback` without `after`, or quote `gave_up`".to_string(),
+        ),
+        Lack::Hedging => (
+            "no hedging".to_string(),
+            "set `retry.hedging`, or quote `calls`".to_string(),
         ),
     };
     Some((

@@ -155,6 +155,36 @@ pub trait Client: Copy + std::fmt::Debug {
     /// (`a = 0`; decorrelated jitter's previous wait its base). Only the layered state
     /// does: every scenario whose pushback has `after` runs with it.
     fn restart(&mut self, chain: &Chain, layer: usize);
+
+    /// Whether the state carries a hedged request ([`Hedged`]): only then are the
+    /// methods below more than no-ops, and the run looks at them only then.
+    const HEDGED: bool = false;
+    /// Its request, from 1, in the run's records of [`super::hedge`] (0 before it has
+    /// one).
+    #[inline(always)]
+    fn request(&self) -> u32 {
+        0
+    }
+    /// Sets its request.
+    #[inline(always)]
+    fn set_request(&mut self, _request: u32) {}
+    /// Its tag of [`super::hedge`]: whether it is a timer or a hedge, and the timer's
+    /// generation.
+    #[inline(always)]
+    fn tag(&self) -> u32 {
+        0
+    }
+    /// Sets its tag.
+    #[inline(always)]
+    fn set_tag(&mut self, _tag: u32) {}
+    /// Moves its clock to `t`: a copy of a hedged call, made at `t`.
+    #[inline(always)]
+    fn retime(&mut self, _t: Micros) {}
+    /// Whether it is a hedge: a copy of a call after the first.
+    #[inline(always)]
+    fn is_hedge(&self) -> bool {
+        false
+    }
 }
 
 /// A client with a single policy: its clock and calls, and what the scenario needs
@@ -287,6 +317,72 @@ impl Client for Layered {
             0 => chain.bases[layer],
             _ => self.attempts[layer],
         };
+    }
+}
+
+/// The layered state with a hedged request ([`super::hedge`]): the request's record
+/// and the copy's tag. A hedge is a call after the first for budgets: it counts one
+/// call more than the client has made.
+#[derive(Clone, Copy, Debug)]
+pub struct Hedged {
+    inner: Layered,
+    request: u32,
+    tag: u32,
+}
+
+impl Client for Hedged {
+    const HEDGED: bool = true;
+    fn fresh(chain: &Chain, t: Micros) -> Self {
+        Hedged {
+            inner: Layered::fresh(chain, t),
+            request: 0,
+            tag: 0,
+        }
+    }
+    fn t(&self) -> Micros {
+        self.inner.t()
+    }
+    fn first(&self) -> Micros {
+        self.inner.first()
+    }
+    fn calls(&self) -> u32 {
+        self.inner.calls() + u32::from(self.is_hedge())
+    }
+    fn replica(&self) -> u32 {
+        self.inner.replica()
+    }
+    fn set_replica(&mut self, replica: u32) {
+        self.inner.set_replica(replica);
+    }
+    fn layer_to_retry(&self, chain: &Chain) -> Option<usize> {
+        self.inner.layer_to_retry(chain)
+    }
+    fn wait(&mut self, chain: &Chain, layer: usize, rng: &mut Pcg64) -> Micros {
+        self.inner.wait(chain, layer, rng)
+    }
+    fn advance(&mut self, chain: &Chain, layer: usize, t: Micros) {
+        self.inner.advance(chain, layer, t);
+    }
+    fn restart(&mut self, chain: &Chain, layer: usize) {
+        self.inner.restart(chain, layer);
+    }
+    fn request(&self) -> u32 {
+        self.request
+    }
+    fn set_request(&mut self, request: u32) {
+        self.request = request;
+    }
+    fn tag(&self) -> u32 {
+        self.tag
+    }
+    fn set_tag(&mut self, tag: u32) {
+        self.tag = tag;
+    }
+    fn retime(&mut self, t: Micros) {
+        self.inner.t = t as u32;
+    }
+    fn is_hedge(&self) -> bool {
+        self.tag & super::hedge::HEDGE != 0
     }
 }
 

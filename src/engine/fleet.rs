@@ -42,7 +42,9 @@
 //!    at or above the one left out; `least-loaded` takes the least loaded of the
 //!    others; `power-of-two` draws two distinct among the others, numbered as for
 //!    `random`, or takes the only other, without a draw, when N is 2. A client keeps
-//!    the number of the replica of its last call ([`super::client`]).
+//!    the number of the replica of its last call ([`super::client`]). A hedge goes
+//!    elsewhere in the same way, from the replica its copy names ([`super::hedge`]),
+//!    with or without `retry.elsewhere`.
 //! 3. Each replica, from 1 to N, decides its calls as one server decides a tick's.
 //!    Without a queue ([`super::server::ServerState::serve`]): how many it serves, and
 //!    which, a uniformly random choice among its calls in order of arrival (the partial
@@ -276,6 +278,8 @@ pub struct FleetState<'a, C> {
     balancer: Balancer,
     /// Whether a retry goes elsewhere (`retry.elsewhere`).
     elsewhere: bool,
+    /// Whether calls are hedged: a hedge goes elsewhere ([`super::hedge`]).
+    hedged: bool,
     servers: Vec<ServerState<'a>>,
     /// Each replica's queue, when it has one; none at all in a fleet without queues.
     queues: Vec<Option<Queue<C>>>,
@@ -344,6 +348,7 @@ impl<'a, C: Client> FleetState<'a, C> {
         FleetState {
             balancer: fleet.balancer,
             elsewhere: scenario.retry.elsewhere,
+            hedged: scenario.retry.hedging.is_some(),
             servers: servers
                 .iter()
                 .map(|s| ServerState::for_run(s, ticks))
@@ -479,12 +484,13 @@ impl<'a, C: Client> FleetState<'a, C> {
         self.loads.fill(0);
         self.of.clear();
         for i in 0..sent {
-            // Only a retry elsewhere looks at the call itself.
-            let not = match self.elsewhere {
+            // Only a retry elsewhere or a hedge looks at the call itself.
+            let not = match self.elsewhere || self.hedged {
                 true => {
                     let call = calls.get(self.keys[i] as u32 as usize);
                     let last = call.replica();
-                    (call.calls() > 1 && last > 0).then(|| last as usize - 1)
+                    let away = call.is_hedge() || self.elsewhere && call.calls() > 1;
+                    (away && last > 0).then(|| last as usize - 1)
                 }
                 false => None,
             };

@@ -86,7 +86,8 @@ pub struct Library {
 
 impl Library {
     /// Its `retry:` in a scenario whose own is `scenario`: the library's settings, the
-    /// scenario's timeout, breaker and throttle, and where a retry goes in a fleet.
+    /// scenario's timeout, breaker, throttle and hedging, and where a retry goes in a
+    /// fleet.
     pub fn retry(&self, scenario: &Retry) -> Retry {
         Retry {
             base: self.base,
@@ -102,6 +103,7 @@ impl Library {
             throttle: scenario.throttle,
             jitter: self.jitter,
             elsewhere: scenario.elsewhere,
+            hedging: scenario.hedging,
         }
     }
 

@@ -29,6 +29,8 @@ pub enum Metric {
     Denied,
     /// Clients whose request ended because the server said "don't retry".
     PushedBack,
+    /// Hedges sent: copies of a call after its first.
+    Hedges,
     /// Served calls per second after the trigger.
     Goodput,
     /// How long after the trigger goodput recovered.
@@ -67,6 +69,7 @@ impl Metric {
             Metric::FailedFast => "failed_fast",
             Metric::Denied => "denied",
             Metric::PushedBack => "pushed_back",
+            Metric::Hedges => "hedges",
             Metric::Goodput => "goodput",
             Metric::Recovery => "recovery",
             Metric::RecoveredRuns => "recovered_runs",
@@ -100,6 +103,10 @@ impl Metric {
                 "clients whose request ended, in every layer, because a rejection carried the \
                  server's pushback \"don't retry\" while they had attempts left (with pushback)"
             }
+            Metric::Hedges => {
+                "hedges sent: copies of a call after its first, counted in calls too (with \
+                 hedging)"
+            }
             Metric::Goodput => {
                 "calls answered in time per second from the end of the trigger (the last \
                  outage or slowdown) to the horizon (with arrivals)"
@@ -111,8 +118,9 @@ impl Metric {
             }
             Metric::RecoveredRuns => "runs in which goodput recovered",
             Metric::Wasted => {
-                "calls the server served after their client had timed out: work for nobody, \
-                 not counted in served (with a timeout)"
+                "calls the server served after their client had timed out, or after another \
+                 copy of a hedged call was answered: work for nobody, not counted in served \
+                 (with a timeout or hedging)"
             }
             Metric::TimedOut => "attempts that ended by the client's timeout (with a timeout)",
             Metric::Throttled => {
@@ -146,7 +154,7 @@ impl Metric {
     }
 
     /// The order of a results table's columns.
-    const COLUMN_ORDER: [Metric; 19] = [
+    const COLUMN_ORDER: [Metric; 20] = [
         Metric::Calls,
         Metric::CallsPerClient,
         Metric::Served,
@@ -156,6 +164,7 @@ impl Metric {
         Metric::FinishedRuns,
         Metric::Denied,
         Metric::PushedBack,
+        Metric::Hedges,
         Metric::FailedFast,
         Metric::Throttled,
         Metric::TimedOut,
@@ -186,11 +195,14 @@ impl Metric {
             Metric::FinishedRuns | Metric::RecoveredRuns | Metric::PeakRejected => false,
             Metric::Denied => features.budget,
             Metric::PushedBack => features.pushback,
+            Metric::Hedges => features.hedging,
             Metric::FailedFast => features.breaker,
             Metric::Goodput => features.open,
             Metric::Recovery => features.recovery,
-            // Only a client that stops waiting leaves a call to be served for nobody.
-            Metric::TimedOut | Metric::Wasted => features.timeout,
+            // Only a client that stops waiting leaves a call to be served for nobody, or
+            // one whose request another copy answered.
+            Metric::TimedOut => features.timeout,
+            Metric::Wasted => features.timeout || features.hedging,
             Metric::Throttled => features.throttle,
             Metric::LatencyP50 | Metric::LatencyP99 => features.queue,
         }
@@ -218,6 +230,7 @@ impl Metric {
             | Metric::Throttled
             | Metric::LatencyP50
             | Metric::LatencyP99
+            | Metric::Hedges
             | Metric::PeakRejected => true,
             Metric::FinishedRuns
             | Metric::FailedFast
@@ -241,6 +254,7 @@ impl Metric {
             | Metric::DoneAt
             | Metric::CallsPerClient
             | Metric::FailedFast
+            | Metric::Hedges
             | Metric::Goodput
             | Metric::Recovery
             | Metric::Wasted
@@ -265,6 +279,7 @@ impl Metric {
             | Metric::FailedFast
             | Metric::Denied
             | Metric::PushedBack
+            | Metric::Hedges
             | Metric::Goodput
             | Metric::RecoveredRuns
             | Metric::Wasted
@@ -289,6 +304,7 @@ impl Metric {
             | Metric::FailedFast
             | Metric::Denied
             | Metric::PushedBack
+            | Metric::Hedges
             | Metric::Goodput
             | Metric::Recovery
             | Metric::RecoveredRuns
@@ -345,7 +361,7 @@ mod tests {
 
     #[test]
     fn the_overload_totals_have_their_names_and_units() {
-        let names: Vec<&str> = Metric::ALL[13..18].iter().map(|m| m.name()).collect();
+        let names: Vec<&str> = Metric::ALL[14..19].iter().map(|m| m.name()).collect();
         assert_eq!(
             names,
             [
@@ -410,6 +426,7 @@ mod tests {
             budget: true,
             breaker: true,
             pushback: true,
+            hedging: true,
             layers: true,
             queue: true,
             timeout: true,
@@ -420,6 +437,7 @@ mod tests {
             [
                 Metric::Denied,
                 Metric::PushedBack,
+                Metric::Hedges,
                 Metric::FailedFast,
                 Metric::Throttled,
                 Metric::TimedOut,

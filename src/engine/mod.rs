@@ -7,6 +7,7 @@
 //! - [`buckets`]: how the calls of each tick are held;
 //! - [`server`]: when a tick counts as down, and slowdowns;
 //! - [`fleet`]: replicas behind a balancer;
+//! - [`hedge`]: hedged requests;
 //! - [`queue`]: the queue, latency, timeouts and wasted work;
 //! - [`stats`]: percentiles and the typical run;
 //! - [`scenario`]: the size limits;
@@ -22,6 +23,7 @@ pub mod buckets;
 pub mod client;
 pub mod fleet;
 pub mod guards;
+pub mod hedge;
 pub mod library;
 pub mod metric;
 pub mod outcome;
@@ -52,4 +54,4 @@ pub use value::Value;
 
 /// The engine's version: part of every cache key, so that a change to the model reruns
 /// every scenario. Bump it whenever a result could change.
-pub const ENGINE_VERSION: &str = "7";
+pub const ENGINE_VERSION: &str = "8";

@@ -48,6 +48,9 @@ pub struct Totals {
     /// The most calls the server turned away in one tick (rejected, not failed fast,
     /// throttled or timed out).
     pub peak_rejected: u64,
+    /// Hedges sent: copies of a call after its first (`retry.hedging`, see
+    /// [`super::hedge`]), counted in `calls` too.
+    pub hedges: u64,
 }
 
 /// Per tick: calls served and calls turned away.
@@ -71,6 +74,10 @@ pub struct Lanes {
     /// throttles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttled: Vec<u32>,
+    /// Hedges the server saw per tick (counted in its served, rejected and other lanes
+    /// too); empty unless the scenario hedges.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hedges: Vec<u32>,
     /// The server's capacity per tick, in thousandths of a call, the replicas' together
     /// (0 while down); empty unless it has a cache, whose warmth moves it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

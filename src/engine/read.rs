@@ -486,6 +486,10 @@ impl Reader {
             Some(node) => self.boolean(node, "retry.elsewhere"),
             None => Some(defaults.elsewhere),
         };
+        let hedging = match fields.get("hedging") {
+            Some(node) => self.hedging(node).map(Some),
+            None => Some(defaults.hedging),
+        };
         let (base, cap) = (base?, cap?);
         if cap > MAX_TIME {
             let node = fields.get("cap").unwrap_or(node);
@@ -523,6 +527,7 @@ impl Reader {
             throttle: throttle?,
             jitter: jitter?,
             elsewhere: elsewhere?,
+            hedging: hedging?,
         })
     }
 
@@ -648,6 +653,21 @@ impl Reader {
         let server_key = |name: &str| server.and_then(|n| n.entry(name)).map(|(_, v)| v.clone());
         self.relations_of_overload(s, top);
         self.relations_of_fleet(s, top);
+        if let (Some(_), Some(_), Some(node)) = (
+            s.retry.hedging,
+            s.server.pushback,
+            top.get("retry").and_then(|r| r.get("hedging")),
+        ) {
+            self.error(
+                node,
+                "`retry.hedging` with `server.pushback` is not modelled".to_string(),
+                Some(
+                    "take one of them out: the model does not say how a hedged call \
+                     obeys the server's pushback"
+                        .to_string(),
+                ),
+            );
+        }
         self.relations_of_libraries(s, top);
         let horizon_node = top.get("horizon").cloned().or_else(|| server_key("tick"));
         let at = |fallback: Option<Node>| {

@@ -57,9 +57,10 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
 use super::buckets::Buckets;
-use super::client::{Chain, Client, Layered, Single};
+use super::client::{Chain, Client, Hedged, Layered, Single};
 use super::fleet::FleetState;
 use super::guards::{Guarded, Guards, Unguarded};
+use super::hedge::{Failed, Hedges};
 use super::outcome::{Lanes, Run, Totals};
 use super::policy::{Policies, Strategy};
 use super::queue::{Answers, Decided, Queue};
@@ -115,15 +116,21 @@ pub fn simulate_within(
     // The layered state is the one that can start a layer's backoff over, as the
     // server's "retry after" does ([`Client::restart`]): the single one's waits take
     // nothing more per call for it.
+    // A hedged scenario's calls carry their request ([`Hedged`]): the browser's layered
+    // loop is that one, so that the module carries no third copy.
     let queued = scenario.server.queued();
+    let hedged = scenario.retry.hedging.is_some();
     let single =
         scenario.layers.is_empty() && scenario.server.pushback.is_none_or(|p| p.after.is_none());
     if cfg!(target_arch = "wasm32") {
         let guards = Guarded::new(scenario);
-        if single && !queued {
+        if single && !queued && !hedged {
             return run.go::<Single<u32, u32>, _, false>(guards);
         }
-        return run.go::<Layered, _, true>(guards);
+        return run.go::<Hedged, _, true>(guards);
+    }
+    if hedged {
+        return run.go::<Hedged, _, true>(Guarded::new(scenario));
     }
     if queued {
         let guards = Guarded::new(scenario);
@@ -198,14 +205,21 @@ impl Setup<'_> {
             _ => None,
         };
         let with_throttle = scenario.retry.throttle.is_some();
+        // With hedging: the run's requests ([`super::hedge`]).
+        let mut hedges: Option<Hedges<C>> = match scenario.retry.hedging {
+            Some(h) if C::HEDGED => Some(Hedges::new(h, tick, ticks, deadline)),
+            _ => None,
+        };
+        let hedged = hedges.is_some();
         let per_tick = |on: bool| if on { vec![0; ticks] } else { Vec::new() };
         let mut lanes = with_lanes.then(|| Lanes {
             served: vec![0; ticks],
             rejected: vec![0; ticks],
             failed_fast: per_tick(with_breaker),
-            wasted: per_tick(with_queue),
+            wasted: per_tick(with_queue || hedged),
             queued: per_tick(with_queue),
             throttled: per_tick(with_throttle),
+            hedges: per_tick(hedged),
             capacity: match scenario.server.cache {
                 Some(_) => vec![0; ticks],
                 None => Vec::new(),
@@ -259,6 +273,15 @@ impl Setup<'_> {
                 &mut buckets,
                 &mut totals,
             );
+            if C::HEDGED
+                && let Some(h) = hedges.as_mut()
+            {
+                let (seen, count) = h.arrive(k, calls, &mut buckets, &mut guards, &mut totals);
+                calls = seen;
+                if let Some(slot) = lanes.as_mut().and_then(|l| l.hedges.get_mut(k)) {
+                    *slot = count as u32;
+                }
+            }
             let n = calls.len();
             if let Some(work) = work {
                 steps += per_tick + per_call * n as u64;
@@ -281,7 +304,8 @@ impl Setup<'_> {
                 };
             }
 
-            let (served, joined, wasted) = match queue.as_mut() {
+            let heard = answers.latencies.len();
+            let (served, joined, mut wasted) = match queue.as_mut() {
                 None => match fleet.as_mut() {
                     None => {
                         let served = server.serve(start, sent as u64, down) as usize;
@@ -311,8 +335,29 @@ impl Setup<'_> {
                     (answers.latencies).extend(block.iter().map(|call| (end - call.t()) as u32));
                 }
             }
-            let useful = served + answers.answered.len();
+            let mut useful = served + answers.answered.len();
             let rejected = sent - served - joined;
+            // The failures at the server that a client hears of (rejected or timed out).
+            let mut failed = rejected + answers.timeouts.len();
+            if C::HEDGED
+                && let Some(h) = hedges.as_mut()
+            {
+                // The first answer of each attempt wins; the replicas its copies saw.
+                if fleet.is_some() {
+                    h.saw(calls.iter().take(sent));
+                }
+                let latencies = (QUEUE && with_queue).then(|| {
+                    answers.latencies.truncate(heard);
+                    &mut answers.latencies
+                });
+                let answered = calls.front(served).flatten().chain(&answers.answered);
+                let (won, late) = h.answered(answered, end, latencies);
+                useful = won;
+                wasted += late;
+                let rejected = calls.iter().skip(served + joined).take(rejected);
+                let timeouts = answers.timeouts.iter().map(|(call, _)| call);
+                failed = rejected.chain(timeouts).filter(|c| h.open(c)).count();
+            }
             if fleet.is_none() && server.cached() {
                 server.answered(useful as u64, down);
             }
@@ -343,15 +388,7 @@ impl Setup<'_> {
                     ],
                 );
             }
-            guards.decided(
-                k,
-                end,
-                &calls,
-                served,
-                &answers.answered,
-                useful,
-                rejected + answers.timeouts.len(),
-            );
+            guards.decided(k, end, &calls, served, &answers.answered, useful, failed);
             if QUEUE {
                 answers.answered.clear();
             }
@@ -403,6 +440,7 @@ impl Setup<'_> {
                 totals: &mut totals,
                 buckets: &mut buckets,
                 last_finish: &mut last_finish,
+                hedges: hedges.as_mut(),
             };
             let mut index = 0;
             for block in calls.into_blocks() {
@@ -420,6 +458,7 @@ impl Setup<'_> {
                         totals,
                         buckets,
                         last_finish,
+                        hedges: _,
                     } = &mut ctx;
                     for call in &block[from..] {
                         let mut call = *call;
@@ -471,7 +510,14 @@ impl Setup<'_> {
                 ctx.buckets.recycle(block);
             }
             if QUEUE {
-                ctx.totals.timed_out += answers.timeouts.len() as u64;
+                ctx.totals.timed_out += match ctx.hedges.as_deref() {
+                    // Abandoned copies' timeouts are no client's.
+                    Some(h) if C::HEDGED => {
+                        let open = answers.timeouts.iter().filter(|(c, _)| h.open(c));
+                        open.count() as u64
+                    }
+                    _ => answers.timeouts.len() as u64,
+                };
                 for (call, at) in answers.timeouts.drain(..) {
                     env.fail(k, call, at, 0, true, &mut ctx);
                 }
@@ -483,6 +529,10 @@ impl Setup<'_> {
         }
         if let Some(fleet) = fleet.as_ref() {
             totals.still_retrying += fleet.waiting();
+        }
+        if let Some(h) = hedges.as_ref() {
+            // A request is still retrying while its attempt is open, whatever its copies.
+            totals.still_retrying = h.open_count();
         }
         if totals.still_retrying == 0 {
             totals.done_at = last_finish.map(|k| k as u64 * tick);
@@ -517,6 +567,8 @@ struct Ctx<'a, C, G> {
     totals: &'a mut Totals,
     buckets: &'a mut Buckets<C>,
     last_finish: &'a mut Option<usize>,
+    /// With hedging, the run's requests.
+    hedges: Option<&'a mut Hedges<C>>,
 }
 
 /// Marks a hint as the server's pushback "retry after": the wait, exactly, and the
@@ -565,9 +617,32 @@ impl Env<'_> {
         allowed: bool,
         ctx: &mut Ctx<'_, C, G>,
     ) {
-        ctx.guards.failure();
+        match ctx.hedges.as_deref_mut() {
+            Some(h) if C::HEDGED => {
+                let Ctx {
+                    guards,
+                    totals,
+                    buckets,
+                    ..
+                } = ctx;
+                match h.failed(k, &call, at, hint, allowed, *guards, totals, buckets) {
+                    Failed::Done => return,
+                    Failed::Denied => {
+                        h.close(&call);
+                        ctx.totals.gave_up += 1;
+                        ctx.totals.denied += 1;
+                        *ctx.last_finish = Some(k);
+                        return;
+                    }
+                    // Counted as a failure already: the client goes on.
+                    Failed::Attempt => {}
+                }
+            }
+            _ => ctx.guards.failure(),
+        }
         let layer = call.layer_to_retry(self.chain).filter(|_| allowed);
         let Some(layer) = layer else {
+            ctx.close(&call);
             ctx.totals.gave_up += 1;
             *ctx.last_finish = Some(k);
             return;
@@ -582,11 +657,13 @@ impl Env<'_> {
         };
         let next = at + wait;
         if self.deadline.is_some_and(|d| next > call.first() + d) {
+            ctx.close(&call);
             ctx.totals.gave_up += 1;
             *ctx.last_finish = Some(k);
             return;
         }
         if !ctx.guards.try_retry() {
+            ctx.close(&call);
             ctx.totals.gave_up += 1;
             ctx.totals.denied += 1;
             *ctx.last_finish = Some(k);
@@ -599,7 +676,24 @@ impl Env<'_> {
             return;
         }
         call.advance(self.chain, layer, next);
+        if C::HEDGED
+            && let Some(h) = ctx.hedges.as_deref_mut()
+        {
+            h.retry(k, &mut call, next, seen, ctx.buckets);
+        }
         ctx.buckets.push(seen, call);
+    }
+}
+
+impl<C: Client, G> Ctx<'_, C, G> {
+    /// The request of `call` ended unanswered (with hedging; a no-op without).
+    #[inline(always)]
+    fn close(&mut self, call: &C) {
+        if C::HEDGED
+            && let Some(h) = self.hedges.as_deref_mut()
+        {
+            h.close(call);
+        }
     }
 }
 
@@ -726,8 +820,9 @@ mod tests {
     use crate::engine::parse_scenario;
 
     /// The browser's module runs every scenario in the guarded loop, with the single
-    /// state of every option when there are no layers: without guards that must be the
-    /// plain loop's run, to the call, and the layered state's with one layer.
+    /// state of every option when there are no layers (and the hedged state, which is
+    /// the layered one, otherwise): without guards that must be the plain loop's run, to
+    /// the call, and the layered state's with one layer.
     #[test]
     fn the_layered_state_in_the_guarded_loop_gives_every_run() {
         let cases = [
@@ -766,11 +861,53 @@ mod tests {
                         "{strategy:?}"
                     );
                     assert_eq!(
+                        setup().go::<Hedged, _, true>(Guarded::new(scenario)),
+                        Some(simulate_with(scenario, &policies, seed, true)),
+                        "{strategy:?}"
+                    );
+                    assert_eq!(
                         setup().go::<Single<u32, u32>, _, false>(Guarded::new(scenario)),
                         Some(simulate_with(scenario, &policies, seed, true)),
                         "{strategy:?}"
                     );
                 }
+            }
+        }
+    }
+
+    /// The browser's module runs a queued scenario, and every layered one, with the
+    /// hedged state: without hedging, the runs of the layered state, to the call.
+    #[test]
+    fn the_hedged_state_without_hedging_gives_the_layered_runs() {
+        let cases = [
+            "clients: 400\nspread: 1s\nserver: {capacity: 10, queue: {limit: 30}}\n\
+             retry: {timeout: 500ms, max_attempts: 6}\n",
+            "clients: 400\nspread: 1s\narrivals: {rate: 50}\n\
+             server: {capacity: 10, queue: {limit: 30, order: lifo, drop_expired: true}, \
+             replicas: 3, balancer: power-of-two}\n\
+             retry: {timeout: 500ms, budget: grpc, elsewhere: true}\n",
+            "clients: 100\nserver: {capacity: 3, pushback: {after: 1s}}\n\
+             layers: [{attempts: 2}, {attempts: 3}]\n",
+        ];
+        for yaml in cases {
+            let scenario = parse_scenario(yaml, Some("t")).expect("a valid scenario");
+            for strategy in Strategy::ALL {
+                let policies = Policies::new(&scenario, strategy);
+                let lane = scenario.lane(strategy);
+                let scenario = lane.as_ref();
+                let chain = Chain::new(scenario, &policies);
+                let setup = || Setup {
+                    scenario,
+                    chain: &chain,
+                    seed: 3,
+                    with_lanes: true,
+                    work: None,
+                };
+                assert_eq!(
+                    setup().go::<Hedged, _, true>(Guarded::new(scenario)),
+                    setup().go::<Layered, _, true>(Guarded::new(scenario)),
+                    "{strategy:?}"
+                );
             }
         }
     }

@@ -197,6 +197,15 @@ pub struct Throttle {
     pub window: Micros,
 }
 
+/// Hedged requests (gRFC A6's hedging policy, see [`super::hedge`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Hedging {
+    /// The time between copies of a call while none is answered.
+    pub delay: Micros,
+    /// Copies of a call at most, counting the first: 2 to 5.
+    pub max_attempts: u8,
+}
+
 /// Which rejections carry the Retry-After hint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -481,6 +490,9 @@ pub struct Retry {
     /// call ([`super::fleet`]); left out of the serialisation when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub elsewhere: bool,
+    /// Hedged requests, if any ([`super::hedge`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hedging: Option<Hedging>,
 }
 
 /// One simulation setup, validated.
@@ -547,6 +559,7 @@ impl Scenario {
                 throttle: None,
                 jitter: 0.2,
                 elsewhere: false,
+                hedging: None,
             },
             strategies: Strategy::CLASSIC.to_vec(),
             runs: 1,
@@ -575,6 +588,7 @@ impl Scenario {
             || self.retry.budget.is_some()
             || self.retry.breaker.is_some()
             || self.retry.only_with_hint
+            || self.retry.hedging.is_some()
     }
 
     /// The end of the trigger, for goodput and the recovery time: the end of the last
@@ -600,9 +614,10 @@ impl Scenario {
     }
 
     /// The most calls one client can make in a run of `strategy`, counting the first:
-    /// each call is in a tick of its own, no more than the attempt limit (or the product
-    /// of the layers' attempts), and the waits between them, each at least the shortest
-    /// the policy can draw, add up to less than the horizon and at most the deadline.
+    /// each attempt is in a tick of its own, no more than the attempt limit (or the
+    /// product of the layers' attempts), and the waits between them, each at least the
+    /// shortest the policy can draw, add up to less than the horizon and at most the
+    /// deadline; with hedging, each attempt is at most `max_attempts` copies.
     pub fn calls_per_client(&self, strategy: Strategy) -> u64 {
         if let Some(library) = strategy.library() {
             return self.with_library(library).calls_per_client_of(strategy);
@@ -612,6 +627,13 @@ impl Scenario {
 
     /// [`Scenario::calls_per_client`] with this scenario's own `retry:`.
     fn calls_per_client_of(&self, strategy: Strategy) -> u64 {
+        let copies = self.retry.hedging.map_or(1, |h| u64::from(h.max_attempts));
+        self.attempts_per_client_of(strategy).saturating_mul(copies)
+    }
+
+    /// The most attempts one client can make in a run of `strategy` (each a call, or
+    /// a hedged call's copies).
+    fn attempts_per_client_of(&self, strategy: Strategy) -> u64 {
         let mut most = self.ticks();
         let attempts = if self.layers.is_empty() {
             self.retry.max_attempts.map(u64::from)

@@ -34,6 +34,8 @@ pub enum Section {
     Slowdown,
     /// Under `retry.throttle:`.
     Throttle,
+    /// Under `retry.hedging:`.
+    Hedging,
     /// Each entry of `server.overrides`.
     Override,
     /// Under `figure:`: how an article draws the scenario. The engine ignores it.
@@ -58,6 +60,7 @@ impl Section {
             Section::Queue => "server.queue.",
             Section::Slowdown => "server.slowdowns[].",
             Section::Throttle => "retry.throttle.",
+            Section::Hedging => "retry.hedging.",
             Section::Override => "server.overrides[].",
             Section::Figure => "figure.",
         }
@@ -547,6 +550,31 @@ pub const KEYS: &[Key] = &[
         default: "false",
         meaning: "Whether a retry goes to a replica other than the one that saw the \
                   client's last call (a server of several replicas only).",
+    },
+    Key {
+        section: Section::Retry,
+        name: "hedging",
+        kind: "`{delay, max_attempts}`",
+        default: "none",
+        meaning: "Hedged requests, as gRPC's hedging policy: while no answer has come, \
+                  another copy of the call every `delay`, and at once when a copy fails; \
+                  the first answer wins and the others are abandoned.",
+    },
+    Key {
+        section: Section::Hedging,
+        name: "delay",
+        kind: "duration, at most 1h",
+        default: "0s (every copy at once), as gRPC",
+        meaning: "The time after a copy at which the next is sent while none is answered.",
+    },
+    Key {
+        section: Section::Hedging,
+        name: "max_attempts",
+        kind: "whole number, 2 to 5",
+        default: "required",
+        meaning: "Copies of each attempt at most, counting the first; an attempt whose \
+                  copies all failed is retried by the retry policy (`retry.max_attempts: \
+                  1` for none, as gRPC).",
     },
     Key {
         section: Section::Throttle,

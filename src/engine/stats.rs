@@ -115,6 +115,8 @@ pub struct StrategyResult {
     pub denied: Spread,
     /// Clients whose request the server's pushback ended.
     pub pushed_back: Spread,
+    /// Hedges sent (with hedging).
+    pub hedges: Spread,
     /// Served calls per second after the trigger, in thousandths (open-loop load only).
     pub goodput_milli: Spread,
     /// Runs in which goodput recovered (a trigger and open-loop load only).
@@ -207,6 +209,8 @@ pub struct Features {
     pub breaker: bool,
     /// The server's pushback "don't retry": requests it ended apply.
     pub pushback: bool,
+    /// Hedged requests: hedges apply, and wasted calls.
+    pub hedging: bool,
     /// Layers of retries.
     pub layers: bool,
     /// A queue in front of the server: latency is more than a tick.
@@ -231,6 +235,7 @@ impl Features {
             budget,
             breaker: scenario.retry.breaker.is_some(),
             pushback: scenario.server.pushback.is_some_and(|p| p.after.is_none()),
+            hedging: scenario.retry.hedging.is_some(),
             layers: !scenario.layers.is_empty(),
             queue: scenario.server.queued(),
             timeout: scenario.retry.timeout.is_some(),
@@ -351,6 +356,7 @@ fn summarise(
         failed_fast: spread(|t| t.failed_fast),
         denied: spread(|t| t.denied),
         pushed_back: spread(|t| t.pushed_back),
+        hedges: spread(|t| t.hedges),
         goodput_milli: spread(|t| t.goodput_milli),
         recovered_runs: recovered.iter().flatten().count() as u32,
         recovery: Spread::of_all(&recovered),

@@ -78,6 +78,7 @@ impl ScenarioResult {
             Metric::FailedFast => count(s.failed_fast),
             Metric::Denied => count(s.denied),
             Metric::PushedBack => count(s.pushed_back),
+            Metric::Hedges => count(s.hedges),
             Metric::Goodput => Value::RateMilli(s.goodput_milli),
             Metric::Recovery => time(s.recovery, s.recovered_runs),
             Metric::RecoveredRuns => of_runs(s.recovered_runs),
@@ -118,6 +119,7 @@ mod tests {
         s.failed_fast = spread(106);
         s.denied = spread(107);
         s.pushed_back = spread(116);
+        s.hedges = spread(117);
         s.goodput_milli = spread(108);
         s.recovered_runs = 2;
         s.recovery = Some(spread(109));
@@ -139,8 +141,8 @@ mod tests {
         assert_eq!(
             medians,
             [
-                101, 102, 103, 104, 105, 1101, 1, 106, 107, 116, 108, 109, 2, 110, 111, 112, 113,
-                114, 115
+                101, 102, 103, 104, 105, 1101, 1, 106, 107, 116, 117, 108, 109, 2, 110, 111, 112,
+                113, 114, 115
             ]
         );
         // A share of the clients only of what counts clients; the runs beside a time.

@@ -33,12 +33,13 @@ pub const MAX_HORIZON: Micros = 10 * 60 * SECOND;
 pub const MIN_TICK: Micros = 10_000;
 
 /// The keys a live run does not play, each with what it is.
-const NOT_PLAYED: [(&[&str], &str); 5] = [
+const NOT_PLAYED: [(&[&str], &str); 6] = [
     (&["layers"], "layers of retries"),
     (&["server", "pushback"], "the server's pushback"),
     (&["server", "cache"], "a server's cache"),
     (&["retry", "breaker"], "a circuit breaker"),
     (&["retry", "throttle"], "client-side throttling"),
+    (&["retry", "hedging"], "hedged requests"),
 ];
 
 /// Checks that `scenario`, read from `source`, can be played live; every problem is

@@ -377,6 +377,7 @@ fn measured(metric: Metric) -> Option<Measured> {
         | Metric::FinishedRuns
         | Metric::FailedFast
         | Metric::PushedBack
+        | Metric::Hedges
         | Metric::RecoveredRuns
         | Metric::Throttled
         | Metric::PeakRejected => None,

@@ -348,8 +348,8 @@ mod tests {
     use super::*;
 
     use crate::engine::scenario::{
-        Arrivals, Balancer, Breaker, Budget, Cache as ServerCache, CacheStart, Fleet, HintWhen,
-        Layer, Outage, Override, Pushback, Queue, QueueOrder, Retry, RetryAfter, Server,
+        Arrivals, Balancer, Breaker, Budget, Cache as ServerCache, CacheStart, Fleet, Hedging,
+        HintWhen, Layer, Outage, Override, Pushback, Queue, QueueOrder, Retry, RetryAfter, Server,
         ServerModel, Slowdown, Throttle,
     };
 
@@ -449,6 +449,10 @@ mod tests {
                 }),
                 jitter: 0.2,
                 elsewhere: true,
+                hedging: Some(Hedging {
+                    delay: 50_000,
+                    max_attempts: 3,
+                }),
             },
             strategies: vec![Strategy::FullJitter, Strategy::Exponential],
             runs: 2,
@@ -547,7 +551,12 @@ mod tests {
             throttle: _,
             jitter: _,
             elsewhere: _,
+            hedging: _,
         } = &base.retry;
+        let Hedging {
+            delay: _,
+            max_attempts: _,
+        } = base.retry.hedging.as_ref().unwrap();
         let Breaker {
             failure_rate: _,
             window: _,
@@ -590,7 +599,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 72] = [
+        let changes: [(&str, Change); 75] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -746,6 +755,13 @@ mod tests {
             }),
             ("retry.jitter", |s| s.retry.jitter = 0.3),
             ("retry.elsewhere", |s| s.retry.elsewhere = false),
+            ("retry.hedging", |s| s.retry.hedging = None),
+            ("retry.hedging.delay", |s| {
+                s.retry.hedging.as_mut().unwrap().delay += 1
+            }),
+            ("retry.hedging.max_attempts", |s| {
+                s.retry.hedging.as_mut().unwrap().max_attempts += 1
+            }),
         ];
         let mut out: Vec<(&'static str, Scenario)> = changes
             .iter()
@@ -796,7 +812,10 @@ mod tests {
             r#""overrides":[{"replica":2,"capacity_milli":2000,"outages":[],"slowdowns":[],"#,
             r#""queue":{"limit":5,"order":"lifo","drop_expired":true}}]}},"#,
         )));
-        assert!(serialised(&s).contains(r#""jitter":0.2,"elsewhere":true},"#));
+        assert!(serialised(&s).contains(concat!(
+            r#""jitter":0.2,"elsewhere":true,"#,
+            r#""hedging":{"delay":50000,"max_attempts":3}},"#
+        )));
         assert!(serialised(&s).contains(r#""pushback":{"when":"down","after":2000000},"#));
         // "Don't retry" serialises as it did before "retry after" existed.
         let mut dont = s.clone();
@@ -810,6 +829,7 @@ mod tests {
         s.server.pushback = None;
         s.server.cache = None;
         s.retry.elsewhere = false;
+        s.retry.hedging = None;
         assert_eq!(
             serialised(&s),
             concat!(
@@ -834,7 +854,7 @@ mod tests {
         );
         assert_eq!(
             Cache::key(&s),
-            "dc8bd87a8cccb0b8d10676613e0afdaaa24acbea74df01ca1873ebae8f5b4f3f"
+            "c9adeb2b6bf00929eb177c0e74f3ddac3500c4232d5412358725b1c642840b51"
         );
     }
 

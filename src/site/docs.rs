@@ -27,6 +27,7 @@ pub const TABLES: &[(&str, &str)] = &[
     ("budget", "the keys of a `retry.budget` map, for each kind"),
     ("breaker", "the keys under `retry.breaker:`"),
     ("throttle", "the keys under `retry.throttle:`"),
+    ("hedging", "the keys under `retry.hedging:`"),
     ("layer", "the keys of each entry of `layers`"),
     (
         "strategies",
@@ -62,6 +63,7 @@ pub fn table_of(section: Section) -> &'static str {
         Section::Budget => "budget",
         Section::Breaker => "breaker",
         Section::Throttle => "throttle",
+        Section::Hedging => "hedging",
         Section::Layer => "layer",
         Section::Figure => "figure",
     }
@@ -278,6 +280,7 @@ pub fn table(name: &str) -> Option<Table> {
         "budget" => keys_of(Section::Budget, "Keys of a retry.budget map"),
         "breaker" => keys_of(Section::Breaker, "Keys under retry.breaker:"),
         "throttle" => keys_of(Section::Throttle, "Keys under retry.throttle:"),
+        "hedging" => keys_of(Section::Hedging, "Keys under retry.hedging:"),
         "layer" => keys_of(Section::Layer, "Keys of a layer"),
         "strategies" => strategies(),
         "figure" => keys_of(Section::Figure, "Keys under figure:"),

@@ -25,7 +25,7 @@ pub(super) enum Block {
     /// A scenario, with its YAML as the author wrote it (for the playground link).
     Sim(Box<SimDirective>, String),
     Sweep(SweepDirective),
-    Schedule(ScheduleDirective),
+    Schedule(Box<ScheduleDirective>),
     /// A generated table of the authors' reference, as HTML.
     Table(String),
     /// A stored live run beside a scenario's simulation.
@@ -673,7 +673,7 @@ fn read_kind(
             .map_err(Failed::Read),
         (Kind::Sim | Kind::Sweep, None) => unreachable!("read above"),
         (Kind::Schedule, _) => directive::schedule::read_schedule(&found.body)
-            .map(Block::Schedule)
+            .map(|s| Block::Schedule(Box::new(s)))
             .map_err(Failed::Read),
         (Kind::Live, _) => {
             let read = directive::live::read_live(&found.body).map_err(Failed::Read)?;

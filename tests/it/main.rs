@@ -15,6 +15,7 @@ mod extends;
 mod fleet;
 mod front_matter;
 mod github;
+mod hedging;
 mod highlighting;
 mod libraries;
 mod links;

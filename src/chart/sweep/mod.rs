@@ -80,6 +80,7 @@ impl Charted for Metric {
             Metric::FailedFast => "calls that failed fast",
             Metric::Denied => "clients denied a retry by the budget",
             Metric::PushedBack => "clients told not to retry by the server",
+            Metric::Hedges => "hedges sent",
             Metric::Goodput => "goodput (calls answered in time per second)",
             Metric::Recovery => "time to recover after the outage",
             Metric::RecoveredRuns => "runs that recovered",
@@ -103,6 +104,7 @@ impl Charted for Metric {
             Metric::LatencyP50 => "median latency (s)",
             Metric::LatencyP99 => "p99 latency (s)",
             Metric::PeakRejected => "most turned away in a tick",
+            Metric::Hedges => "hedges",
             Metric::Calls
             | Metric::Served
             | Metric::GaveUp
@@ -130,6 +132,7 @@ impl Charted for Metric {
             | Metric::FailedFast
             | Metric::Denied
             | Metric::PushedBack
+            | Metric::Hedges
             | Metric::Goodput
             | Metric::RecoveredRuns
             | Metric::Wasted
@@ -163,6 +166,7 @@ impl Charted for Metric {
             | Metric::FailedFast
             | Metric::Denied
             | Metric::PushedBack
+            | Metric::Hedges
             | Metric::RecoveredRuns
             | Metric::Wasted
             | Metric::TimedOut

@@ -4,8 +4,8 @@
 use super::{Fields, Reader, model_strategies};
 use crate::engine::policy::Strategy;
 use crate::engine::scenario::{
-    Arrivals, Breaker, Budget, HintWhen, Layer, MAX_CLIENTS, MAX_LAYERS, MAX_TIME, Pushback, Retry,
-    RetryAfter, Scenario,
+    Arrivals, Breaker, Budget, Hedging, HintWhen, Layer, MAX_CLIENTS, MAX_LAYERS, MAX_TIME,
+    Pushback, Retry, RetryAfter, Scenario,
 };
 use crate::engine::schema::Section;
 use crate::engine::units::{Micros, SECOND, format_duration};
@@ -15,6 +15,8 @@ use crate::yaml::{Node, Value};
 
 /// The most requests per second of a window of arrivals.
 const MAX_RATE: u64 = 10_000_000;
+/// The most copies of a hedged call (gRFC A6's client-side limit).
+const MAX_HEDGES: u64 = 5;
 /// The most attempts of one layer.
 const MAX_LAYER_ATTEMPTS: u64 = 1_000;
 
@@ -165,6 +167,57 @@ impl Reader {
         Some(Pushback {
             when: when?,
             after: after?,
+        })
+    }
+
+    /// `retry.hedging`: a map of `max_attempts` (required) and `delay`.
+    pub(super) fn hedging(&mut self, node: &Node) -> Option<Hedging> {
+        let fields = self.fields(node, Section::Hedging, "`retry.hedging`")?;
+        let delay = match fields.get("delay") {
+            Some(n) => match self.duration(n, "retry.hedging.delay") {
+                Some(d) if d > MAX_TIME => {
+                    self.error(
+                        n,
+                        format!(
+                            "`retry.hedging.delay` is {}; the limit is 1h",
+                            format_duration(d)
+                        ),
+                        None,
+                    );
+                    None
+                }
+                d => d,
+            },
+            None => Some(0),
+        };
+        let max_attempts = match fields.get("max_attempts") {
+            Some(n) => match self.whole(n, "retry.hedging.max_attempts", 2, u64::MAX) {
+                Some(v) if v > MAX_HEDGES => {
+                    self.error(
+                        n,
+                        format!("`retry.hedging.max_attempts` is {v}; the limit is {MAX_HEDGES}"),
+                        Some(
+                            "gRPC clients treat more than 5 copies of a call as 5 (gRFC A6, \
+                             \"Limits on Retries and Hedges\")"
+                                .to_string(),
+                        ),
+                    );
+                    None
+                }
+                v => v,
+            },
+            None => {
+                self.missing(
+                    node,
+                    "max_attempts",
+                    "the copies of a call at most, counting the first, like 2",
+                );
+                None
+            }
+        };
+        Some(Hedging {
+            delay: delay?,
+            max_attempts: max_attempts? as u8,
         })
     }
 

@@ -7,7 +7,7 @@ use super::{arg, site_with};
 use crate::util::{root, run};
 
 const TABLES: &str = "scenario, arrivals, server, outage, slowdown, override, queue, cache, retry-after, pushback, retry, budget, breaker, \
-                      throttle, layer, strategies, figure, sweep, sweep-parameters, \
+                      throttle, hedging, layer, strategies, figure, sweep, sweep-parameters, \
                       sweep-totals, schedule, live, totals, settings, formats, front-matter, site";
 
 /// `check` and `build` of a site whose only page is `page`: both refuse it with

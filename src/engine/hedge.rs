@@ -1,0 +1,393 @@
+//! Hedged requests: `retry.hedging: {delay, max_attempts}`, gRPC's hedging policy
+//! (gRFC A6, "Hedging Policy"): copies of a call sent without waiting for its answer,
+//! the first answer taken.
+//!
+//! The rules, for anyone reproducing a run. `d` is `delay`, `n` is `max_attempts`
+//! (2 to 5: A6 treats more as 5). Each attempt of a client (its first call, and each
+//! retry of its retry policy) is a hedged request:
+//!
+//! 1. **Copies.** The attempt's first copy is the call itself, made at `t0`. While the
+//!    attempt is unanswered, a timer fires at `t0 + d`, `t0 + 2d`, …, and each firing
+//!    sends one more copy at that time, until `n` copies in all have been sent. A copy
+//!    made at `t` is seen in tick `floor(t / tick)` as any call: with `d` shorter than a
+//!    tick, a copy may be seen in the tick of the one before it (with `d = 0`, all `n`
+//!    at once), as a real server that looks at each tick's calls together has answered
+//!    none of them before the tick's end. Every copy after the first is a hedge,
+//!    counted in `hedges` and in the tick's hedges; every copy is a call (`calls`).
+//! 2. **A failed copy** (rejected, throttled, failed fast or timed out) of an attempt
+//!    still unanswered sends the next copy at once, as A6 does on a non-fatal status:
+//!    made at the time of the failure (for a rejection, the failed copy's own time, as
+//!    a rejection is answered at once; for a timeout, its deadline) plus the
+//!    Retry-After hint when the client honours one, and seen in tick
+//!    `max(floor(time / tick), k + 1)`, `k` the tick that failed it, as a retry. The
+//!    timer starts over from it: the next firing is `d` after its time.
+//! 3. **A hedge not sent.** A hedge is not sent when its time is after the client's
+//!    first call plus `retry.deadline`, or when a retry budget refuses it (asked as for
+//!    a retry: A6 throttles hedges as retries); a refused hedge still uses up its turn
+//!    among the `n`. A copy that fails fast at a breaker outside the retry loop
+//!    (`retry_when_open: false`), or a rejection without a hint for a client that
+//!    retries only on one, sends no further copy.
+//! 4. **The first answer wins.** The first copy answered in time answers the attempt:
+//!    the client is served, and its latency runs from `t0` (the attempt's first copy)
+//!    to the end of the tick that answered it. The other copies are abandoned: the
+//!    server still does with each what it does with any call (serves it, queues it or
+//!    turns it away; with `drop_expired`, drops it once past its timeout), but the
+//!    client does nothing with its outcome: a copy served after the attempt was
+//!    answered, or in the same tick behind the winner, is wasted work (`wasted`, not
+//!    `served`); a failure of an abandoned copy is no failure for a budget or a breaker,
+//!    not a timeout (`timed_out`), and sends nothing.
+//! 5. **The attempt fails** when its last copy in flight fails and no copy is left to
+//!    send (all `n` sent or refused, or rule 3 stopped them). The client then does what
+//!    a client does after a failed call ([`super::run`]), with the last failure's time
+//!    and hint: with `retry.max_attempts: 1`, A6's "no additional retry attempts", it
+//!    gives up; with more, the retry loop around the hedged call retries it after its
+//!    wait, and the retry is a new hedged attempt. A client whose attempt is still open
+//!    at the horizon (a copy in a queue, or one due after it) is still retrying.
+//! 6. **Replicas.** A hedge goes to a replica other than the one that saw the attempt's
+//!    previous copy (the one that failed, for a copy sent at once; the last one seen by
+//!    the end of the tick before, for a timer's copy), chosen among the others by the
+//!    balancer, as a retry elsewhere. A replica's own totals count every copy it saw.
+//! 7. **Budgets and breakers.** A hedge counts as a retry for a retry budget (it asks
+//!    before it is sent; served, it counts as a retry served), and the breaker and
+//!    adaptive throttling see each copy as a call, except that only the winner counts
+//!    as answered and abandoned copies' failures do not count.
+//!
+//! Hedging adds no random draws: a run's draws are those of its calls, in the order of
+//! [`super::run`]. The server's pushback is not modelled with hedging: a scenario with
+//! both is refused.
+//!
+//! The run keeps one record per request (its attempt's state) and carries a copy's
+//! request in its client state ([`super::client::Hedged`]); a timer is an entry in the
+//! bucket of the tick it fires in, dropped there when its attempt is answered or has
+//! started over since.
+
+use super::buckets::{Bucket, Buckets};
+use super::client::Client;
+use super::guards::Guards;
+use super::outcome::Totals;
+use super::scenario::Hedging;
+use super::units::Micros;
+
+/// The state of a request's current attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Waiting for an answer, or for its retry.
+    Open,
+    /// Answered in time.
+    Answered,
+    /// Ended without an answer: the client gave up.
+    Closed,
+}
+
+/// One request's current attempt.
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    /// When the attempt's first copy was made.
+    since: u32,
+    /// The timer's generation: a timer of another is stale.
+    generation: u32,
+    /// Copies sent (or refused) so far, counting the first.
+    sent: u8,
+    /// Copies in flight: sent and neither answered nor failed.
+    outstanding: u8,
+    /// The replica that saw its latest copy, from 1 (0 for none yet).
+    replica: u8,
+    state: State,
+}
+
+/// What is left to do after a copy failed ([`Hedges::failed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failed {
+    /// Nothing: the copy was abandoned, or the next one went out (or waits).
+    Done,
+    /// The attempt failed: the client goes on as after a failed call (rule 5).
+    Attempt,
+    /// A retry budget refused the next copy with none in flight: the client gives up,
+    /// counted as `denied`.
+    Denied,
+}
+
+/// What the hedges of a run keep.
+#[derive(Debug)]
+pub struct Hedges<C> {
+    delay: Micros,
+    max: u8,
+    tick: Micros,
+    ticks: usize,
+    deadline: Option<Micros>,
+    records: Vec<Record>,
+    /// Timers that fire in the tick being read.
+    now: Vec<C>,
+}
+
+/// A copy's tag: set on a timer.
+const TIMER: u32 = 1 << 31;
+/// Set on a hedge (a copy after the first).
+pub const HEDGE: u32 = 1 << 30;
+/// The generation's bits.
+const GENERATION: u32 = HEDGE - 1;
+
+impl<C: Client> Hedges<C> {
+    /// The hedges of a run of `ticks` ticks of length `tick`.
+    pub fn new(hedging: Hedging, tick: Micros, ticks: usize, deadline: Option<Micros>) -> Self {
+        Hedges {
+            delay: hedging.delay,
+            max: hedging.max_attempts,
+            tick,
+            ticks,
+            deadline,
+            records: Vec::new(),
+            now: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, call: &C) -> &mut Record {
+        &mut self.records[call.request() as usize - 1]
+    }
+
+    /// Whether `call`'s attempt is still unanswered.
+    pub fn open(&self, call: &C) -> bool {
+        self.records[call.request() as usize - 1].state == State::Open
+    }
+
+    /// Sets the timer of `call`'s attempt, of generation `generation`, to fire at `at`,
+    /// no earlier than tick `least` (the tick of the copy it follows).
+    fn arm(&mut self, mut call: C, at: Micros, least: usize, k: usize, buckets: &mut Buckets<C>) {
+        let seen = ((at / self.tick) as usize).max(least);
+        if seen >= self.ticks {
+            return;
+        }
+        let generation = self.record(&call).generation;
+        call.retime(at);
+        call.set_tag(TIMER | generation);
+        if seen == k {
+            self.now.push(call);
+        } else {
+            buckets.push(seen, call);
+        }
+    }
+
+    /// Tick `k`'s calls, before anything looks at them: each new request gets its
+    /// record and its first timer, and the timers due fire (rule 1). Returns the calls
+    /// the tick sees and how many of them are hedges.
+    pub fn arrive<G: Guards>(
+        &mut self,
+        k: usize,
+        calls: Bucket<C>,
+        buckets: &mut Buckets<C>,
+        guards: &mut G,
+        totals: &mut Totals,
+    ) -> (Bucket<C>, usize) {
+        let mut seen = Bucket::default();
+        let mut hedges = 0;
+        for block in calls.into_blocks() {
+            for &call in &block {
+                hedges += self.visit(k, call, &mut seen, buckets, guards, totals);
+            }
+            buckets.recycle(block);
+        }
+        while let Some(timer) = self.now.pop() {
+            hedges += self.visit(k, timer, &mut seen, buckets, guards, totals);
+        }
+        (seen, hedges)
+    }
+
+    /// One entry of tick `k`: a call goes on into `seen`; a timer fires or is dropped.
+    /// Returns 1 for a hedge sent.
+    fn visit<G: Guards>(
+        &mut self,
+        k: usize,
+        mut call: C,
+        seen: &mut Bucket<C>,
+        buckets: &mut Buckets<C>,
+        guards: &mut G,
+        totals: &mut Totals,
+    ) -> usize {
+        let tag = call.tag();
+        if tag & TIMER == 0 {
+            if call.request() == 0 {
+                // A new request: its record, and the timer of its first hedge.
+                let t = call.t();
+                self.records.push(Record {
+                    since: t as u32,
+                    generation: 0,
+                    sent: 1,
+                    outstanding: 1,
+                    replica: 0,
+                    state: State::Open,
+                });
+                call.set_request(self.records.len() as u32);
+                call.set_tag(0);
+                self.arm(call, t + self.delay, k, k, buckets);
+            }
+            buckets.push_to(seen, call);
+            return usize::from(tag & HEDGE != 0);
+        }
+        let (max, deadline) = (self.max, self.deadline);
+        let record = *self.record(&call);
+        if record.state != State::Open
+            || record.generation != tag & GENERATION
+            || record.sent >= max
+        {
+            return 0;
+        }
+        let at = call.t();
+        if deadline.is_some_and(|d| at > call.first() + d) {
+            return 0;
+        }
+        self.record(&call).sent += 1;
+        let mut sent = 0;
+        if guards.try_retry() {
+            let mut copy = call;
+            copy.set_tag(HEDGE | record.generation);
+            copy.set_replica(u32::from(record.replica));
+            let r = self.record(&call);
+            r.outstanding += 1;
+            totals.hedges += 1;
+            buckets.push_to(seen, copy);
+            sent = 1;
+        }
+        if record.sent + 1 < max {
+            self.arm(call, at + self.delay, k, k, buckets);
+        }
+        sent
+    }
+
+    /// The calls of tick `k` the server saw: each records its replica (rule 6).
+    pub fn saw<'c>(&mut self, calls: impl Iterator<Item = &'c C>)
+    where
+        C: 'c,
+    {
+        for call in calls {
+            let replica = call.replica() as u8;
+            self.record(call).replica = replica;
+        }
+    }
+
+    /// The calls answered in time in a tick that ends at `end`: the first of each
+    /// attempt wins (rule 4); the latency of each winner is pushed to `latencies` when
+    /// given. Returns the winners and the copies answered for nobody.
+    pub fn answered<'c>(
+        &mut self,
+        calls: impl Iterator<Item = &'c C>,
+        end: Micros,
+        mut latencies: Option<&mut Vec<u32>>,
+    ) -> (usize, usize)
+    where
+        C: 'c,
+    {
+        let (mut won, mut wasted) = (0, 0);
+        for call in calls {
+            let r = self.record(call);
+            r.outstanding -= 1;
+            if r.state == State::Open {
+                r.state = State::Answered;
+                won += 1;
+                if let Some(latencies) = latencies.as_deref_mut() {
+                    latencies.push((end - u64::from(r.since)) as u32);
+                }
+            } else {
+                wasted += 1;
+            }
+        }
+        (won, wasted)
+    }
+
+    /// A copy of tick `k` failed at `at` with the Retry-After `hint`; `allowed` is false
+    /// when it sends no further copy (rule 3). Says what is left to do.
+    #[allow(clippy::too_many_arguments)]
+    pub fn failed<G: Guards>(
+        &mut self,
+        k: usize,
+        call: &C,
+        at: Micros,
+        hint: Micros,
+        allowed: bool,
+        guards: &mut G,
+        totals: &mut Totals,
+        buckets: &mut Buckets<C>,
+    ) -> Failed {
+        let (max, deadline) = (self.max, self.deadline);
+        let r = self.record(call);
+        r.outstanding -= 1;
+        if r.state != State::Open {
+            return Failed::Done;
+        }
+        guards.failure();
+        if !allowed {
+            r.sent = max;
+        }
+        if r.sent < max {
+            let next = at + hint;
+            if deadline.is_some_and(|d| next > call.first() + d) {
+                r.sent = max;
+            } else {
+                r.sent += 1;
+                r.generation = (r.generation + 1) & GENERATION;
+                let (generation, more) = (r.generation, r.sent < max);
+                if guards.try_retry() {
+                    let seen = ((next / self.tick) as usize).max(k + 1);
+                    if seen < self.ticks {
+                        let mut copy = *call;
+                        copy.retime(next);
+                        copy.set_tag(HEDGE | generation);
+                        self.record(call).outstanding += 1;
+                        totals.hedges += 1;
+                        buckets.push(seen, copy);
+                        if more {
+                            self.arm(copy, next + self.delay, seen, k, buckets);
+                        }
+                    }
+                    // Past the horizon, the copy is never made: the attempt stays open.
+                    return Failed::Done;
+                }
+                if self.record(call).outstanding == 0 {
+                    // Refused with no copy in flight: the failure goes to the client,
+                    // which gives up as for a refused retry.
+                    return Failed::Denied;
+                }
+                if more {
+                    // The timer goes on from now, as it would have from the copy.
+                    self.arm(*call, next + self.delay, k + 1, k, buckets);
+                }
+                return Failed::Done;
+            }
+        }
+        match self.record(call).outstanding {
+            0 => Failed::Attempt,
+            _ => Failed::Done,
+        }
+    }
+
+    /// The attempt of `call` ended without an answer: the client gave up.
+    pub fn close(&mut self, call: &C) {
+        self.record(call).state = State::Closed;
+    }
+
+    /// `call` retries at `next`, seen in tick `seen`: a new attempt, with its first
+    /// timer.
+    pub fn retry(
+        &mut self,
+        k: usize,
+        call: &mut C,
+        next: Micros,
+        seen: usize,
+        buckets: &mut Buckets<C>,
+    ) {
+        call.set_tag(0);
+        let r = self.record(call);
+        r.since = next as u32;
+        r.generation = (r.generation + 1) & GENERATION;
+        r.sent = 1;
+        r.outstanding = 1;
+        self.arm(*call, next + self.delay, seen, k, buckets);
+    }
+
+    /// Requests neither answered nor given up: still retrying at the horizon.
+    pub fn open_count(&self) -> u64 {
+        self.records
+            .iter()
+            .filter(|r| r.state == State::Open)
+            .count() as u64
+    }
+}
