@@ -65,6 +65,7 @@ use super::buckets::{Bucket, Buckets};
 use super::client::Client;
 use super::guards::Guards;
 use super::outcome::Totals;
+use super::queue::Answers;
 use super::scenario::Hedging;
 use super::units::Micros;
 
@@ -146,7 +147,7 @@ impl<C: Client> Hedges<C> {
     }
 
     /// Whether `call`'s attempt is still unanswered.
-    pub fn open(&self, call: &C) -> bool {
+    fn open(&self, call: &C) -> bool {
         self.records[call.request() as usize - 1].state == State::Open
     }
 
@@ -170,6 +171,7 @@ impl<C: Client> Hedges<C> {
     /// Tick `k`'s calls, before anything looks at them: each new request gets its
     /// record and its first timer, and the timers due fire (rule 1). Returns the calls
     /// the tick sees and how many of them are hedges.
+    #[inline(never)]
     pub fn arrive<G: Guards>(
         &mut self,
         k: usize,
@@ -253,49 +255,62 @@ impl<C: Client> Hedges<C> {
         sent
     }
 
-    /// The calls of tick `k` the server saw: each records its replica (rule 6).
-    pub fn saw<'c>(&mut self, calls: impl Iterator<Item = &'c C>)
-    where
-        C: 'c,
-    {
-        for call in calls {
-            let replica = call.replica() as u8;
-            self.record(call).replica = replica;
-        }
-    }
-
-    /// The calls answered in time in a tick that ends at `end`: the first of each
-    /// attempt wins (rule 4); the latency of each winner is pushed to `latencies` when
-    /// given. Returns the winners and the copies answered for nobody.
-    pub fn answered<'c>(
+    /// A tick that ends at `end` is decided: of `calls`, `(served, joined, sent)` as
+    /// the loop has them (with `fleet`, each holds its replica, which its record
+    /// keeps: rule 6), and `answers`, the queued calls answered in time and the
+    /// timeouts. The first answer of each attempt wins (rule 4): with `latencies`, the
+    /// length `answers.latencies` had before the tick's, those of the tick are the
+    /// winners'. Returns the winners, the copies answered for nobody, and the failures
+    /// at the server that a client hears of (of attempts still open). Out of line, as
+    /// every hedging step, so that the loops without hedging are laid out as before.
+    #[inline(never)]
+    pub fn decided(
         &mut self,
-        calls: impl Iterator<Item = &'c C>,
+        calls: &Bucket<C>,
+        (served, joined, sent, fleet): (usize, usize, usize, bool),
+        answers: &mut Answers<C>,
+        latencies: Option<usize>,
         end: Micros,
-        mut latencies: Option<&mut Vec<u32>>,
-    ) -> (usize, usize)
-    where
-        C: 'c,
-    {
-        let (mut won, mut wasted) = (0, 0);
-        for call in calls {
+    ) -> (usize, usize, usize) {
+        if fleet {
+            for call in calls.iter().take(sent) {
+                let replica = call.replica() as u8;
+                self.record(call).replica = replica;
+            }
+        }
+        if let Some(heard) = latencies {
+            answers.latencies.truncate(heard);
+        }
+        let (mut won, mut late) = (0, 0);
+        for call in calls.front(served).flatten().chain(&answers.answered) {
             let r = self.record(call);
             r.outstanding -= 1;
             if r.state == State::Open {
                 r.state = State::Answered;
                 won += 1;
-                if let Some(latencies) = latencies.as_deref_mut() {
-                    latencies.push((end - u64::from(r.since)) as u32);
+                if latencies.is_some() {
+                    answers.latencies.push((end - u64::from(r.since)) as u32);
                 }
             } else {
-                wasted += 1;
+                late += 1;
             }
         }
-        (won, wasted)
+        let rejected = calls.iter().take(sent).skip(served + joined);
+        let timeouts = answers.timeouts.iter().map(|(call, _)| call);
+        let failed = rejected.chain(timeouts).filter(|c| self.open(c)).count();
+        (won, late, failed)
+    }
+
+    /// Of `timeouts`, those of attempts still open: a client's (rule 4).
+    #[inline(never)]
+    pub fn open_timeouts(&self, timeouts: &[(C, Micros)]) -> u64 {
+        timeouts.iter().filter(|(c, _)| self.open(c)).count() as u64
     }
 
     /// A copy of tick `k` failed at `at` with the Retry-After `hint`; `allowed` is false
     /// when it sends no further copy (rule 3). Says what is left to do.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     pub fn failed<G: Guards>(
         &mut self,
         k: usize,
@@ -360,12 +375,14 @@ impl<C: Client> Hedges<C> {
     }
 
     /// The attempt of `call` ended without an answer: the client gave up.
+    #[inline(never)]
     pub fn close(&mut self, call: &C) {
         self.record(call).state = State::Closed;
     }
 
     /// `call` retries at `next`, seen in tick `seen`: a new attempt, with its first
     /// timer.
+    #[inline(never)]
     pub fn retry(
         &mut self,
         k: usize,
@@ -384,6 +401,7 @@ impl<C: Client> Hedges<C> {
     }
 
     /// Requests neither answered nor given up: still retrying at the horizon.
+    #[inline(never)]
     pub fn open_count(&self) -> u64 {
         self.records
             .iter()
