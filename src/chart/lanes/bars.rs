@@ -91,6 +91,7 @@ pub(super) fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f
         failed_fast(layout, strategy, base, bar, wide),
         overload::throttled(layout, &form.id(id, "throttle"), strategy, base, bar, wide),
         overload::queue_line(layout, strategy, base),
+        overload::hedge_line(layout, strategy, base),
     ];
     above
         .into_iter()

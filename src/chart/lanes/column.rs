@@ -21,22 +21,25 @@ pub(super) struct Column {
     pub(super) throttled: f64,
     /// Calls waiting in the queue at the end of the tick.
     pub(super) queued: f64,
+    /// Hedges among the tick's calls (counted in the kinds above too), drawn as a line.
+    pub(super) hedges: f64,
 }
 
 /// Which series of [`Lanes`] a [`Column`] field comes from, in its order.
-pub(super) const SERIES: [fn(&Lanes) -> &[u32]; 6] = [
+pub(super) const SERIES: [fn(&Lanes) -> &[u32]; 7] = [
     |l| &l.served,
     |l| &l.wasted,
     |l| &l.rejected,
     |l| &l.failed_fast,
     |l| &l.throttled,
     |l| &l.queued,
+    |l| &l.hedges,
 ];
 
 impl Column {
     /// The counts of a lane at tick `k`, in [`SERIES`] order (zero past a series' end,
     /// and for a series the scenario does not have).
-    pub(super) fn counts(strategy: &StrategyResult, k: usize) -> [u64; 6] {
+    pub(super) fn counts(strategy: &StrategyResult, k: usize) -> [u64; 7] {
         let lanes = strategy.typical.lanes.as_ref();
         SERIES.map(|series| {
             lanes
@@ -46,9 +49,16 @@ impl Column {
     }
 
     /// From counts (or sums over `n` ticks) in [`SERIES`] order.
-    pub(super) fn of(counts: [u64; 6], n: f64) -> Column {
-        let [served, wasted, rejected, failed_fast, throttled, queued] =
-            counts.map(|c| c as f64 / n);
+    pub(super) fn of(counts: [u64; 7], n: f64) -> Column {
+        let [
+            served,
+            wasted,
+            rejected,
+            failed_fast,
+            throttled,
+            queued,
+            hedges,
+        ] = counts.map(|c| c as f64 / n);
         Column {
             served,
             wasted,
@@ -56,14 +66,17 @@ impl Column {
             failed_fast,
             throttled,
             queued,
+            hedges,
         }
     }
 }
 
-/// Where the wasted calls, the throttled attempts and the queue are in [`SERIES`].
+/// Where the wasted calls, the throttled attempts, the queue and the hedges are in
+/// [`SERIES`]; the kinds of calls that make a bar are those before the queue.
 pub(super) const WASTED: usize = 1;
 pub(super) const THROTTLED: usize = 4;
 pub(super) const QUEUE: usize = 5;
+pub(super) const HEDGES: usize = 6;
 
 /// Every call and refused attempt of a lane at tick `k`: the height of its bar.
 pub(super) fn all_calls_at(strategy: &StrategyResult, k: usize) -> u64 {

@@ -197,7 +197,7 @@ impl Layout {
             return Column::of(Column::counts(strategy, c), 1.0);
         }
         let (from, to) = (c * self.bin, ((c + 1) * self.bin).min(self.shown));
-        let mut sums = [0u64; 6];
+        let mut sums = [0u64; 7];
         for k in from..to {
             for (sum, count) in sums.iter_mut().zip(Column::counts(strategy, k)) {
                 *sum += count;

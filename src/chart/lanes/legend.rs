@@ -20,6 +20,7 @@ pub(super) enum Key {
     Down,
     FailedFast,
     Throttled,
+    Hedges,
 }
 
 /// The legend's entries with their names, each placed at (x, row), and the number of
@@ -35,7 +36,11 @@ pub(super) fn legend_items(
     let overload = layout.overload;
     let mut keys = vec![(Key::Served, "served".to_string())];
     if overload.wasted {
-        keys.push((Key::Wasted, "served after timeout (wasted)".to_string()));
+        let name = match overload.hedges {
+            true => "served for nobody (wasted)",
+            false => "served after timeout (wasted)",
+        };
+        keys.push((Key::Wasted, name.to_string()));
     }
     keys.push((Key::TurnedAway, "turned away".to_string()));
     keys.push((Key::Capacity, {
@@ -68,6 +73,9 @@ pub(super) fn legend_items(
     }));
     if let Some(scale) = overload.queue {
         keys.push((Key::Queued, overload::queue_name(scale)));
+    }
+    if overload.hedges {
+        keys.push((Key::Hedges, "hedges (of the calls)".to_string()));
     }
     let down = scenario
         .server
@@ -118,6 +126,7 @@ pub(super) fn legend(layout: &Layout, id: &str, scenario: &Scenario) -> Element 
                 .set("fill", format!("url(#{})", form.id(id, "waste")))
                 .set("stroke", SERVED),
             Key::Queued => overload::queue_swatch(x, y),
+            Key::Hedges => overload::hedge_swatch(x, y),
             Key::Throttled => rect(x, y, 12.0, 12.0)
                 .set("class", "throttled")
                 .set("fill", format!("url(#{})", form.id(id, "throttle")))

@@ -1,6 +1,7 @@
-//! The marks of an overloaded server in the lane chart: calls served after their
-//! client stopped waiting, attempts refused by the clients' own throttling, and the
-//! queue in front of the server. A chart draws each, names it in its legend and
+//! The marks of an overloaded server in the lane chart: calls served for nobody
+//! (after their client stopped waiting, or after another copy of a hedged call was
+//! answered), attempts refused by the clients' own throttling, the queue in front of
+//! the server, and the hedges among the calls. A chart draws each, names it in its legend and
 //! describes it only when its lanes have some in the window, so that the chart of a
 //! plain crowd is unchanged.
 //!
@@ -19,12 +20,15 @@
 //!   the capacity does; then it has a scale of its own, from the baseline to the top of
 //!   the bars' scale, which its legend entry names ("queued (scale 0–200)") and whose
 //!   top is written in its blue at the right of each lane, across from the bars' own.
+//! - hedges are a count of calls already in the bars (a hedge is served, wasted or
+//!   turned away as any call), so they are a line too, on the bars' scale: purple and
+//!   dotted, over a halo of the background, where the queue's is blue and solid.
 
 use super::super::coord;
 use super::super::draw::{Label, Rects, line, rect};
 use super::super::svg::Element;
 use super::super::tidy_ceiling;
-use super::column::{Column, QUEUE, SERIES, THROTTLED, WASTED};
+use super::column::{Column, HEDGES, QUEUE, SERIES, THROTTLED, WASTED};
 use super::layout::Layout;
 use super::{FAST, FAST_TINT, SERVED};
 
@@ -34,6 +38,7 @@ use crate::format::thousands;
 /// Default colours, for the SVG on its own; the page's stylesheet overrides them.
 const QUEUED: &str = "#0969da";
 const WASTE_TINT: &str = "#dafbe1";
+const HEDGED: &str = "#8250df";
 
 /// The overload marks a chart draws, found over the ticks it shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,6 +49,8 @@ pub(super) struct Overload {
     pub(super) throttled: bool,
     /// The queue's scale, when a lane has a call queued.
     pub(super) queue: Option<QueueScale>,
+    /// Whether a lane has a hedge.
+    pub(super) hedges: bool,
 }
 
 /// The height scale of the queue's line.
@@ -72,6 +79,7 @@ impl Overload {
             wasted: any(WASTED),
             throttled: any(THROTTLED),
             queue,
+            hedges: any(HEDGES),
         }
     }
 }
@@ -248,6 +256,55 @@ pub(super) fn queue_line(layout: &Layout, strategy: &StrategyResult, base: f64) 
     )
 }
 
+/// The hedges' step line over a lane, on the bars' scale: level across each column at
+/// the hedges among its calls (or their mean over a bin), dotted over a halo of the
+/// background. `None` for a chart without hedges.
+pub(super) fn hedge_line(layout: &Layout, strategy: &StrategyResult, base: f64) -> Option<Element> {
+    if !layout.overload.hedges {
+        return None;
+    }
+    let y = |c: usize| coord(base - layout.column(strategy, c).hedges * layout.per_call());
+    let mut at = y(0);
+    let mut d = format!("M{} {at}", coord(layout.x_col(0)));
+    for c in 1..layout.columns {
+        let next = y(c);
+        if next != at {
+            d.push_str(&format!("H{}V{next}", coord(layout.x_col(c))));
+            at = next;
+        }
+    }
+    d.push_str(&format!("H{}", coord(layout.right())));
+    Some(
+        Element::new("g")
+            .set("class", "hedge")
+            .set("fill", "none")
+            .add(
+                Element::new("path")
+                    .set("d", d.clone())
+                    .set("class", "halo")
+                    .set("stroke", "#ffffff")
+                    .set("stroke-width", "4"),
+            )
+            .add(
+                Element::new("path")
+                    .set("d", d)
+                    .set("class", "hedges")
+                    .set("stroke", HEDGED)
+                    .set("stroke-width", "2")
+                    .set("stroke-dasharray", "2 2"),
+            ),
+    )
+}
+
+/// The hedges' swatch in the legend: a dotted step up, in a box of 12 from (x, y).
+pub(super) fn hedge_swatch(x: f64, y: f64) -> Element {
+    queue_swatch(x, y)
+        .set("class", "hedges")
+        .set("stroke", HEDGED)
+        .set("stroke-width", "2")
+        .set("stroke-dasharray", "2 2")
+}
+
 /// The room at the right of the plots for the top of the queue's own scale, in SVG
 /// units: none when it has none.
 pub(super) fn scale_margin(layout: &Layout) -> f64 {
@@ -297,16 +354,27 @@ pub(super) fn description(layout: &Layout) -> String {
     let overload = layout.overload;
     let mut out = String::new();
     if overload.wasted {
-        out.push_str(
+        out.push_str(if overload.hedges {
+            " Calls served for nobody (after their client had stopped waiting, or after \
+             another copy of the call was answered) are stacked on the calls served in \
+             time, striped, so that together they are all the server's work."
+        } else {
             " Calls served after their client had stopped waiting, work for nobody, are \
              stacked on the calls served in time, striped, so that together they are all \
-             the server's work.",
-        );
+             the server's work."
+        });
     }
     if overload.throttled {
         out.push_str(
             " Attempts refused by the clients' own throttling, never reaching the server, \
              are stacked on top, dotted.",
+        );
+    }
+    if overload.hedges {
+        out.push_str(
+            " A dotted line steps with the hedges among each tick's calls (copies of a \
+             call sent before its answer came, counted in the bars too), on the same \
+             scale.",
         );
     }
     if let Some(scale) = overload.queue {
@@ -332,10 +400,17 @@ pub(super) fn description(layout: &Layout) -> String {
 pub(super) fn lane_description(layout: &Layout, strategy: &StrategyResult) -> String {
     let totals = &strategy.typical.totals;
     let mut out = String::new();
+    if totals.hedges > 0 {
+        out.push_str(&format!(", {} of them hedges", thousands(totals.hedges)));
+    }
     if totals.wasted > 0 {
         out.push_str(&format!(
-            ", {} served after their client stopped waiting (wasted)",
-            thousands(totals.wasted)
+            ", {} served {} (wasted)",
+            thousands(totals.wasted),
+            match layout.overload.hedges {
+                true => "for nobody",
+                false => "after their client stopped waiting",
+            }
         ));
     }
     if totals.throttled > 0 {

@@ -617,3 +617,44 @@ fn a_cache_draws_each_lane_at_the_capacity_its_run_had() {
         binned.csv
     );
 }
+
+#[test]
+fn hedges_are_a_dotted_line_among_the_calls_named_in_the_legend() {
+    // Five clients at 0 s, ten calls a tick, a copy of each call at once: tick 0 has
+    // ten calls, five of them hedges, and five served for nobody
+    // (tests/it/hedging.rs has them by hand).
+    let yaml = "id: h\nclients: 5\nhorizon: 3s\nserver: {capacity: 10}\n\
+                retry: {max_attempts: 1, hedging: {delay: 0s, max_attempts: 2}}\n\
+                strategies: [fixed]\nruns: 1\n";
+    let scenario = crate::engine::parse_scenario(yaml, None).unwrap();
+    let result = run_scenario(&scenario);
+    for svg in charts(&scenario, &result) {
+        let names = legend(&svg);
+        assert!(
+            names.contains(&"hedges (of the calls)".to_string()),
+            "{names:?}"
+        );
+        assert!(
+            names.contains(&"served for nobody (wasted)".to_string()),
+            "{names:?}"
+        );
+        assert_eq!(attribute_of(&svg, "hedges", "stroke-dasharray"), "2 2");
+        // The lane's line rises to the five hedges of tick 0 and falls back to 0: it
+        // is drawn on the bars' scale, half the height of tick 0's ten calls.
+        let line = svg.split("<g class=\"hedge\"").nth(1).expect("a line");
+        let d = line.split("class=\"hedges\"").next().unwrap();
+        assert!(d.contains('V'), "{d}");
+        assert!(svg.contains("A dotted line steps with the hedges"), "{svg}");
+        assert!(svg.contains("5 of them hedges"), "{svg}");
+        assert!(svg.contains("5 served for nobody (wasted)"), "{svg}");
+    }
+    // Without hedging, no line and no name.
+    let plain = crate::engine::parse_scenario(
+        &yaml.replace(", hedging: {delay: 0s, max_attempts: 2}", ""),
+        None,
+    )
+    .unwrap();
+    for svg in charts(&plain, &run_scenario(&plain)) {
+        assert!(!svg.contains("hedge"), "{svg}");
+    }
+}
