@@ -48,6 +48,8 @@ pub enum Setting {
     Timeout,
     /// The most calls the queue holds.
     QueueLimit,
+    /// The delay of hedged calls.
+    HedgeDelay,
     /// Open-loop requests per run.
     Arrivals,
     /// Open-loop requests per second after the trigger.
@@ -75,6 +77,7 @@ impl Setting {
             Setting::MaxAttempts => "max_attempts",
             Setting::Timeout => "timeout",
             Setting::QueueLimit => "queue_limit",
+            Setting::HedgeDelay => "hedge_delay",
             Setting::Arrivals => "arrivals",
             Setting::Offered => "offered",
         }
@@ -101,6 +104,9 @@ impl Setting {
             Setting::QueueLimit => {
                 "the most calls the server's queue holds (\"no queue\" without one; of a \
                  fleet, `server.queue`'s, not a replica's own from its override)"
+            }
+            Setting::HedgeDelay => {
+                "the delay of hedged calls, `retry.hedging.delay` (\"no hedging\" without it)"
             }
             Setting::Arrivals => "open-loop requests per run",
             Setting::Offered => {
@@ -373,6 +379,10 @@ pub(crate) fn setting(s: &Scenario, name: Setting, format: Option<Format>) -> St
         Setting::QueueLimit => match s.server.queue.filter(|q| q.limit > 0) {
             Some(q) => count(q.limit, format),
             None => "no queue".to_string(),
+        },
+        Setting::HedgeDelay => match s.retry.hedging {
+            Some(h) => duration(h.delay),
+            None => "no hedging".to_string(),
         },
         Setting::MaxAttempts => match s.retry.max_attempts {
             Some(m) => count(u64::from(m), format),

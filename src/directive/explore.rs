@@ -138,6 +138,11 @@ fn built(parameter: Parameter, s: &Scenario) -> Result<u64, &'static str> {
             .ok_or("the scenario sets no `retry.timeout`")?,
         Parameter::QueueLimit => s.server.queue.map_or(0, |q| q.limit),
         Parameter::Replicas => u64::from(s.server.fleet.as_ref().map_or(1, |f| f.replicas)),
+        Parameter::HedgeDelay => {
+            (s.retry.hedging)
+                .ok_or("the scenario sets no `retry.hedging`")?
+                .delay
+        }
     })
 }
 

@@ -882,6 +882,13 @@ mod tests {
             drop_expired: true,
         });
         assert_eq!(quote("{{ crowd.queue_limit }}", &scenarios), "no queue");
+        assert_eq!(quote("{{ crowd.hedge_delay }}", &scenarios), "no hedging");
+        scenarios.get_mut("crowd").unwrap().retry.hedging =
+            Some(crate::engine::scenario::Hedging {
+                delay: 250_000,
+                max_attempts: 2,
+            });
+        assert_eq!(quote("{{ crowd.hedge_delay }}", &scenarios), "250 ms");
     }
 
     #[test]

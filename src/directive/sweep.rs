@@ -57,6 +57,10 @@ impl Parameter {
                 "the server's replicas, `server.replicas` (whole numbers from 1 to 100; \
                  each with the server's capacity)"
             }
+            Parameter::HedgeDelay => {
+                "the delay of hedged calls, `retry.hedging.delay` (durations; a scenario \
+                 without hedging gets it, two copies of each call)"
+            }
         }
     }
 
@@ -67,6 +71,7 @@ impl Parameter {
             Parameter::Base | Parameter::Cap | Parameter::Spread | Parameter::Timeout => {
                 format!("{} (s)", self.name())
             }
+            Parameter::HedgeDelay => "hedge delay (s)".to_string(),
             Parameter::Capacity => "capacity (calls per tick)".to_string(),
             Parameter::QueueLimit => "queue limit (calls)".to_string(),
             Parameter::Replicas => "replicas".to_string(),
@@ -533,6 +538,8 @@ fn point(
             let n = s.server.fleet.as_ref().map_or(1, |f| f.replicas);
             (crate::format::thousands(u64::from(n)), f64::from(n))
         }
+        // Set by the point, so never none.
+        Parameter::HedgeDelay => seconds(s.retry.hedging.map_or(0, |h| h.delay)),
         Parameter::Multiplier => (text.to_string(), s.retry.multiplier),
         Parameter::MaxAttempts => {
             let n = s.retry.max_attempts.unwrap_or(0);
@@ -749,6 +756,32 @@ mod tests {
             (Some("0"), Some("lifo"), Some("true"))
         );
         assert_eq!(at(&tree, &["server", "capacity"]), Some("5"));
+    }
+
+    #[test]
+    fn a_sweep_of_the_hedge_delay_hedges_a_scenario_that_does_not() {
+        assert_eq!(
+            Parameter::from_name("hedge_delay"),
+            Some(Parameter::HedgeDelay)
+        );
+        assert_eq!(Parameter::HedgeDelay.axis(), "hedge delay (s)");
+        // Without hedging: two copies of each call, at the delay.
+        let tree = with("id: s\n", Parameter::HedgeDelay, "300ms").unwrap();
+        let hedging = |tree: &Node, k: &str| at(tree, &["retry", "hedging", k]).map(String::from);
+        assert_eq!(hedging(&tree, "delay").as_deref(), Some("300ms"));
+        assert_eq!(hedging(&tree, "max_attempts").as_deref(), Some("2"));
+        // With it, its copies stay.
+        let tree = with(
+            "id: s\nretry: {hedging: {delay: 1s, max_attempts: 4}}\n",
+            Parameter::HedgeDelay,
+            "50ms",
+        )
+        .unwrap();
+        assert_eq!(hedging(&tree, "delay").as_deref(), Some("50ms"));
+        assert_eq!(hedging(&tree, "max_attempts").as_deref(), Some("4"));
+        // A number without a unit is named as the sweep's mistake.
+        let e = with("id: s\n", Parameter::HedgeDelay, "300").unwrap_err();
+        assert_eq!(e, "`300` is not a duration like 1s for `hedge_delay`");
     }
 
     #[test]

@@ -43,8 +43,9 @@
 //!    others; `power-of-two` draws two distinct among the others, numbered as for
 //!    `random`, or takes the only other, without a draw, when N is 2. A client keeps
 //!    the number of the replica of its last call ([`super::client`]). A hedge goes
-//!    elsewhere in the same way, from the replica its copy names ([`super::hedge`]),
-//!    with or without `retry.elsewhere`.
+//!    elsewhere in the same way, with or without `retry.elsewhere`, from the replica
+//!    given its request's latest copy, in this tick or an earlier one
+//!    ([`super::hedge`]): the fleet keeps that replica for each hedged request.
 //! 3. Each replica, from 1 to N, decides its calls as one server decides a tick's.
 //!    Without a queue ([`super::server::ServerState::serve`]): how many it serves, and
 //!    which, a uniformly random choice among its calls in order of arrival (the partial
@@ -280,6 +281,9 @@ pub struct FleetState<'a, C> {
     elsewhere: bool,
     /// Whether calls are hedged: a hedge goes elsewhere ([`super::hedge`]).
     hedged: bool,
+    /// With hedging, the replica (from 1) that was given each request's latest copy,
+    /// by request from 1; grown as requests come.
+    latest: Vec<u8>,
     servers: Vec<ServerState<'a>>,
     /// Each replica's queue, when it has one; none at all in a fleet without queues.
     queues: Vec<Option<Queue<C>>>,
@@ -349,6 +353,7 @@ impl<'a, C: Client> FleetState<'a, C> {
             balancer: fleet.balancer,
             elsewhere: scenario.retry.elsewhere,
             hedged: scenario.retry.hedging.is_some(),
+            latest: Vec::new(),
             servers: servers
                 .iter()
                 .map(|s| ServerState::for_run(s, ticks))
@@ -484,17 +489,30 @@ impl<'a, C: Client> FleetState<'a, C> {
         self.loads.fill(0);
         self.of.clear();
         for i in 0..sent {
-            // Only a retry elsewhere or a hedge looks at the call itself.
-            let not = match self.elsewhere || self.hedged {
-                true => {
-                    let call = calls.get(self.keys[i] as u32 as usize);
-                    let last = call.replica();
-                    let away = call.is_hedge() || self.elsewhere && call.calls() > 1;
-                    (away && last > 0).then(|| last as usize - 1)
+            // Only a retry elsewhere or a hedged call looks at the call itself.
+            let call =
+                (self.elsewhere || self.hedged).then(|| calls.get(self.keys[i] as u32 as usize));
+            let not = match call {
+                Some(call) if call.is_hedge() => {
+                    // A hedge: away from the replica of its request's latest copy.
+                    let request = call.request() as usize;
+                    let last = self.latest.get(request - 1).copied().unwrap_or(0);
+                    (last > 0).then(|| usize::from(last) - 1)
                 }
-                false => None,
+                Some(call) if self.elsewhere => {
+                    let last = call.replica();
+                    (call.calls() > 1 && last > 0).then(|| last as usize - 1)
+                }
+                _ => None,
             };
             let r = self.pick(rng, not);
+            if let Some(call) = call.filter(|c| c.request() > 0) {
+                let request = call.request() as usize;
+                if self.latest.len() < request {
+                    self.latest.resize(request, 0);
+                }
+                self.latest[request - 1] = r as u8 + 1;
+            }
             self.loads[r] += 1;
             self.of.push(r as u32);
         }

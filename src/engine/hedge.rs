@@ -12,8 +12,11 @@
 //!    made at `t` is seen in tick `floor(t / tick)` as any call: with `d` shorter than a
 //!    tick, a copy may be seen in the tick of the one before it (with `d = 0`, all `n`
 //!    at once), as a real server that looks at each tick's calls together has answered
-//!    none of them before the tick's end. Every copy after the first is a hedge,
-//!    counted in `hedges` and in the tick's hedges; every copy is a call (`calls`).
+//!    none of them before the tick's end. A timer fires at the start of its tick, before
+//!    the tick's calls are looked at. Every copy after the first is a hedge, counted in
+//!    `hedges` and in the hedges of the tick that sees it; a hedge goes through the
+//!    breaker and throttling as any call, and those that reach the server are in
+//!    `calls`.
 //! 2. **A failed copy** (rejected, throttled, failed fast or timed out) of an attempt
 //!    still unanswered sends the next copy at once, as A6 does on a non-fatal status:
 //!    made at the time of the failure (for a rejection, the failed copy's own time, as
@@ -23,10 +26,12 @@
 //!    timer starts over from it: the next firing is `d` after its time.
 //! 3. **A hedge not sent.** A hedge is not sent when its time is after the client's
 //!    first call plus `retry.deadline`, or when a retry budget refuses it (asked as for
-//!    a retry: A6 throttles hedges as retries); a refused hedge still uses up its turn
-//!    among the `n`. A copy that fails fast at a breaker outside the retry loop
-//!    (`retry_when_open: false`), or a rejection without a hint for a client that
-//!    retries only on one, sends no further copy.
+//!    a retry: A6 throttles hedges as retries, and a timer's hedge asks as its tick's);
+//!    a refused hedge still uses up its turn among the `n`, and when no copy of the
+//!    attempt is in flight, the refusal ends the request, as A6 returns the failure:
+//!    the client gives up, counted in `denied`. A copy that fails fast at a breaker
+//!    outside the retry loop (`retry_when_open: false`), or a rejection without a hint
+//!    for a client that retries only on one, sends no further copy.
 //! 4. **The first answer wins.** The first copy answered in time answers the attempt:
 //!    the client is served, and its latency runs from `t0` (the attempt's first copy)
 //!    to the end of the tick that answered it. The other copies are abandoned: the
@@ -34,8 +39,9 @@
 //!    turns it away; with `drop_expired`, drops it once past its timeout), but the
 //!    client does nothing with its outcome: a copy served after the attempt was
 //!    answered, or in the same tick behind the winner, is wasted work (`wasted`, not
-//!    `served`); a failure of an abandoned copy is no failure for a budget or a breaker,
-//!    not a timeout (`timed_out`), and sends nothing.
+//!    `served`); a failure of an abandoned copy is not the client's (not counted in
+//!    `timed_out`, no failure for a retry budget) and sends nothing. `timed_out` counts
+//!    the copies that time out while their attempt is unanswered.
 //! 5. **The attempt fails** when its last copy in flight fails and no copy is left to
 //!    send (all `n` sent or refused, or rule 3 stopped them). The client then does what
 //!    a client does after a failed call ([`super::run`]), with the last failure's time
@@ -43,14 +49,17 @@
 //!    gives up; with more, the retry loop around the hedged call retries it after its
 //!    wait, and the retry is a new hedged attempt. A client whose attempt is still open
 //!    at the horizon (a copy in a queue, or one due after it) is still retrying.
-//! 6. **Replicas.** A hedge goes to a replica other than the one that saw the attempt's
-//!    previous copy (the one that failed, for a copy sent at once; the last one seen by
-//!    the end of the tick before, for a timer's copy), chosen among the others by the
-//!    balancer, as a retry elsewhere. A replica's own totals count every copy it saw.
-//! 7. **Budgets and breakers.** A hedge counts as a retry for a retry budget (it asks
-//!    before it is sent; served, it counts as a retry served), and the breaker and
-//!    adaptive throttling see each copy as a call, except that only the winner counts
-//!    as answered and abandoned copies' failures do not count.
+//! 6. **Replicas.** A hedge goes to a replica other than the one given its request's
+//!    latest copy (in an earlier tick, or earlier in this one in order of arrival),
+//!    chosen among the others by the balancer, as a retry elsewhere
+//!    ([`super::fleet`]). A replica's own totals count every copy it saw: its served
+//!    calls include copies answered for nobody.
+//! 7. **Guards.** A retry budget sees a hedge as a retry: it asks before it is sent, and
+//!    only a copy that answers its client counts as served (a copy answered for nobody
+//!    was cancelled, as A6 cancels the other hedges, and is no success). The breaker
+//!    and adaptive throttling look at the server's answers: every copy answered in
+//!    time is an accept and every copy turned away or timed out a failure, whether or
+//!    not another copy answered its client. A cache holds every answer in time.
 //!
 //! Hedging adds no random draws: a run's draws are those of its calls, in the order of
 //! [`super::run`]. The server's pushback is not modelled with hedging: a scenario with
@@ -91,8 +100,6 @@ struct Record {
     sent: u8,
     /// Copies in flight: sent and neither answered nor failed.
     outstanding: u8,
-    /// The replica that saw its latest copy, from 1 (0 for none yet).
-    replica: u8,
     state: State,
 }
 
@@ -119,6 +126,8 @@ pub struct Hedges<C> {
     records: Vec<Record>,
     /// Timers that fire in the tick being read.
     now: Vec<C>,
+    /// The calls that won in the tick last decided.
+    winners: Vec<C>,
 }
 
 /// A copy's tag: set on a timer.
@@ -139,6 +148,7 @@ impl<C: Client> Hedges<C> {
             deadline,
             records: Vec::new(),
             now: Vec::new(),
+            winners: Vec::new(),
         }
     }
 
@@ -215,7 +225,6 @@ impl<C: Client> Hedges<C> {
                     generation: 0,
                     sent: 1,
                     outstanding: 1,
-                    replica: 0,
                     state: State::Open,
                 });
                 call.set_request(self.records.len() as u32);
@@ -242,7 +251,6 @@ impl<C: Client> Hedges<C> {
         if guards.try_retry() {
             let mut copy = call;
             copy.set_tag(HEDGE | record.generation);
-            copy.set_replica(u32::from(record.replica));
             let r = self.record(&call);
             r.outstanding += 1;
             totals.hedges += 1;
@@ -255,39 +263,34 @@ impl<C: Client> Hedges<C> {
         sent
     }
 
-    /// A tick that ends at `end` is decided: of `calls`, `(served, joined, sent)` as
-    /// the loop has them (with `fleet`, each holds its replica, which its record
-    /// keeps: rule 6), and `answers`, the queued calls answered in time and the
-    /// timeouts. The first answer of each attempt wins (rule 4): with `latencies`, the
-    /// length `answers.latencies` had before the tick's, those of the tick are the
-    /// winners'. Returns the winners, the copies answered for nobody, and the failures
-    /// at the server that a client hears of (of attempts still open). Out of line, as
-    /// every hedging step, so that the loops without hedging are laid out as before.
+    /// A tick that ends at `end` is decided: of `calls`, the first `served` were
+    /// served, and `answers` has the queued calls answered in time. The first answer of
+    /// each attempt wins (rule 4): with `latencies`, the length `answers.latencies` had
+    /// before the tick's, those of the tick are the winners'; the winners are kept for
+    /// a retry budget to credit ([`Hedges::winners`]). Returns the winners and the
+    /// copies answered for nobody. Out of line, as every hedging step, so that the
+    /// loops without hedging are laid out as before.
     #[inline(never)]
     pub fn decided(
         &mut self,
         calls: &Bucket<C>,
-        (served, joined, sent, fleet): (usize, usize, usize, bool),
+        served: usize,
         answers: &mut Answers<C>,
         latencies: Option<usize>,
         end: Micros,
-    ) -> (usize, usize, usize) {
-        if fleet {
-            for call in calls.iter().take(sent) {
-                let replica = call.replica() as u8;
-                self.record(call).replica = replica;
-            }
-        }
+    ) -> (usize, usize) {
         if let Some(heard) = latencies {
             answers.latencies.truncate(heard);
         }
-        let (mut won, mut late) = (0, 0);
+        let mut winners = std::mem::take(&mut self.winners);
+        winners.clear();
+        let mut late = 0;
         for call in calls.front(served).flatten().chain(&answers.answered) {
             let r = self.record(call);
             r.outstanding -= 1;
             if r.state == State::Open {
                 r.state = State::Answered;
-                won += 1;
+                winners.push(*call);
                 if latencies.is_some() {
                     answers.latencies.push((end - u64::from(r.since)) as u32);
                 }
@@ -295,10 +298,14 @@ impl<C: Client> Hedges<C> {
                 late += 1;
             }
         }
-        let rejected = calls.iter().take(sent).skip(served + joined);
-        let timeouts = answers.timeouts.iter().map(|(call, _)| call);
-        let failed = rejected.chain(timeouts).filter(|c| self.open(c)).count();
-        (won, late, failed)
+        let won = winners.len();
+        self.winners = winners;
+        (won, late)
+    }
+
+    /// The calls that won in the tick last decided.
+    pub fn winners(&self) -> &[C] {
+        &self.winners
     }
 
     /// Of `timeouts`, those of attempts still open: a client's (rule 4).

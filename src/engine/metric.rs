@@ -104,8 +104,8 @@ impl Metric {
                  server's pushback \"don't retry\" while they had attempts left (with pushback)"
             }
             Metric::Hedges => {
-                "hedges sent: copies of a call after its first, counted in calls too (with \
-                 hedging)"
+                "hedges sent: copies of a call after its first, in calls too when they reach \
+                 the server (with hedging)"
             }
             Metric::Goodput => {
                 "calls answered in time per second from the end of the trigger (the last \

@@ -49,7 +49,7 @@ pub struct Totals {
     /// throttled or timed out).
     pub peak_rejected: u64,
     /// Hedges sent: copies of a call after its first (`retry.hedging`, see
-    /// [`super::hedge`]), counted in `calls` too.
+    /// [`super::hedge`]), in `calls` too when they reach the server.
     pub hedges: u64,
 }
 
@@ -74,8 +74,8 @@ pub struct Lanes {
     /// throttles.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub throttled: Vec<u32>,
-    /// Hedges the server saw per tick (counted in its served, rejected and other lanes
-    /// too); empty unless the scenario hedges.
+    /// Hedges per tick, among the tick's calls (counted in its served, rejected, failed
+    /// fast and other lanes too); empty unless the scenario hedges.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hedges: Vec<u32>,
     /// The server's capacity per tick, in thousandths of a call, the replicas' together

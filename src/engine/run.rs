@@ -276,6 +276,8 @@ impl Setup<'_> {
             if C::HEDGED
                 && let Some(h) = hedges.as_mut()
             {
+                // The hedges due now ask a retry budget as this tick's.
+                guards.start(k);
                 let (seen, count) = h.arrive(k, calls, &mut buckets, &mut guards, &mut totals);
                 calls = seen;
                 if let Some(slot) = lanes.as_mut().and_then(|l| l.hedges.get_mut(k)) {
@@ -335,21 +337,21 @@ impl Setup<'_> {
                     (answers.latencies).extend(block.iter().map(|call| (end - call.t()) as u32));
                 }
             }
-            let mut useful = served + answers.answered.len();
+            // Calls answered in time, and the clients they answered: the same but with
+            // hedging, whose copies answered after another are for nobody.
+            let accepted = served + answers.answered.len();
+            let mut useful = accepted;
             let rejected = sent - served - joined;
-            // The failures at the server that a client hears of (rejected or timed out).
-            let mut failed = rejected + answers.timeouts.len();
             if C::HEDGED
                 && let Some(h) = hedges.as_mut()
             {
                 let latencies = (QUEUE && with_queue).then_some(heard);
-                let at = (served, joined, sent, fleet.is_some());
                 let late;
-                (useful, late, failed) = h.decided(&calls, at, &mut answers, latencies, end);
+                (useful, late) = h.decided(&calls, served, &mut answers, latencies, end);
                 wasted += late;
             }
             if fleet.is_none() && server.cached() {
-                server.answered(useful as u64, down);
+                server.answered(accepted as u64, down);
             }
 
             totals.calls += sent as u64;
@@ -378,7 +380,13 @@ impl Setup<'_> {
                     ],
                 );
             }
-            guards.decided(k, end, &calls, served, &answers.answered, useful, failed);
+            // A retry budget credits the calls that answered a client.
+            let (credited, answered) = match hedges.as_ref() {
+                Some(h) if C::HEDGED => (0, h.winners()),
+                _ => (served, &answers.answered[..]),
+            };
+            let failed = rejected + answers.timeouts.len();
+            guards.decided(k, end, &calls, credited, answered, useful, accepted, failed);
             if QUEUE {
                 answers.answered.clear();
             }

@@ -72,7 +72,8 @@ fn unit(parameter: Parameter) -> &'static str {
         | Parameter::Base
         | Parameter::Cap
         | Parameter::Spread
-        | Parameter::Timeout => "",
+        | Parameter::Timeout
+        | Parameter::HedgeDelay => "",
     }
 }
 

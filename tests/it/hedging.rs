@@ -256,3 +256,86 @@ fn the_most_work_of_a_hedged_scenario_counts_every_copy() {
     assert_eq!(hedged.calls_per_client(Strategy::Fixed), 12);
     assert!(hedged.most_work() > plain.most_work());
 }
+
+#[test]
+fn a_breaker_sees_every_copy_the_server_answers_and_closes_again() {
+    // Two requests a tick, each sent twice at once; the server is down for the second
+    // second, so the breaker opens and lets two trial calls through a second later.
+    // Each trial's sibling answers its client in the same tick: the trials are still
+    // answers of the server, so the breaker closes and the clients are served again.
+    let yaml = "clients: 0\nhorizon: 10s\narrivals: {rate: 20}\n\
+                server: {capacity: 10, outages: [{from: 1s, to: 2s}]}\n\
+                retry: {max_attempts: 1, hedging: {delay: 0s, max_attempts: 2},\n  \
+                breaker: {half_open_calls: 2, open_for: 1s, minimum_calls: 4, window: 10}}\n\
+                strategies: [fixed]\n";
+    let run = one_run(yaml);
+    let lanes = run.lanes.unwrap();
+    assert!(run.totals.recovery.is_some(), "{:?}", run.totals);
+    assert!(lanes.failed_fast[30..].iter().all(|&f| f == 0), "{lanes:?}");
+    assert!(lanes.served[30..].iter().all(|&s| s == 2), "{lanes:?}");
+}
+
+#[test]
+fn a_budget_counts_a_timers_hedge_in_its_own_tick() {
+    // Finagle's budget with nothing deposited per request allows 5 retries a second.
+    // Every call is sent twice at once: the hedges of the first second are 5, as
+    // plain retries would be, then 5 again once the first tick's leave the window.
+    let yaml = "clients: 10\nhorizon: 3s\narrivals: {rate: 100}\nserver: {capacity: 1000}\n\
+                retry: {max_attempts: 1, hedging: {delay: 0s, max_attempts: 2},\n  \
+                budget: {kind: finagle, ttl: 1s, min_retries_per_sec: 5, percent_can_retry: 0}}\n\
+                strategies: [fixed]\n";
+    let lanes = one_run(yaml).lanes.unwrap();
+    assert_eq!(
+        lanes.hedges[..10].iter().sum::<u32>(),
+        5,
+        "{:?}",
+        lanes.hedges
+    );
+    assert_eq!(
+        lanes.hedges[10..20].iter().sum::<u32>(),
+        5,
+        "{:?}",
+        lanes.hedges
+    );
+    // An AWS quota of 10 pays for two hedges of 5; a hedge answered for nobody was
+    // cancelled and gets nothing back, so no third is sent.
+    let aws = "clients: 0\nhorizon: 5s\narrivals: {rate: 10}\nserver: {capacity: 1000}\n\
+               retry: {max_attempts: 1, hedging: {delay: 0s, max_attempts: 2},\n  \
+               budget: {kind: aws, quota: 10, no_retry_increment: 0}}\n\
+               strategies: [fixed]\n";
+    let t = one_run(aws).totals;
+    assert_eq!((t.hedges, t.wasted, t.served, t.denied), (2, 2, 50, 0));
+}
+
+#[test]
+fn a_hedge_in_the_tick_of_its_first_copy_goes_elsewhere_too() {
+    // One client, two replicas at random, a hedge 50 ms after the call: both copies are
+    // seen in tick 0, and the hedge goes to the replica the first copy did not, for
+    // every seed.
+    for seed in 1..=20 {
+        let yaml = format!(
+            "clients: 1\nhorizon: 1s\nseed: {seed}\n\
+             server: {{capacity: 5, replicas: 2, balancer: random}}\n\
+             retry: {{max_attempts: 1, hedging: {{delay: 50ms, max_attempts: 2}}}}\n\
+             strategies: [fixed]\n"
+        );
+        let run = one_run(&yaml);
+        let calls: Vec<u64> = run.replicas.iter().map(|r| r.calls).collect();
+        assert_eq!(calls, [1, 1], "seed {seed}");
+    }
+}
+
+#[test]
+fn throttling_counts_a_copy_answered_for_nobody_as_accepted() {
+    // A server ten times the load, every call sent three times at once: each copy is
+    // answered, so adaptive throttling, which compares requests with accepts, refuses
+    // nothing.
+    let yaml = "clients: 0\nhorizon: 10s\narrivals: {rate: 100}\nserver: {capacity: 1000}\n\
+                retry: {max_attempts: 1, throttle: {}, hedging: {delay: 0s, max_attempts: 3}}\n\
+                strategies: [fixed]\n";
+    let t = one_run(yaml).totals;
+    assert_eq!(
+        (t.throttled, t.gave_up, t.served, t.hedges),
+        (0, 0, 1000, 2000)
+    );
+}

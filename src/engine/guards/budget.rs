@@ -52,6 +52,8 @@ pub enum BudgetState {
         sum: i64,
         /// The slot of the current tick.
         slot: usize,
+        /// The current tick, once one has started.
+        tick: Option<usize>,
     },
     /// The AWS SDKs' standard retry quota.
     Aws {
@@ -102,6 +104,7 @@ impl BudgetState {
                     slots: vec![0; ticks],
                     sum: 0,
                     slot: 0,
+                    tick: None,
                 }
             }
             Budget::Aws {
@@ -119,16 +122,29 @@ impl BudgetState {
 
     /// Starts tick `k`, which brings `requests` new requests.
     pub fn begin_tick(&mut self, k: usize, requests: u64) {
+        self.start(k);
+        self.deposit(requests);
+    }
+
+    /// Starts tick `k` without its requests: what withdraws from here on is tick `k`'s,
+    /// as the hedges sent at its start ([`super::super::hedge`]). Once per tick: a
+    /// second start of the same tick changes nothing.
+    pub fn start(&mut self, k: usize) {
         if let BudgetState::Finagle {
-            slots, sum, slot, ..
+            slots,
+            sum,
+            slot,
+            tick,
+            ..
         } = self
+            && *tick != Some(k)
         {
             // The tick that leaves the window takes its deposits and withdrawals along.
+            *tick = Some(k);
             *slot = k % slots.len();
             *sum -= slots[*slot];
             slots[*slot] = 0;
         }
-        self.deposit(requests);
     }
 
     /// Deposits `requests` new requests into the current tick's slot (Finagle's deposit;

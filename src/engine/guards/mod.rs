@@ -102,8 +102,10 @@ pub trait Guards {
 
     /// The tick that ends at `end` is decided. `calls` holds its calls, the `served` new
     /// ones that were served first; `answered` holds the queued calls answered in time
-    /// in it; `useful` counts the calls answered in time, and `failed` the calls that
-    /// failed at the server (rejected or timed out).
+    /// in it (a retry budget credits those and the `served`); `useful` counts the
+    /// clients answered in time, `accepted` the calls (the same but with hedging, whose
+    /// copies answered after another are calls accepted for nobody), and `failed` the
+    /// calls that failed at the server (rejected or timed out).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn decided<C: Client>(
@@ -114,9 +116,15 @@ pub trait Guards {
         _served: usize,
         _answered: &[C],
         _useful: usize,
+        _accepted: usize,
         _failed: usize,
     ) {
     }
+
+    /// Tick `k` starts, before its hedges ask a retry budget ([`super::hedge`]); the
+    /// tick's [`Guards::decided`] would start it otherwise.
+    #[inline(always)]
+    fn start(&mut self, _k: usize) {}
 
     /// The Retry-After hint of the tick's rejections (0 for none).
     #[inline(always)]
@@ -254,16 +262,17 @@ impl Guards for Guarded<'_> {
         served: usize,
         answered: &[C],
         useful: usize,
+        accepted: usize,
         failed: usize,
     ) {
         if let Some(goodput) = self.goodput.get_mut(k) {
             *goodput = useful as u32;
         }
         if let Some(b) = self.breaker.as_mut() {
-            b.record(end, useful as u64, failed as u64);
+            b.record(end, accepted as u64, failed as u64);
         }
         if let Some(t) = self.throttle.as_mut() {
-            t.end_tick(k, useful as u64);
+            t.end_tick(k, accepted as u64);
         }
         if let Some(b) = self.budget.as_mut() {
             let requests = calls.iter().filter(|c| c.calls() == 1).count();
@@ -271,6 +280,12 @@ impl Guards for Guarded<'_> {
             for call in calls.front(served).flatten().chain(answered) {
                 b.success(call.calls() > 1);
             }
+        }
+    }
+
+    fn start(&mut self, k: usize) {
+        if let Some(b) = self.budget.as_mut() {
+            b.start(k);
         }
     }
 

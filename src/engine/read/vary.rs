@@ -38,6 +38,8 @@ pub enum Parameter {
     QueueLimit,
     /// The replicas of the server.
     Replicas,
+    /// The delay of hedged calls.
+    HedgeDelay,
 }
 
 /// How a parameter's values are written.
@@ -53,7 +55,7 @@ pub enum Kind {
 
 impl Parameter {
     /// Every parameter, in the order the documentation lists them.
-    pub const ALL: [Parameter; 12] = [
+    pub const ALL: [Parameter; 13] = [
         Parameter::Clients,
         Parameter::Capacity,
         Parameter::RejectionCost,
@@ -66,6 +68,7 @@ impl Parameter {
         Parameter::Timeout,
         Parameter::QueueLimit,
         Parameter::Replicas,
+        Parameter::HedgeDelay,
     ];
 
     /// The name a directive uses.
@@ -83,6 +86,7 @@ impl Parameter {
             Parameter::Timeout => "timeout",
             Parameter::QueueLimit => "queue_limit",
             Parameter::Replicas => "replicas",
+            Parameter::HedgeDelay => "hedge_delay",
         }
     }
 
@@ -98,7 +102,8 @@ impl Parameter {
             | Parameter::Base
             | Parameter::Cap
             | Parameter::Spread
-            | Parameter::Timeout => Kind::Duration,
+            | Parameter::Timeout
+            | Parameter::HedgeDelay => Kind::Duration,
             Parameter::Clients
             | Parameter::MaxAttempts
             | Parameter::QueueLimit
@@ -136,6 +141,7 @@ pub(crate) fn path(parameter: Parameter) -> &'static [&'static str] {
         Parameter::Timeout => &["retry", "timeout"],
         Parameter::QueueLimit => &["server", "queue"],
         Parameter::Replicas => &["server", "replicas"],
+        Parameter::HedgeDelay => &["retry", "hedging"],
     }
 }
 
@@ -197,7 +203,7 @@ pub fn placed(
         Parameter::QueueLimit if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) => {
             return Err(wrong("a whole number like 100", None));
         }
-        Parameter::Timeout => match units::parse_duration(text) {
+        Parameter::Timeout | Parameter::HedgeDelay => match units::parse_duration(text) {
             Ok(_) | Err(UnitError::TooFine | UnitError::TooLarge | UnitError::Negative) => {}
             Err(UnitError::NoUnit) => {
                 return Err(wrong(
@@ -223,7 +229,8 @@ pub fn placed(
 /// outage's `to`, from its `from`, and a length of 0s removes that outage. A scenario
 /// without a queue gets one, of the documented defaults written out, so that a queue
 /// limit alone decides; a queue of the scenario keeps its order and whether it drops
-/// expired calls.
+/// expired calls. Likewise a scenario without hedging gets it with two copies of each
+/// call, and one with hedging keeps its `max_attempts`.
 pub fn set(tree: &mut Node, parameter: Parameter, node: &Node) {
     let text = node.as_scalar().unwrap_or_default();
     let at = place(tree, path(parameter), node);
@@ -265,6 +272,12 @@ pub fn set(tree: &mut Node, parameter: Parameter, node: &Node) {
                 *place(at, &["drop_expired"], node) = scalar("false".to_string(), node);
             }
             *place(at, &["limit"], node) = node.clone();
+        }
+        Parameter::HedgeDelay => {
+            if at.is_null() || matches!(at.value, Value::Scalar { .. }) {
+                *place(at, &["max_attempts"], node) = scalar("2".to_string(), node);
+            }
+            *place(at, &["delay"], node) = node.clone();
         }
         _ => *at = node.clone(),
     }
