@@ -343,6 +343,19 @@ try {
     const queuedColumns = await replicaColumns();
     if (queuedColumns !== "strategy, replica, calls, served, wasted, timed out, turned away, p99 latency") fail(`each replica's table with queues: ${queuedColumns}`);
     console.log(`each replica's table: "${plainColumns}", and with queues "${queuedColumns}"`);
+    // A hedged fleet: the chart draws the hedges as their own line, named in the legend,
+    // and the results have them.
+    await o.goto(playgroundOf(origin, "id: oh\nclients: 0\nhorizon: 10s\narrivals: {rate: 300}\nserver: {capacity: 10, queue: {limit: 200}, replicas: 4, overrides: [{replica: 2, slowdowns: [{from: 2s, to: 6s, capacity: 1}]}]}\nretry: {max_attempts: 1, timeout: 2s, hedging: {delay: 300ms, max_attempts: 2}}\nstrategies: [fixed]\n"));
+    await o.waitForFunction(() => !document.getElementById("pg-run").disabled);
+    await o.click("#pg-run");
+    await o.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes path.hedges");
+    await o.$eval("#pg-end", (end) => end.click());
+    await o.waitForSelector("#pg-results:not([hidden])");
+    const hedgeLegend = await o.locator("#pg-chart svg.sim-lanes .legend .label").allTextContents();
+    if (!hedgeLegend.includes("hedges (of the calls)")) fail(`a hedged scenario's legend: ${hedgeLegend.join(", ")}`);
+    const hedgeCells = await o.locator("#pg-results [data-label=\"hedges\"]").allTextContents();
+    if (hedgeCells.length !== 1 || !/^[1-9][0-9,]*/.test(hedgeCells[0].trim())) fail(`a hedged scenario's results: hedges ${JSON.stringify(hedgeCells)}`);
+    console.log(`a hedged fleet in the playground: ${hedgeCells[0].trim()} hedges, drawn and named`);
     await o.close();
   }
 
@@ -356,6 +369,7 @@ try {
       [scenario("slowdowns: [{from: 3s, to: 1s, capacity: 4}]", "timeout: 1s"), 5, 30, 2, "a slowdown must end after it starts"],
       [scenario("queue: {limit: 50}", "timeout: 1"), 7, 12, 1, "`retry.timeout` needs a unit"],
       [scenario("queue: {limit: 50}", "throttle: {k: 2, window: 0s}"), 7, 28, 2, "`retry.throttle.window` must be longer than 0s"],
+      [scenario("queue: {limit: 50}", "hedging: {delay: 1s, max_attempts: 9}"), 7, 38, 1, "`retry.hedging.max_attempts` is 9; the limit is 5"],
       [scenario("queue: {limit: 50}", "jitter: 1.5"), 7, 11, 3, "`retry.jitter` is 1.5"],
     ];
     const p = await desktop.newPage();
