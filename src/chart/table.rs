@@ -151,7 +151,8 @@ fn unbreakable_pieces(html: &str) -> Vec<usize> {
 
 /// The chart's data, for the table that the page builds when its reader opens it
 /// (`ticks.js`) and for a file a reader may download: one row per tick of the window
-/// in which any strategy saw a call, with served and turned-away calls per strategy.
+/// in which any strategy saw a call or held one queued, with each kind of call the
+/// chart draws per strategy.
 /// With `bin` ticks per column of the chart (more than 1 when the window has more ticks
 /// than the chart has columns), a row is a bin and holds the calls of all its ticks, so
 /// the table has no more rows than the chart has bars.
@@ -159,11 +160,13 @@ pub struct TickData {
     /// The table's caption, as plain text.
     pub caption: String,
     /// The rows as CSV: a heading `time (s)`, then `NAME served`, `NAME turned away`
-    /// (and `NAME failed fast` with a breaker, `NAME capacity` with a cache) for each
-    /// strategy, in their order; the time as the table shows it and whole numbers of
-    /// calls without separators. The capacity is the run's, as the chart's dashed line:
-    /// calls per tick (the mean over a row's ticks), in thousandths rounded down,
-    /// written with up to three decimals.
+    /// (and `NAME failed fast` with a breaker, then `NAME wasted`, `NAME throttled` and
+    /// `NAME hedges` where a lane has some, `NAME in the queue` where one has a call
+    /// queued, `NAME capacity` with a cache) for each strategy, in their order; the
+    /// time as the table shows it and whole numbers of calls without separators. The
+    /// queue is the calls it held at the end of the tick and the capacity the run's, as
+    /// the chart's lines: per tick (the mean over a row's ticks), in thousandths rounded
+    /// down, written with up to three decimals.
     pub csv: String,
 }
 
@@ -181,21 +184,43 @@ pub fn tick_data(
     let step = bin as u64 * tick;
     let decimals = decimals_for(step).max(1);
     let first = duration(shown as u64 * tick);
+    // Each kind of call a chart draws is a column when some lane has it: the calls
+    // served and turned away always, the others with their feature. The queue is a
+    // level, kept per tick: a row of several ticks has its mean, as the chart's bar.
+    let fast = result.features.breaker;
+    let has = |series: fn(&crate::engine::Lanes) -> &Vec<u32>| {
+        (result.strategies.iter())
+            .any(|s| (s.typical.lanes.as_ref()).is_some_and(|l| series(l).iter().any(|&n| n > 0)))
+    };
+    type Series = fn(&crate::engine::Lanes) -> &Vec<u32>;
+    let queued = has(|l| &l.queued);
+    let held = if queued { " or held one queued" } else { "" };
     let caption = if bin == 1 {
         format!(
             "{id}: calls per tick in the first {first}, one run per strategy as in the chart; \
-             ticks in which no strategy saw a call are left out"
+             ticks in which no strategy saw a call{held} are left out"
         )
     } else {
         format!(
             "{id}: calls per {} ({} ticks, each a bar of the chart, which shows their mean \
              per tick) in the first {first}, one run per strategy as in the chart; \
-             stretches in which no strategy saw a call are left out",
+             stretches in which no strategy saw a call{held} are left out",
             duration(step),
             thousands(bin as u64),
         )
     };
-    let fast = result.features.breaker;
+    let kinds: Vec<(&str, Series)> = [
+        ("served", (|l| &l.served) as Series, true),
+        ("turned away", |l| &l.rejected, true),
+        ("failed fast", |l| &l.failed_fast, fast),
+        ("wasted", |l| &l.wasted, has(|l| &l.wasted)),
+        ("throttled", |l| &l.throttled, has(|l| &l.throttled)),
+        ("hedges", |l| &l.hedges, has(|l| &l.hedges)),
+    ]
+    .into_iter()
+    .filter(|&(_, _, shown)| shown)
+    .map(|(name, series, _)| (name, series))
+    .collect();
     // A cache's runs record the capacity they had.
     let moved = (result.strategies.iter())
         .any(|s| (s.typical.lanes.as_ref()).is_some_and(|l| !l.capacity.is_empty()));
@@ -204,12 +229,19 @@ pub fn tick_data(
         (true, 1) => format!("{caption}; with each run's capacity, in calls per tick"),
         (true, _) => format!("{caption}; with each run's capacity, in calls per tick (the mean)"),
     };
+    let caption = match (queued, bin) {
+        (false, _) => caption,
+        (true, 1) => format!("{caption}; the queue as it stood at the end of each tick"),
+        (true, _) => format!("{caption}; the queue as it stood at the end of a tick (the mean)"),
+    };
     let mut csv = String::from("time (s)");
     for s in &result.strategies {
         let name = s.strategy.name();
-        csv.push_str(&format!(",{name} served,{name} turned away"));
-        if fast {
-            csv.push_str(&format!(",{name} failed fast"));
+        for (kind, _) in &kinds {
+            csv.push_str(&format!(",{name} {kind}"));
+        }
+        if queued {
+            csv.push_str(&format!(",{name} in the queue"));
         }
         if moved {
             csv.push_str(&format!(",{name} capacity"));
@@ -225,29 +257,35 @@ pub fn tick_data(
     };
     for row_start in (0..shown).step_by(bin) {
         let ticks = row_start..(row_start + bin).min(shown);
-        let row: Vec<[u64; 3]> = result
+        // Per strategy: the sum of each kind over the row's ticks, then the queue's.
+        let row: Vec<(Vec<u64>, u64)> = result
             .strategies
             .iter()
             .map(|s| {
                 let lanes = s.typical.lanes.as_ref();
-                ticks.clone().fold([0, 0, 0], |[a, b, c], k| {
-                    [
-                        a + at(lanes.map(|l| &l.served), k),
-                        b + at(lanes.map(|l| &l.rejected), k),
-                        c + at(lanes.map(|l| &l.failed_fast), k),
-                    ]
-                })
+                let sums = (kinds.iter())
+                    .map(|(_, series)| ticks.clone().map(|k| at(lanes.map(series), k)).sum())
+                    .collect();
+                let queue = ticks.clone().map(|k| at(lanes.map(|l| &l.queued), k)).sum();
+                (sums, queue)
             })
             .collect();
-        if row.iter().all(|counts| counts == &[0, 0, 0]) {
+        if row
+            .iter()
+            .all(|(sums, queue)| *queue == 0 && sums.iter().all(|&n| n == 0))
+        {
             continue;
         }
         csv.push_str(&seconds_fixed(row_start as u64 * tick, decimals));
-        for (s, counts) in result.strategies.iter().zip(row) {
-            let counts = if fast { &counts[..] } else { &counts[..2] };
-            for count in counts {
+        for (s, (sums, queue)) in result.strategies.iter().zip(row) {
+            for count in sums {
                 csv.push(',');
                 csv.push_str(&count.to_string());
+            }
+            if queued {
+                csv.push(',');
+                let count = ticks.len().max(1) as u64;
+                csv.push_str(&plain_milli(queue * 1000 / count));
             }
             if moved {
                 csv.push(',');

@@ -648,6 +648,16 @@ fn hedges_are_a_dotted_line_among_the_calls_named_in_the_legend() {
         assert!(svg.contains("5 of them hedges"), "{svg}");
         assert!(svg.contains("5 served for nobody (wasted)"), "{svg}");
     }
+    // The chart's data has the wasted calls and the hedges beside the others.
+    let data = super::super::table::tick_data(&scenario, &result, 3 * SECOND, 1);
+    let rows: Vec<&str> = data.csv.lines().collect();
+    assert_eq!(
+        rows,
+        [
+            "time (s),fixed served,fixed turned away,fixed wasted,fixed hedges",
+            "0.0,5,0,5,5"
+        ]
+    );
     // Without hedging, no line and no name.
     let plain = crate::engine::parse_scenario(
         &yaml.replace(", hedging: {delay: 0s, max_attempts: 2}", ""),

@@ -13,9 +13,10 @@ const esc = (text) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 // A number as the build writes it: 12,345, and 1,234.5 (the whole part grouped).
 const thousands = (text) => text.replace(/^\d+/, (whole) => whole.replace(/\B(?=(\d{3})+$)/g, ","));
 
-// The table of a CSV: a heading `time (s)`, then `NAME served`, `NAME turned away` and,
-// with a breaker, `NAME failed fast`, with a cache `NAME capacity`, for each strategy;
-// null for a CSV without a heading.
+// The table of a CSV: a heading `time (s)`, then `NAME served`, `NAME turned away` and
+// the other kinds the chart draws (failed fast, wasted, throttled, hedges, in the queue,
+// capacity) for each strategy, each strategy's from its `served`; null for a CSV
+// without a heading.
 export function tickTable(csv, id, caption) {
   const [head, ...rows] = csv.split("\n").filter((line) => line !== "");
   if (head === undefined) return null;
