@@ -143,6 +143,11 @@ fn built(parameter: Parameter, s: &Scenario) -> Result<u64, &'static str> {
                 .ok_or("the scenario sets no `retry.hedging`")?
                 .delay
         }
+        Parameter::Load => {
+            (s.arrivals.first())
+                .ok_or("the scenario has no `arrivals`")?
+                .rate_milli
+        }
     })
 }
 

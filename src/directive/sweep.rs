@@ -61,6 +61,11 @@ impl Parameter {
                 "the delay of hedged calls, `retry.hedging.delay` (durations; a scenario \
                  without hedging gets it, two copies of each call)"
             }
+            Parameter::Load => {
+                "new requests per second, the `rate` of the first window of `arrivals` \
+                 (numbers; a scenario without arrivals gets a window over the whole \
+                 horizon)"
+            }
         }
     }
 
@@ -72,6 +77,7 @@ impl Parameter {
                 format!("{} (s)", self.name())
             }
             Parameter::HedgeDelay => "hedge delay (s)".to_string(),
+            Parameter::Load => "load (requests per second)".to_string(),
             Parameter::Capacity => "capacity (calls per tick)".to_string(),
             Parameter::QueueLimit => "queue limit (calls)".to_string(),
             Parameter::Replicas => "replicas".to_string(),
@@ -540,6 +546,11 @@ fn point(
         }
         // Set by the point, so never none.
         Parameter::HedgeDelay => seconds(s.retry.hedging.map_or(0, |h| h.delay)),
+        // Set by the point, so never none.
+        Parameter::Load => {
+            let m = s.arrivals.first().map_or(0, |a| a.rate_milli);
+            (crate::format::milli(m), m as f64 / 1000.0)
+        }
         Parameter::Multiplier => (text.to_string(), s.retry.multiplier),
         Parameter::MaxAttempts => {
             let n = s.retry.max_attempts.unwrap_or(0);
@@ -782,6 +793,34 @@ mod tests {
         // A number without a unit is named as the sweep's mistake.
         let e = with("id: s\n", Parameter::HedgeDelay, "300").unwrap_err();
         assert_eq!(e, "`300` is not a duration like 1s for `hedge_delay`");
+    }
+
+    #[test]
+    fn a_sweep_of_the_load_sets_the_first_windows_rate() {
+        assert_eq!(Parameter::from_name("load"), Some(Parameter::Load));
+        assert_eq!(Parameter::Load.axis(), "load (requests per second)");
+        let rate = |tree: &Node, path: &[&str]| at(tree, path).map(String::from);
+        // Without arrivals: one window, over the whole horizon.
+        let tree = with("id: s\nclients: 0\n", Parameter::Load, "250").unwrap();
+        assert_eq!(rate(&tree, &["arrivals", "rate"]).as_deref(), Some("250"));
+        // One window: its rate, and its window stays.
+        let tree = with(
+            "id: s\nclients: 0\narrivals: {rate: 10, from: 1s, to: 5s}\n",
+            Parameter::Load,
+            "12.5",
+        )
+        .unwrap();
+        assert_eq!(rate(&tree, &["arrivals", "rate"]).as_deref(), Some("12.5"));
+        assert_eq!(rate(&tree, &["arrivals", "from"]).as_deref(), Some("1s"));
+        // Several: the first.
+        let root =
+            parse_yaml("id: s\nclients: 0\narrivals: [{rate: 10, to: 5s}, {rate: 20, from: 5s}]\n")
+                .unwrap();
+        let node = scalar("40".to_string(), &root);
+        let (tree, _) = placed(&root, Parameter::Load, &node, "40").unwrap();
+        let s = crate::engine::scenario_from_node(&tree, Some("s")).unwrap();
+        let rates: Vec<u64> = s.arrivals.iter().map(|a| a.rate_milli).collect();
+        assert_eq!(rates, [40_000, 20_000]);
     }
 
     #[test]

@@ -44,8 +44,10 @@
 //!    `random`, or takes the only other, without a draw, when N is 2. A client keeps
 //!    the number of the replica of its last call ([`super::client`]). A hedge goes
 //!    elsewhere in the same way, with or without `retry.elsewhere`, from the replica
-//!    given its request's latest copy, in this tick or an earlier one
-//!    ([`super::hedge`]): the fleet keeps that replica for each hedged request.
+//!    given its request's latest copy, in this tick or an earlier one, and an
+//!    attempt's first copy from the one given a hedge of it earlier in the same tick
+//!    ([`super::hedge`]): the fleet keeps that replica, and its tick, for each hedged
+//!    request.
 //! 3. Each replica, from 1 to N, decides its calls as one server decides a tick's.
 //!    Without a queue ([`super::server::ServerState::serve`]): how many it serves, and
 //!    which, a uniformly random choice among its calls in order of arrival (the partial
@@ -96,6 +98,8 @@ use super::units::Micros;
 
 /// The most replicas a server may have.
 pub const MAX_REPLICAS: u32 = 100;
+// A hedged request's latest replica and its tick share 32 bits ([`FleetState`]).
+const _: () = assert!(MAX_REPLICAS < 1 << 8 && super::scenario::MAX_TICKS < 1 << 24);
 
 /// How a fleet chooses the replica of each call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -282,8 +286,9 @@ pub struct FleetState<'a, C> {
     /// Whether calls are hedged: a hedge goes elsewhere ([`super::hedge`]).
     hedged: bool,
     /// With hedging, the replica (from 1) that was given each request's latest copy,
-    /// by request from 1; grown as requests come.
-    latest: Vec<u8>,
+    /// and the tick of it plus one above the low 8 bits, by request from 1; grown as
+    /// requests come.
+    latest: Vec<u32>,
     servers: Vec<ServerState<'a>>,
     /// Each replica's queue, when it has one; none at all in a fleet without queues.
     queues: Vec<Option<Queue<C>>>,
@@ -492,13 +497,18 @@ impl<'a, C: Client> FleetState<'a, C> {
             // Only a retry elsewhere or a hedged call looks at the call itself.
             let call =
                 (self.elsewhere || self.hedged).then(|| calls.get(self.keys[i] as u32 as usize));
+            // A copy of a hedged call goes away from the replica of its request's latest
+            // copy: a hedge always, a first copy when a hedge of it came first in this
+            // tick (calls of equal times arrive in a random order).
+            let sibling = call.filter(|c| c.request() > 0).and_then(|c| {
+                let latest = self.latest.get(c.request() as usize - 1).copied();
+                let (tick, replica) = latest.map_or((0, 0), |l| (l >> 8, l & 0xff));
+                let now = tick == k as u32 + 1;
+                (replica > 0 && (c.is_hedge() || now)).then(|| replica as usize - 1)
+            });
             let not = match call {
-                Some(call) if call.is_hedge() => {
-                    // A hedge: away from the replica of its request's latest copy.
-                    let request = call.request() as usize;
-                    let last = self.latest.get(request - 1).copied().unwrap_or(0);
-                    (last > 0).then(|| usize::from(last) - 1)
-                }
+                Some(call) if call.request() > 0 && sibling.is_some() => sibling,
+                Some(call) if call.is_hedge() => None,
                 Some(call) if self.elsewhere => {
                     let last = call.replica();
                     (call.calls() > 1 && last > 0).then(|| last as usize - 1)
@@ -511,7 +521,7 @@ impl<'a, C: Client> FleetState<'a, C> {
                 if self.latest.len() < request {
                     self.latest.resize(request, 0);
                 }
-                self.latest[request - 1] = r as u8 + 1;
+                self.latest[request - 1] = (k as u32 + 1) << 8 | (r as u32 + 1);
             }
             self.loads[r] += 1;
             self.of.push(r as u32);

@@ -52,7 +52,9 @@
 //! 6. **Replicas.** A hedge goes to a replica other than the one given its request's
 //!    latest copy (in an earlier tick, or earlier in this one in order of arrival),
 //!    chosen among the others by the balancer, as a retry elsewhere
-//!    ([`super::fleet`]). A replica's own totals count every copy it saw: its served
+//!    ([`super::fleet`]); so does an attempt's first copy that arrives in a tick after
+//!    a hedge of it (of equal times, in the random order of arrival). With three copies
+//!    or more, only the latest copy's replica is avoided. A replica's own totals count every copy it saw: its served
 //!    calls include copies answered for nobody.
 //! 7. **Guards.** A retry budget sees a hedge as a retry: it asks before it is sent, and
 //!    only a copy that answers its client counts as served (a copy answered for nobody
@@ -176,6 +178,13 @@ impl<C: Client> Hedges<C> {
         } else {
             buckets.push(seen, call);
         }
+    }
+
+    /// Of tick `k`'s calls, before [`Hedges::arrive`], the first calls of requests.
+    #[inline(never)]
+    pub fn requests(&self, calls: &Bucket<C>) -> u64 {
+        let first = |c: &&C| c.tag() & TIMER == 0 && c.calls() == 1;
+        calls.iter().filter(first).count() as u64
     }
 
     /// Tick `k`'s calls, before anything looks at them: each new request gets its

@@ -276,8 +276,9 @@ impl Setup<'_> {
             if C::HEDGED
                 && let Some(h) = hedges.as_mut()
             {
-                // The hedges due now ask a retry budget as this tick's.
-                guards.start(k);
+                // The hedges due now ask a retry budget as this tick's, after its new
+                // requests have deposited.
+                guards.start(k, h.requests(&calls));
                 let (seen, count) = h.arrive(k, calls, &mut buckets, &mut guards, &mut totals);
                 calls = seen;
                 if let Some(slot) = lanes.as_mut().and_then(|l| l.hedges.get_mut(k)) {

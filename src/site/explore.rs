@@ -68,6 +68,7 @@ fn unit(parameter: Parameter) -> &'static str {
         Parameter::MaxAttempts => "calls",
         Parameter::QueueLimit => "calls",
         Parameter::Replicas => "replicas",
+        Parameter::Load => "requests per second",
         Parameter::Outage
         | Parameter::Base
         | Parameter::Cap

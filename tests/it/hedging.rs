@@ -339,3 +339,35 @@ fn throttling_counts_a_copy_answered_for_nobody_as_accepted() {
         (0, 0, 1000, 2000)
     );
 }
+
+#[test]
+fn copies_sent_together_go_to_different_replicas_whichever_arrives_first() {
+    // Two copies at once, in a random order of arrival: whichever is given a replica
+    // first, the other goes to the other one. Replica 1 is down, so a client whose
+    // copies both went there would give up.
+    for seed in 1..=40 {
+        let yaml = format!(
+            "clients: 1\nhorizon: 1s\nseed: {seed}\n\
+             server: {{capacity: 5, replicas: 2, balancer: random,\n  \
+             overrides: [{{replica: 1, outages: [{{from: 0s, to: 1s}}]}}]}}\n\
+             retry: {{max_attempts: 1, hedging: {{delay: 0s, max_attempts: 2}}}}\n\
+             strategies: [fixed]\n"
+        );
+        let run = one_run(&yaml);
+        let calls: Vec<u64> = run.replicas.iter().map(|r| r.calls).collect();
+        assert_eq!(calls, [1, 1], "seed {seed}");
+        assert_eq!(run.totals.served, 1, "seed {seed}");
+    }
+}
+
+#[test]
+fn a_finagle_budget_has_the_ticks_requests_before_its_hedges_ask() {
+    // Finagle's defaults: 10 retries a second always, and 20% of the requests. A
+    // thousand requests at once, each sent twice at once: 100 + 200 hedges, as many
+    // as the budget would let retry in that tick.
+    let yaml = "clients: 1000\nhorizon: 2s\nserver: {capacity: 10000}\n\
+                retry: {max_attempts: 1, budget: finagle, hedging: {delay: 0s, max_attempts: 2}}\n\
+                strategies: [fixed]\n";
+    let t = one_run(yaml).totals;
+    assert_eq!((t.hedges, t.served, t.wasted), (300, 1000, 300));
+}

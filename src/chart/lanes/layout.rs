@@ -1,7 +1,7 @@
 //! Where everything goes: the scales and sizes every lane shares, in one layout, and
 //! the times its axis labels.
 
-use super::column::{Column, QUEUE, all_calls_at};
+use super::column::{Column, HEDGES, QUEUE, all_calls_at};
 use super::lane::label_lines;
 use super::legend::legend_items;
 use super::overload::{self, Overload, QueueScale};
@@ -104,7 +104,14 @@ impl Layout {
                     .unwrap_or(0)
             }
         };
-        let peak = peak_of(&all_calls_at);
+        // The hedges' line shares the bars' scale, and may pass the bars: hedges that
+        // join a queue are in no bar of their tick.
+        let hedged = (result.strategies.iter())
+            .any(|s| (s.typical.lanes.as_ref()).is_some_and(|l| !l.hedges.is_empty()));
+        let peak = match hedged {
+            true => peak_of(&all_calls_at).max(peak_of(&|s, k| Column::counts(s, k)[HEDGES])),
+            false => peak_of(&all_calls_at),
+        };
         // The queue's series is empty unless the scenario has a queue: then no need to
         // look at every tick again.
         let queued = result.strategies.iter().any(|s| {

@@ -20,8 +20,9 @@
 //!   cost, a served first call gives `no_retry_increment` (1); never above `quota`.
 //!
 //! Within a tick, the budget first sees the tick's new requests (Finagle's deposits),
-//! then its served calls, then its failed calls in the order the tick holds them: each
-//! failure is counted (gRPC's token) before the client asks to retry.
+//! then, with hedging, the hedges its timers send ([`super::super::hedge`]), then its
+//! served calls, then its failed calls in the order the tick holds them: each failure
+//! is counted (gRPC's token) before the client asks to retry.
 
 use crate::engine::scenario::Budget;
 use crate::engine::units::{Micros, SECOND};
@@ -120,31 +121,37 @@ impl BudgetState {
         }
     }
 
-    /// Starts tick `k`, which brings `requests` new requests.
+    /// Starts tick `k`, which brings `requests` new requests. Once per tick: a tick
+    /// started already (before its hedges asked, [`super::super::hedge`]) has its
+    /// requests, and nothing changes.
     pub fn begin_tick(&mut self, k: usize, requests: u64) {
-        self.start(k);
-        self.deposit(requests);
+        if self.start(k) {
+            self.deposit(requests);
+        }
     }
 
-    /// Starts tick `k` without its requests: what withdraws from here on is tick `k`'s,
-    /// as the hedges sent at its start ([`super::super::hedge`]). Once per tick: a
-    /// second start of the same tick changes nothing.
-    pub fn start(&mut self, k: usize) {
-        if let BudgetState::Finagle {
+    /// Starts tick `k`: what withdraws from here on is tick `k`'s. Returns `false` when
+    /// it had started already.
+    fn start(&mut self, k: usize) -> bool {
+        let BudgetState::Finagle {
             slots,
             sum,
             slot,
             tick,
             ..
         } = self
-            && *tick != Some(k)
-        {
-            // The tick that leaves the window takes its deposits and withdrawals along.
-            *tick = Some(k);
-            *slot = k % slots.len();
-            *sum -= slots[*slot];
-            slots[*slot] = 0;
+        else {
+            return true;
+        };
+        if *tick == Some(k) {
+            return false;
         }
+        // The tick that leaves the window takes its deposits and withdrawals along.
+        *tick = Some(k);
+        *slot = k % slots.len();
+        *sum -= slots[*slot];
+        slots[*slot] = 0;
+        true
     }
 
     /// Deposits `requests` new requests into the current tick's slot (Finagle's deposit;

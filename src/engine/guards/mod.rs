@@ -121,10 +121,11 @@ pub trait Guards {
     ) {
     }
 
-    /// Tick `k` starts, before its hedges ask a retry budget ([`super::hedge`]); the
-    /// tick's [`Guards::decided`] would start it otherwise.
+    /// Tick `k` starts with `requests` new requests, before its hedges ask a retry
+    /// budget ([`super::hedge`]); the tick's [`Guards::decided`] would start it
+    /// otherwise.
     #[inline(always)]
-    fn start(&mut self, _k: usize) {}
+    fn start(&mut self, _k: usize, _requests: u64) {}
 
     /// The Retry-After hint of the tick's rejections (0 for none).
     #[inline(always)]
@@ -283,9 +284,9 @@ impl Guards for Guarded<'_> {
         }
     }
 
-    fn start(&mut self, k: usize) {
+    fn start(&mut self, k: usize, requests: u64) {
         if let Some(b) = self.budget.as_mut() {
-            b.start(k);
+            b.begin_tick(k, requests);
         }
     }
 

@@ -40,6 +40,8 @@ pub enum Parameter {
     Replicas,
     /// The delay of hedged calls.
     HedgeDelay,
+    /// The rate of open-loop arrivals.
+    Load,
 }
 
 /// How a parameter's values are written.
@@ -55,7 +57,7 @@ pub enum Kind {
 
 impl Parameter {
     /// Every parameter, in the order the documentation lists them.
-    pub const ALL: [Parameter; 13] = [
+    pub const ALL: [Parameter; 14] = [
         Parameter::Clients,
         Parameter::Capacity,
         Parameter::RejectionCost,
@@ -69,6 +71,7 @@ impl Parameter {
         Parameter::QueueLimit,
         Parameter::Replicas,
         Parameter::HedgeDelay,
+        Parameter::Load,
     ];
 
     /// The name a directive uses.
@@ -87,6 +90,7 @@ impl Parameter {
             Parameter::QueueLimit => "queue_limit",
             Parameter::Replicas => "replicas",
             Parameter::HedgeDelay => "hedge_delay",
+            Parameter::Load => "load",
         }
     }
 
@@ -108,7 +112,10 @@ impl Parameter {
             | Parameter::MaxAttempts
             | Parameter::QueueLimit
             | Parameter::Replicas => Kind::Whole,
-            Parameter::Capacity | Parameter::RejectionCost | Parameter::Multiplier => Kind::Milli,
+            Parameter::Capacity
+            | Parameter::RejectionCost
+            | Parameter::Multiplier
+            | Parameter::Load => Kind::Milli,
         }
     }
 }
@@ -142,6 +149,7 @@ pub(crate) fn path(parameter: Parameter) -> &'static [&'static str] {
         Parameter::QueueLimit => &["server", "queue"],
         Parameter::Replicas => &["server", "replicas"],
         Parameter::HedgeDelay => &["retry", "hedging"],
+        Parameter::Load => &["arrivals"],
     }
 }
 
@@ -230,7 +238,8 @@ pub fn placed(
 /// without a queue gets one, of the documented defaults written out, so that a queue
 /// limit alone decides; a queue of the scenario keeps its order and whether it drops
 /// expired calls. Likewise a scenario without hedging gets it with two copies of each
-/// call, and one with hedging keeps its `max_attempts`.
+/// call, and one with hedging keeps its `max_attempts`. A load is the rate of the
+/// first window of `arrivals`; a scenario without arrivals gets one.
 pub fn set(tree: &mut Node, parameter: Parameter, node: &Node) {
     let text = node.as_scalar().unwrap_or_default();
     let at = place(tree, path(parameter), node);
@@ -279,6 +288,14 @@ pub fn set(tree: &mut Node, parameter: Parameter, node: &Node) {
             }
             *place(at, &["delay"], node) = node.clone();
         }
+        // The first window's rate; a scenario without arrivals gets one window, over
+        // the whole horizon.
+        Parameter::Load => match &mut at.value {
+            Value::Seq(items) if !items.is_empty() => {
+                *place(&mut items[0], &["rate"], node) = node.clone();
+            }
+            _ => *place(at, &["rate"], node) = node.clone(),
+        },
         _ => *at = node.clone(),
     }
 }
