@@ -188,9 +188,11 @@ pub fn tick_data(
     // served and turned away always, the others with their feature. The queue is a
     // level, kept per tick: a row of several ticks has its mean, as the chart's bar.
     let fast = result.features.breaker;
+    // Over the ticks shown, as the chart's marks are found.
     let has = |series: fn(&crate::engine::Lanes) -> &Vec<u32>| {
-        (result.strategies.iter())
-            .any(|s| (s.typical.lanes.as_ref()).is_some_and(|l| series(l).iter().any(|&n| n > 0)))
+        (result.strategies.iter()).any(|s| {
+            (s.typical.lanes.as_ref()).is_some_and(|l| series(l).iter().take(shown).any(|&n| n > 0))
+        })
     };
     type Series = fn(&crate::engine::Lanes) -> &Vec<u32>;
     let queued = has(|l| &l.queued);

@@ -72,7 +72,8 @@
 //!
 //! **Totals.** Every total is the fleet's, as for one server, its latencies those of
 //! every replica's answers together. Each replica also counts the calls it saw, served
-//! (answered in time, a queued call when it is served) and turned away; in a fleet
+//! (answered in time, a queued call when it is served; with hedging, to a client still
+//! waiting, a copy answered after another being wasted) and turned away; in a fleet
 //! with a queue, its wasted calls, its clients' timeouts, the calls it discarded, the calls still in
 //! its queue at the horizon (waiting or abandoned), and the median and 99th percentile
 //! of its latencies (nearest rank). For each, `calls = served + wasted + rejected +
@@ -259,11 +260,13 @@ impl Fleet {
 pub struct ReplicaTotals {
     /// Calls it saw.
     pub calls: u64,
-    /// Calls it served in time (a queued call when it is served).
+    /// Calls it served in time (a queued call when it is served) to a client waiting
+    /// for them.
     pub served: u64,
     /// Calls it turned away.
     pub rejected: u64,
-    /// Queued calls it served after their client had timed out.
+    /// Calls it served for nobody: queued ones after their client had timed out, and
+    /// with hedging copies after another copy had answered their client.
     pub wasted: u64,
     /// Its clients' timeouts.
     pub timed_out: u64,
@@ -346,8 +349,9 @@ impl<'a, C: Client> FleetState<'a, C> {
                 .map(|r| ReplicaLanes {
                     served: vec![0; ticks],
                     rejected: vec![0; ticks],
-                    wasted: match queues.get(r) {
-                        Some(Some(_)) => vec![0; ticks],
+                    // A hedged fleet wastes the copies answered for nobody.
+                    wasted: match (queues.get(r), scenario.retry.hedging) {
+                        (Some(Some(_)), _) | (_, Some(_)) => vec![0; ticks],
                         _ => Vec::new(),
                     },
                 })
@@ -458,6 +462,26 @@ impl<'a, C: Client> FleetState<'a, C> {
                 }
                 let (i, j) = (skip(i), skip(j));
                 if load(j) < load(i) { j } else { i }
+            }
+        }
+    }
+
+    /// In tick `k`, the replica (from 1) of each of `late`, copies of hedged calls it
+    /// served in time after another copy had answered their client, served them for
+    /// nobody: each is wasted, not served ([`super::hedge`]).
+    #[inline(never)]
+    pub fn served_for_nobody<'c>(&mut self, k: usize, late: impl Iterator<Item = &'c C>)
+    where
+        C: 'c,
+    {
+        for call in late {
+            let r = call.replica() as usize - 1;
+            let totals = &mut self.totals[r];
+            totals.served -= 1;
+            totals.wasted += 1;
+            if let Some(lanes) = self.lanes.get_mut(r) {
+                lanes.served[k] -= 1;
+                lanes.wasted[k] += 1;
             }
         }
     }

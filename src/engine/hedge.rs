@@ -54,8 +54,10 @@
 //!    chosen among the others by the balancer, as a retry elsewhere
 //!    ([`super::fleet`]); so does an attempt's first copy that arrives in a tick after
 //!    a hedge of it (of equal times, in the random order of arrival). With three copies
-//!    or more, only the latest copy's replica is avoided. A replica's own totals count every copy it saw: its served
-//!    calls include copies answered for nobody.
+//!    or more, only the latest copy's replica is avoided. A replica's own totals count
+//!    every copy it saw: a copy it answered in time after another had answered the
+//!    client is its wasted work, not served, as the fleet's; its timeouts and latencies
+//!    are of every copy it held.
 //! 7. **Guards.** A retry budget sees a hedge as a retry: it asks before it is sent, and
 //!    only a copy that answers its client counts as served (a copy answered for nobody
 //!    was cancelled, as A6 cancels the other hedges, and is no success). The breaker
@@ -130,6 +132,8 @@ pub struct Hedges<C> {
     now: Vec<C>,
     /// The calls that won in the tick last decided.
     winners: Vec<C>,
+    /// The copies answered for nobody in the tick last decided.
+    late: Vec<C>,
 }
 
 /// A copy's tag: set on a timer.
@@ -151,6 +155,7 @@ impl<C: Client> Hedges<C> {
             records: Vec::new(),
             now: Vec::new(),
             winners: Vec::new(),
+            late: Vec::new(),
         }
     }
 
@@ -276,8 +281,8 @@ impl<C: Client> Hedges<C> {
     /// served, and `answers` has the queued calls answered in time. The first answer of
     /// each attempt wins (rule 4): with `latencies`, the length `answers.latencies` had
     /// before the tick's, those of the tick are the winners'; the winners are kept for
-    /// a retry budget to credit ([`Hedges::winners`]). Returns the winners and the
-    /// copies answered for nobody. Out of line, as every hedging step, so that the
+    /// a retry budget to credit ([`Hedges::winners`]), and the copies answered for
+    /// nobody for a fleet to count ([`Hedges::late`]). Returns how many of each. Out of line, as every hedging step, so that the
     /// loops without hedging are laid out as before.
     #[inline(never)]
     pub fn decided(
@@ -292,8 +297,9 @@ impl<C: Client> Hedges<C> {
             answers.latencies.truncate(heard);
         }
         let mut winners = std::mem::take(&mut self.winners);
+        let mut late = std::mem::take(&mut self.late);
         winners.clear();
-        let mut late = 0;
+        late.clear();
         for call in calls.front(served).flatten().chain(&answers.answered) {
             let r = self.record(call);
             r.outstanding -= 1;
@@ -304,17 +310,22 @@ impl<C: Client> Hedges<C> {
                     answers.latencies.push((end - u64::from(r.since)) as u32);
                 }
             } else {
-                late += 1;
+                late.push(*call);
             }
         }
-        let won = winners.len();
-        self.winners = winners;
-        (won, late)
+        let counts = (winners.len(), late.len());
+        (self.winners, self.late) = (winners, late);
+        counts
     }
 
     /// The calls that won in the tick last decided.
     pub fn winners(&self) -> &[C] {
         &self.winners
+    }
+
+    /// The copies answered for nobody in the tick last decided.
+    pub fn late(&self) -> &[C] {
+        &self.late
     }
 
     /// Of `timeouts`, those of attempts still open: a client's (rule 4).

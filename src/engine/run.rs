@@ -350,6 +350,9 @@ impl Setup<'_> {
                 let late;
                 (useful, late) = h.decided(&calls, served, &mut answers, latencies, end);
                 wasted += late;
+                if let Some(fleet) = fleet.as_mut() {
+                    fleet.served_for_nobody(k, h.late().iter());
+                }
             }
             if fleet.is_none() && server.cached() {
                 server.answered(accepted as u64, down);

@@ -108,8 +108,13 @@ fn a_hedge_goes_to_another_replica_and_cuts_the_tail() {
         (t.latency_p50, t.latency_p99),
         (Some(100 * MS), Some(200 * MS))
     );
-    let replicas: Vec<(u64, u64)> = run.replicas.iter().map(|r| (r.calls, r.served)).collect();
-    assert_eq!(replicas, [(1, 1), (2, 2)]);
+    // Replica 1 served its copy for nobody: wasted, as the fleet counts it.
+    let replicas: Vec<(u64, u64, u64)> = (run.replicas.iter())
+        .map(|r| (r.calls, r.served, r.wasted))
+        .collect();
+    assert_eq!(replicas, [(1, 0, 1), (2, 2, 0)]);
+    let strips = &run.lanes.as_ref().unwrap().replicas;
+    assert_eq!((strips[0].served[10], strips[0].wasted[10]), (0, 1));
     // Without hedging, the call on replica 1 waits out the stall: 1.1 s.
     let plain = one_run(&yaml.replace(", hedging: {delay: 100ms, max_attempts: 2}", "")).totals;
     assert_eq!((plain.calls, plain.served), (2, 2));
@@ -213,6 +218,10 @@ fn every_strategy_runs_the_hedged_crowd_the_same_way_twice() {
             lanes.served.iter().map(|&h| u64::from(h)).sum::<u64>(),
             t.served
         );
+        // The replicas' served and wasted calls add up to the fleet's.
+        let served: u64 = a.replicas.iter().map(|r| r.served).sum();
+        let wasted: u64 = a.replicas.iter().map(|r| r.wasted).sum();
+        assert_eq!((served, wasted), (t.served, t.wasted), "{strategy:?}");
     }
 }
 

@@ -20,8 +20,8 @@
 //!   the capacity does; then it has a scale of its own, from the baseline to the top of
 //!   the bars' scale, which its legend entry names ("queued (scale 0–200)") and whose
 //!   top is written in its blue at the right of each lane, across from the bars' own.
-//! - hedges are a count of calls already drawn (a hedge is served, wasted, turned away
-//!   or queued as any call), so they are a line too, on the bars' scale, which rises to
+//! - hedges are a count of calls already drawn (a hedge is served, wasted, turned away,
+//!   queued, failed fast or throttled as any call), so they are a line too, on the bars' scale, which rises to
 //!   fit it: purple and dotted, over a halo of the background, where the queue's is
 //!   blue and solid.
 
@@ -374,8 +374,8 @@ pub(super) fn description(layout: &Layout) -> String {
     if overload.hedges {
         out.push_str(
             " A dotted line steps with the hedges among each tick's calls (copies of a \
-             call sent before its answer came, each also served, turned away or queued), \
-             on the same scale.",
+             call sent before its answer came, each also served, turned away, queued, \
+             failed fast or throttled), on the same scale.",
         );
     }
     if let Some(scale) = overload.queue {
@@ -402,7 +402,7 @@ pub(super) fn lane_description(layout: &Layout, strategy: &StrategyResult) -> St
     let totals = &strategy.typical.totals;
     let mut out = String::new();
     if totals.hedges > 0 {
-        out.push_str(&format!(", {} of them hedges", thousands(totals.hedges)));
+        out.push_str(&format!(", {} hedges sent", thousands(totals.hedges)));
     }
     if totals.wasted > 0 {
         out.push_str(&format!(

@@ -226,10 +226,14 @@ fn legend_row(layout: &Layout, id: &str, top: u64, down: bool, wasted: bool) -> 
     let mut group = Element::new("g").set("class", "legend");
     let mut x = layout.left;
     let scale = format!("a strip’s height: {} calls per tick", thousands(top));
+    let wasted_name = match layout.overload.hedges {
+        true => "served for nobody (wasted)",
+        false => "served after timeout (wasted)",
+    };
     let items = [
         ("served", Some(("served", SERVED.to_string()))),
         (
-            "served after timeout (wasted)",
+            wasted_name,
             Some(("wasted", format!("url(#{})", form.id(id, "waste")))),
         ),
         (

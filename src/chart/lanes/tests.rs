@@ -645,7 +645,7 @@ fn hedges_are_a_dotted_line_among_the_calls_named_in_the_legend() {
         let d = line.split("class=\"hedges\"").next().unwrap();
         assert!(d.contains('V'), "{d}");
         assert!(svg.contains("A dotted line steps with the hedges"), "{svg}");
-        assert!(svg.contains("5 of them hedges"), "{svg}");
+        assert!(svg.contains("5 hedges sent"), "{svg}");
         assert!(svg.contains("5 served for nobody (wasted)"), "{svg}");
     }
     // The chart's data has the wasted calls and the hedges beside the others.
