@@ -76,6 +76,7 @@
 
 use super::buckets::{Bucket, Buckets};
 use super::client::Client;
+use super::fleet::FleetState;
 use super::guards::Guards;
 use super::outcome::Totals;
 use super::queue::Answers;
@@ -185,9 +186,29 @@ impl<C: Client> Hedges<C> {
         }
     }
 
-    /// Of tick `k`'s calls, before [`Hedges::arrive`], the first calls of requests.
+    /// Tick `k` starts with `calls`: a retry budget gets the tick's new requests, then
+    /// the timers due fire ([`Hedges::arrive`]), as the tick's, and `slot` gets the
+    /// hedges among the calls. Returns the calls the tick sees.
     #[inline(never)]
-    pub fn requests(&self, calls: &Bucket<C>) -> u64 {
+    pub fn start<G: Guards>(
+        &mut self,
+        k: usize,
+        calls: Bucket<C>,
+        buckets: &mut Buckets<C>,
+        guards: &mut G,
+        totals: &mut Totals,
+        slot: Option<&mut u32>,
+    ) -> Bucket<C> {
+        guards.start(k, self.requests(&calls));
+        let (seen, count) = self.arrive(k, calls, buckets, guards, totals);
+        if let Some(slot) = slot {
+            *slot = count as u32;
+        }
+        seen
+    }
+
+    /// Of tick `k`'s calls, before [`Hedges::arrive`], the first calls of requests.
+    fn requests(&self, calls: &Bucket<C>) -> u64 {
         let first = |c: &&C| c.tag() & TIMER == 0 && c.calls() == 1;
         calls.iter().filter(first).count() as u64
     }
@@ -195,8 +216,7 @@ impl<C: Client> Hedges<C> {
     /// Tick `k`'s calls, before anything looks at them: each new request gets its
     /// record and its first timer, and the timers due fire (rule 1). Returns the calls
     /// the tick sees and how many of them are hedges.
-    #[inline(never)]
-    pub fn arrive<G: Guards>(
+    fn arrive<G: Guards>(
         &mut self,
         k: usize,
         calls: Bucket<C>,
@@ -277,21 +297,21 @@ impl<C: Client> Hedges<C> {
         sent
     }
 
-    /// A tick that ends at `end` is decided: of `calls`, the first `served` were
+    /// Tick `k`, that ends at `end`, is decided: of `calls`, the first `served` were
     /// served, and `answers` has the queued calls answered in time. The first answer of
     /// each attempt wins (rule 4): with `latencies`, the length `answers.latencies` had
     /// before the tick's, those of the tick are the winners'; the winners are kept for
-    /// a retry budget to credit ([`Hedges::winners`]), and the copies answered for
-    /// nobody for a fleet to count ([`Hedges::late`]). Returns how many of each. Out of line, as every hedging step, so that the
+    /// a retry budget to credit ([`Hedges::winners`]); with a `fleet`, each replica
+    /// counts the copies it answered for nobody as wasted. Returns how many of each. Out of line, as every hedging step, so that the
     /// loops without hedging are laid out as before.
     #[inline(never)]
     pub fn decided(
         &mut self,
         calls: &Bucket<C>,
-        served: usize,
+        (k, end, served): (usize, Micros, usize),
         answers: &mut Answers<C>,
         latencies: Option<usize>,
-        end: Micros,
+        fleet: Option<&mut FleetState<C>>,
     ) -> (usize, usize) {
         if let Some(heard) = latencies {
             answers.latencies.truncate(heard);
@@ -313,6 +333,9 @@ impl<C: Client> Hedges<C> {
                 late.push(*call);
             }
         }
+        if let Some(fleet) = fleet {
+            fleet.served_for_nobody(k, late.iter());
+        }
         let counts = (winners.len(), late.len());
         (self.winners, self.late) = (winners, late);
         counts
@@ -321,11 +344,6 @@ impl<C: Client> Hedges<C> {
     /// The calls that won in the tick last decided.
     pub fn winners(&self) -> &[C] {
         &self.winners
-    }
-
-    /// The copies answered for nobody in the tick last decided.
-    pub fn late(&self) -> &[C] {
-        &self.late
     }
 
     /// Of `timeouts`, those of attempts still open: a client's (rule 4).

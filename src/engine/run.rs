@@ -276,14 +276,11 @@ impl Setup<'_> {
             if C::HEDGED
                 && let Some(h) = hedges.as_mut()
             {
-                // The hedges due now ask a retry budget as this tick's, after its new
-                // requests have deposited.
-                guards.start(k, h.requests(&calls));
-                let (seen, count) = h.arrive(k, calls, &mut buckets, &mut guards, &mut totals);
-                calls = seen;
-                if let Some(slot) = lanes.as_mut().and_then(|l| l.hedges.get_mut(k)) {
-                    *slot = count as u32;
-                }
+                // Each hedging step here is one call out of line: with a few lines more
+                // written in place, behind the same constant, the plain crowd measured
+                // 6.6% more instructions (cachegrind), though it runs none of them.
+                let slot = lanes.as_mut().and_then(|l| l.hedges.get_mut(k));
+                calls = h.start(k, calls, &mut buckets, &mut guards, &mut totals, slot);
             }
             let n = calls.len();
             if let Some(work) = work {
@@ -348,11 +345,9 @@ impl Setup<'_> {
             {
                 let latencies = (QUEUE && with_queue).then_some(heard);
                 let late;
-                (useful, late) = h.decided(&calls, served, &mut answers, latencies, end);
+                let at = (k, end, served);
+                (useful, late) = h.decided(&calls, at, &mut answers, latencies, fleet.as_mut());
                 wasted += late;
-                if let Some(fleet) = fleet.as_mut() {
-                    fleet.served_for_nobody(k, h.late().iter());
-                }
             }
             if fleet.is_none() && server.cached() {
                 server.answered(accepted as u64, down);
