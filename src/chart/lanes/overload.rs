@@ -220,12 +220,9 @@ fn queue_height(layout: &Layout, scale: QueueScale, queued: f64) -> f64 {
     queued * layout.scale() / scale.top.max(1) as f64
 }
 
-/// The queue's step line over a lane: level across each column at the calls queued
-/// at its end (or their mean over a bin), over a halo of the background. `None` for a
-/// chart without a queue.
-pub(super) fn queue_line(layout: &Layout, strategy: &StrategyResult, base: f64) -> Option<Element> {
-    let scale = layout.overload.queue?;
-    let y = |c: usize| coord(base - queue_height(layout, scale, layout.column(strategy, c).queued));
+/// The path of a step line across a lane's columns, level across each column at `y`
+/// of it, to the plot's right edge.
+fn step_path(layout: &Layout, y: impl Fn(usize) -> String) -> String {
     let mut at = y(0);
     let mut d = format!("M{} {at}", coord(layout.x_col(0)));
     for c in 1..layout.columns {
@@ -236,6 +233,16 @@ pub(super) fn queue_line(layout: &Layout, strategy: &StrategyResult, base: f64) 
         }
     }
     d.push_str(&format!("H{}", coord(layout.right())));
+    d
+}
+
+/// The queue's step line over a lane: level across each column at the calls queued
+/// at its end (or their mean over a bin), over a halo of the background. `None` for a
+/// chart without a queue.
+pub(super) fn queue_line(layout: &Layout, strategy: &StrategyResult, base: f64) -> Option<Element> {
+    let scale = layout.overload.queue?;
+    let y = |c: usize| coord(base - queue_height(layout, scale, layout.column(strategy, c).queued));
+    let d = step_path(layout, y);
     Some(
         Element::new("g")
             .set("class", "queue")
@@ -265,16 +272,7 @@ pub(super) fn hedge_line(layout: &Layout, strategy: &StrategyResult, base: f64) 
         return None;
     }
     let y = |c: usize| coord(base - layout.column(strategy, c).hedges * layout.per_call());
-    let mut at = y(0);
-    let mut d = format!("M{} {at}", coord(layout.x_col(0)));
-    for c in 1..layout.columns {
-        let next = y(c);
-        if next != at {
-            d.push_str(&format!("H{}V{next}", coord(layout.x_col(c))));
-            at = next;
-        }
-    }
-    d.push_str(&format!("H{}", coord(layout.right())));
+    let d = step_path(layout, y);
     Some(
         Element::new("g")
             .set("class", "hedge")

@@ -148,20 +148,7 @@ impl Reader {
             None => Some(HintWhen::Overloaded),
         };
         let after = match fields.get("after") {
-            Some(n) => match self.duration(n, "server.pushback.after") {
-                Some(d) if d > MAX_TIME => {
-                    self.error(
-                        n,
-                        format!(
-                            "`server.pushback.after` is {}; the limit is 1h",
-                            format_duration(d)
-                        ),
-                        None,
-                    );
-                    None
-                }
-                d => d.map(Some),
-            },
+            Some(n) => self.hour_at_most(n, "server.pushback.after").map(Some),
             None => Some(None),
         };
         Some(Pushback {
@@ -174,20 +161,7 @@ impl Reader {
     pub(super) fn hedging(&mut self, node: &Node) -> Option<Hedging> {
         let fields = self.fields(node, Section::Hedging, "`retry.hedging`")?;
         let delay = match fields.get("delay") {
-            Some(n) => match self.duration(n, "retry.hedging.delay") {
-                Some(d) if d > MAX_TIME => {
-                    self.error(
-                        n,
-                        format!(
-                            "`retry.hedging.delay` is {}; the limit is 1h",
-                            format_duration(d)
-                        ),
-                        None,
-                    );
-                    None
-                }
-                d => d,
-            },
+            Some(n) => self.hour_at_most(n, "retry.hedging.delay"),
             None => Some(0),
         };
         let max_attempts = match fields.get("max_attempts") {

@@ -213,13 +213,20 @@ impl Reader {
             .ok()
     }
 
-    /// A duration that must be more than zero.
+    /// A duration that must be more than zero, at most an hour.
     pub(super) fn positive_duration(&mut self, node: &Node, key: &str) -> Option<Micros> {
-        match self.duration(node, key)? {
+        match self.hour_at_most(node, key)? {
             0 => {
                 self.error(node, format!("`{key}` must be longer than 0s"), None);
                 None
             }
+            d => Some(d),
+        }
+    }
+
+    /// A duration of at most an hour, 0 included.
+    pub(super) fn hour_at_most(&mut self, node: &Node, key: &str) -> Option<Micros> {
+        match self.duration(node, key)? {
             d if d > MAX_TIME => {
                 self.error(
                     node,
