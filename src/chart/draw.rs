@@ -128,19 +128,55 @@ pub(crate) fn rect(x: f64, y: f64, width: f64, height: f64) -> Element {
 /// without rounded corners: from its top left corner rightwards, down, back and up
 /// (SVG 2, §10.2 "The 'rect' element"), at the coordinates its `<rect>` would have, so
 /// that fill, stroke and patterns draw it as they drew the element.
+///
+/// `Rects::joined()` draws a rectangle that continues the one before it (its left edge
+/// at the other's right, with the same top and height as written) by widening that
+/// one: a run of equal bars side by side is one subpath, which paints the same pixels
+/// as its bars (their fills are patterns in user space, so a hatch does not move), with
+/// no seam between them. Only for bars without an outline, which would lose the edges
+/// between them.
 #[derive(Debug, Default)]
-pub(crate) struct Rects(String);
+pub(crate) struct Rects {
+    d: String,
+    join: bool,
+    /// Where the last rectangle's subpath starts in `d`, its left and right edges, and
+    /// its top and height as written.
+    last: Option<(usize, f64, f64, String, String)>,
+}
 
 impl Rects {
+    /// Rectangles that join a run of equal neighbours into one.
+    pub(crate) fn joined() -> Self {
+        Rects {
+            join: true,
+            ..Rects::default()
+        }
+    }
+
     /// Adds the rectangle from (x, y), `width` wide and `height` high.
     pub(crate) fn push(&mut self, x: f64, y: f64, width: f64, height: f64) {
+        let (top, high) = (coord(y), coord(height));
+        let right = x + width;
+        if let Some((at, left, end, last_top, last_high)) = &mut self.last
+            && self.join
+            && (x - *end).abs() < 1e-6
+            && *last_top == top
+            && *last_high == high
+        {
+            *end = right;
+            let (at, left) = (*at, *left);
+            self.d.truncate(at);
+            Self::trace(&mut self.d, left, &top, right - left, &high);
+            return;
+        }
+        let at = self.d.len();
+        Self::trace(&mut self.d, x, &top, width, &high);
+        self.last = Some((at, x, right, top, high));
+    }
+
+    fn trace(d: &mut String, x: f64, top: &str, width: f64, high: &str) {
         let x = coord(x);
-        self.0.push_str(&format!(
-            "M{x} {}h{}v{}H{x}Z",
-            coord(y),
-            coord(width),
-            coord(height)
-        ));
+        d.push_str(&format!("M{x} {top}h{}v{high}H{x}Z", coord(width)));
     }
 
     /// Adds the slice of a stacked bar from `bottom` up to `top`, `width` wide at `x`,
@@ -156,10 +192,10 @@ impl Rects {
 
     /// `group` with the rectangles as its one `<path>`, or as it is when there are none.
     pub(crate) fn into_group(self, group: Element) -> Element {
-        if self.0.is_empty() {
+        if self.d.is_empty() {
             group
         } else {
-            group.add(Element::new("path").set("d", self.0))
+            group.add(Element::new("path").set("d", self.d))
         }
     }
 }
@@ -228,4 +264,37 @@ pub(crate) fn wrap(form: Form, text: &str, width: f64) -> Vec<String> {
         }
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Rects;
+
+    fn path(rects: Rects) -> String {
+        rects.d
+    }
+
+    #[test]
+    fn joined_rects_are_one_subpath_per_run_of_equal_neighbours() {
+        let mut rects = Rects::joined();
+        // Three equal bars side by side, 0.5 wide from x = 10: one rectangle 1.5 wide.
+        for i in 0..3 {
+            rects.push(10.0 + 0.5 * f64::from(i), 20.0, 0.5, 4.0);
+        }
+        // A taller one next: a new subpath; then one after a gap, of the same height.
+        rects.push(11.5, 19.0, 0.5, 5.0);
+        rects.push(12.5, 19.0, 0.5, 5.0);
+        assert_eq!(
+            path(rects),
+            "M10 20h1.5v4H10ZM11.5 19h0.5v5H11.5ZM12.5 19h0.5v5H12.5Z"
+        );
+    }
+
+    #[test]
+    fn rects_not_joined_keep_every_bar_and_its_outline() {
+        let mut rects = Rects::default();
+        rects.push(10.0, 20.0, 0.5, 4.0);
+        rects.push(10.5, 20.0, 0.5, 4.0);
+        assert_eq!(path(rects), "M10 20h0.5v4H10ZM10.5 20h0.5v4H10.5Z");
+    }
 }

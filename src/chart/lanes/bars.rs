@@ -42,7 +42,7 @@ pub(super) fn bars(layout: &Layout, id: &str, strategy: &StrategyResult, base: f
         .set("stroke-width", "0.75");
     // The bars of each kind, and the runs' outlines, each one path.
     let (mut served_bars, mut wasted_bars, mut rejected_bars) =
-        (Rects::default(), Rects::default(), Rects::default());
+        (Rects::joined(), Rects::joined(), Rects::joined());
     let mut outline = String::new();
     // The (top of the work below, turned-away top) of each bar of the current run of
     // turned-away bars, and the tick it started at.

@@ -135,9 +135,9 @@ pub(crate) fn replica_chart(
             .set("class", "label")
             .set("font-weight", "bold"),
         );
-        let mut served_bars = Rects::default();
-        let mut wasted_bars = Rects::default();
-        let mut rejected_bars = Rects::default();
+        let mut served_bars = Rects::joined();
+        let mut wasted_bars = Rects::joined();
+        let mut rejected_bars = Rects::joined();
         let mut numbers = Element::new("g")
             .set("class", "label")
             .set("fill", "currentColor")

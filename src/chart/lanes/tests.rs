@@ -536,10 +536,16 @@ fn a_replicas_wasted_calls_are_drawn_in_its_own_strip_and_named() {
         .find(|s| s.contains("sim-replicas sim-wide"))
         .unwrap();
     let panel = svg.split("<g class=\"lane\">").nth(1).unwrap();
-    // Two columns of one wasted call each, in the upper strip, replica 1's.
+    // Two columns of one wasted call each, in the upper strip, replica 1's: side by
+    // side and of one height, so one rectangle two columns wide.
     let wasted = rects_of(panel, "wasted");
     let served = rects_of(panel, "served");
-    assert_eq!(wasted.len(), 2, "{wasted:?}");
+    assert_eq!(wasted.len(), 1, "{wasted:?}");
+    let column = served.iter().map(|r| r.2).fold(f64::MAX, f64::min);
+    assert!(
+        (wasted[0].2 - 2.0 * column).abs() < 0.02,
+        "{wasted:?} {served:?}"
+    );
     let strip_of = |r: &(f64, f64, f64, f64)| r.1 + r.3;
     let first = served.iter().map(strip_of).fold(f64::MAX, f64::min);
     assert!(
