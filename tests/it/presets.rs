@@ -64,7 +64,10 @@ fn every_preset_of_the_playground_is_an_articles_figure_and_a_file() {
             "beginner",
             "metastable",
             "library-outage",
-            "collapse"
+            "collapse",
+            "slow-replica",
+            "hedging",
+            "cold-cache"
         ]
     );
     for id in ids {
