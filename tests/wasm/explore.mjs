@@ -91,12 +91,20 @@ const numberOf = (text) => {
   return Number(t.replace(/,/g, "").replace(/ s$/, "").replace(/%$/, ""));
 };
 
+// The settings that follow the open-loop load (`load` changes them) as the page writes
+// them, from the native JSON; the others as the built page wrote them.
+const settingOf = (name, json, settings) => {
+  if (name === "offered") return json.offered_per_s.toFixed(1);
+  if (name === "arrivals") return json.arrivals.toLocaleString("en-US");
+  return settings[name];
+};
+
 // Whether the text of reference `path` agrees with the native JSON `json`.
 function agrees(path, text, json, settings) {
   const [full, format] = path.split("|");
   const [, lane, field, stat = "median"] = full.split(".");
   if (field === undefined) {
-    const expected = settings[lane];
+    const expected = settingOf(lane, json, settings);
     return expected === undefined || expected === text;
   }
   const s = json.strategies.find((x) => x.strategy === lane);
@@ -111,6 +119,7 @@ function agrees(path, text, json, settings) {
     return Math.abs(expected - value) <= (field.startsWith("latency") ? 0.0005 : 0.05) + 1e-9;
   }
   if (field === "calls_per_client") return Math.abs(s.calls_per_client[stat] - value) <= 0.005 + 1e-9;
+  if (field === "goodput") return Math.abs(s.goodput_per_s[stat] - value) <= 0.05 + 1e-9;
   const n = ["finished_runs", "recovered_runs", "latency_runs"].includes(field) ? s[field] : s[field]?.[stat];
   if (n === undefined) return false;
   if (format === "percent") {
@@ -179,7 +188,9 @@ const ticksOf = (html) => {
   const per = Number(groups[0]?.[1] ?? 2);
   const rows = [...html.matchAll(/<tr><th scope="row" class="num">([^<]*)<\/th>(.*?)<\/tr>/g)]
     .map((m) => [Number(m[1]), [...m[2].matchAll(/<td class="num">([^<]*)<\/td>/g)].map((c) => numberOf(c[1]))]);
-  return { lanes, rows, per, binned: /bins? of|mean of/.test(html) };
+  // Binned ("calls per 200 ms (2 ticks, …"): each row holds the calls of its ticks.
+  const bin = Number(/calls per [^(<]*\((\d+) ticks/.exec(html)?.[1] ?? 1);
+  return { lanes, rows, per, bin };
 };
 
 // The number a side of a condition stands for in the native JSON, as `| raw` would
@@ -187,7 +198,7 @@ const ticksOf = (html) => {
 function nativeNumber(side, json, settings) {
   if (/^[0-9.]+$/.test(side)) return Number(side);
   const [, lane, field, stat = "median"] = side.split(".");
-  if (field === undefined) return Number((settings[lane] ?? "").replace(/,/g, ""));
+  if (field === undefined) return Number((settingOf(lane, json, settings) ?? "").replace(/,/g, ""));
   const s = json.strategies.find((x) => x.strategy === lane);
   const times = { done_at: ["done_at_s", 10], recovery: ["recovery_s", 10], latency_p50: ["latency_p50_s", 1000], latency_p99: ["latency_p99_s", 1000] };
   if (times[field]) {
@@ -196,6 +207,7 @@ function nativeNumber(side, json, settings) {
     return spread == null ? Infinity : Math.round(spread[stat] * scale) / scale;
   }
   if (field === "calls_per_client") return Math.round(s.calls_per_client[stat] * 100) / 100;
+  if (field === "goodput") return Math.round(s.goodput_per_s[stat] * 10) / 10;
   return ["finished_runs", "recovered_runs"].includes(field) ? s[field] : s[field][stat];
 }
 
@@ -237,14 +249,15 @@ function compareWithNative(label, state, json, shown = json) {
   if (ticks.lanes.length === 0 || ticks.rows.length === 0) fail(`${label}: the chart's data table has no rows`);
   if (ticks.lanes.join() !== shown.strategies.map((s) => s.strategy).join()) fail(`${label}: the chart's data has lanes ${ticks.lanes.join(", ")}`);
   if (!/^<svg[^>]* class="sim-lanes sim-wide"/.test(state.charts[0] ?? "") || state.charts.length !== 2) fail(`${label}: the figure does not hold its two charts`);
-  if (ticks.binned) return;
+  const sum = (calls, tick) => calls.slice(tick, tick + ticks.bin).reduce((a, b) => a + b, 0);
   for (const [time, cells] of ticks.rows) {
     ticks.lanes.forEach((lane, i) => {
       const lanes = shown.strategies.find((s) => s.strategy === lane)?.lanes;
       const tick = Math.round(time / lanes.tick_s);
       const [served, rejected] = [cells[ticks.per * i], cells[ticks.per * i + 1]];
-      if (served !== lanes.served[tick] || rejected !== lanes.rejected[tick]) {
-        fail(`${label}: the chart's data at ${time} s gives ${lane} ${served}/${rejected}, retrylab sim ${lanes.served[tick]}/${lanes.rejected[tick]}`);
+      const [wanted, away] = [sum(lanes.served, tick), sum(lanes.rejected, tick)];
+      if (served !== wanted || rejected !== away) {
+        fail(`${label}: the chart's data at ${time} s gives ${lane} ${served}/${rejected}, retrylab sim ${wanted}/${away}`);
       }
     });
   }
