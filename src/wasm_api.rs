@@ -56,14 +56,16 @@ fn within(scenario: &Scenario, source: &str, limit: u64) -> Result<ScenarioResul
 /// Runs a scenario for the playground's page, from one simulation:
 ///
 /// ```text
-/// {"figure": {"charts", "caption", "ticks", "csv", "shown", "plots": [[left, right], …]},
+/// {"figure": {"charts", "caption", "ticks", "csv", "replicas_csv", "shown",
+///   "plots": [[left, right], …]},
 ///  "table": …, "report": …, "settings": …}
 /// ```
 ///
 /// `figure` holds the parts of the figure an article's ```` ```sim ```` block of the
 /// scenario becomes ([`crate::chart::FigureParts`]): the lane chart in both its layouts,
 /// the caption and the per-tick data's disclosure, as HTML, byte for byte the article's
-/// but for the address of its CSV link, and that data as CSV; then
+/// but for the addresses of its CSV links, and that data as CSV, with a fleet's each
+/// replica's data (`null` for one server, or a fleet whose strips are not drawn); then
 /// the ticks the chart shows and, for each layout, wide then narrow, the x of the
 /// plots' left and right edges, by which the replay shows the bars up to a tick.
 /// `table` is the results table, `report` what [`run`] returns and `settings` what
@@ -79,7 +81,8 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
 /// on, from one simulation:
 ///
 /// ```text
-/// {"figure": {"charts", "caption", "ticks", "csv"}, "table": …, "values": […]}
+/// {"figure": {"charts", "caption", "ticks", "csv", "replicas_csv"}, "table": …,
+///  "values": […]}
 /// ```
 ///
 /// `source`, `window` and `caption` are as for [`page`], the scenario as its author
@@ -143,14 +146,20 @@ fn figure_page(
         window: parse_duration(window.trim()).ok(),
         caption: (!caption.is_empty()).then(|| caption.to_string()),
     };
-    // The data's link gets its address in the browser, which holds the CSV.
+    // The data's links get their addresses in the browser, which holds the CSV: the
+    // chart's, and a fleet's each replica's.
     let parts = FigureParts::new(&scenario, &result, &options, "");
+    let replicas = match parts.replicas {
+        true => crate::chart::replica_csv(&scenario, &result, &options).map(text),
+        false => None,
+    };
     let figure = format!(
-        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{},\"csv\":{}",
+        "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{},\"csv\":{},\"replicas_csv\":{}",
         text(parts.charts),
         text(parts.caption),
         text(parts.ticks),
         text(parts.csv),
+        replicas.as_deref().unwrap_or("null"),
     );
     let table = text(parts.results);
     if let Some(values) = values {

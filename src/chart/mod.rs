@@ -206,13 +206,19 @@ impl FigureParts {
                 thousands(bin as u64)
             ),
         };
-        let each = match (replicas, csv.strip_suffix(".csv")) {
-            (true, Some(stem)) => format!(
+        // Without a file's name (the browser's module, which gives the link its data as
+        // it gives the chart's) neither link has an address yet.
+        let each = match replicas {
+            true => format!(
                 ", and <a href=\"{}\" download=\"{id}-replicas.csv\" type=\"text/csv\">CSV</a> \
                  of each replica’s{per}",
-                escape(&format!("{stem}-replicas.csv"))
+                escape(
+                    &csv.strip_suffix(".csv")
+                        .map(|stem| format!("{stem}-replicas.csv"))
+                        .unwrap_or_default()
+                )
             ),
-            _ => String::new(),
+            false => String::new(),
         };
         let ticks = format!(
             "<p class=\"sim-data-csv\"><a href=\"{}\" download=\"{id}-ticks.csv\" \

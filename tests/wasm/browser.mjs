@@ -665,10 +665,12 @@ try {
       const text = new Function("t", `return (${textOf})(t)`);
       const results = e.nextElementSibling.querySelector("table.sim-results");
       const ticks = e.nextElementSibling.nextElementSibling.querySelector("table.sim-ticks");
+      // A fleet's data of each replica: the second link of the chart's data.
+      const each = e.nextElementSibling.nextElementSibling.querySelectorAll(".sim-data-csv a")[1];
       return [e.id.replace(/^sim-/, ""), p.querySelector("a").getAttribute("href"), text(results), text(ticks),
-        [...e.querySelectorAll(":scope > svg")].map((svg) => svg.outerHTML)];
+        [...e.querySelectorAll(":scope > svg")].map((svg) => svg.outerHTML), each?.href ?? null];
     }), textOf.toString());
-    for (const [id, href, expected, expectedTicks, expectedCharts] of found) {
+    for (const [id, href, expected, expectedTicks, expectedCharts, replicasFile] of found) {
       const p = await early.newPage();
       p.on("pageerror", (e) => fail(`page error: ${e.message}`));
       await p.goto(new URL(href, at).href);
@@ -680,6 +682,13 @@ try {
       await p.$eval("#pg-ticks-details", (d) => { d.open = true; });
       await p.waitForSelector("#pg-ticks .sim-ticks-box[data-filled=yes] table", { state: "attached" });
       const gotTicks = await tableText(p, "#pg-ticks table");
+      // The playground's link to each replica's data gives the article's file.
+      const [mine, theirs] = await p.evaluate(async (file) => {
+        const link = document.querySelectorAll("#pg-ticks .sim-data-csv a")[1];
+        const text = async (href) => (await fetch(href)).text();
+        return [link ? await text(link.href) : null, file ? await text(file) : null];
+      }, replicasFile);
+      if (mine !== theirs) fail(`${path}#sim-${id}: the playground's data of each replica differs from the article's file`);
       if (JSON.stringify(got) !== JSON.stringify(expected)) {
         fail(`${path}#sim-${id}: the playground's table differs:\n  article:    ${expected.join("\n              ")}\n  playground: ${got.join("\n              ")}`);
       } else if (JSON.stringify(gotTicks) !== JSON.stringify(expectedTicks)) {

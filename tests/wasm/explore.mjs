@@ -139,10 +139,13 @@ const stateOf = (page, id) => page.evaluate(async (id) => {
   data.open = true;
   const box = () => data.querySelector(".sim-ticks-box");
   for (let i = 0; i < 100 && box()?.dataset.filled !== "yes"; i++) await new Promise((r) => setTimeout(r, 50));
-  const link = data.querySelector(".sim-data-csv a");
+  const [link, each] = data.querySelectorAll(".sim-data-csv a");
   const csv = link?.href ? await (await fetch(link.href)).text() : "";
+  // A fleet's second link: each replica's data, the build's file or the engine's.
+  const replicas = each ? { href: each.href, csv: await (await fetch(each.href)).text() } : null;
   return {
     csv,
+    replicas,
     charts: [...figure.children].filter((e) => e.localName === "svg").map((e) => e.outerHTML),
     caption: figure.querySelector("figcaption").innerHTML,
     results: results.innerHTML,
@@ -248,7 +251,10 @@ function compareWithNative(label, state, json, shown = json) {
   const ticks = ticksOf(state.data);
   if (ticks.lanes.length === 0 || ticks.rows.length === 0) fail(`${label}: the chart's data table has no rows`);
   if (ticks.lanes.join() !== shown.strategies.map((s) => s.strategy).join()) fail(`${label}: the chart's data has lanes ${ticks.lanes.join(", ")}`);
-  if (!/^<svg[^>]* class="sim-lanes sim-wide"/.test(state.charts[0] ?? "") || state.charts.length !== 2) fail(`${label}: the figure does not hold its two charts`);
+  // The lanes in their two layouts, and a fleet's replicas' strips in theirs.
+  const fleet = /^<svg[^>]* class="sim-lanes sim-replicas sim-wide"/.test(state.charts[2] ?? "");
+  if (!/^<svg[^>]* class="sim-lanes sim-wide"/.test(state.charts[0] ?? "") || state.charts.length !== (fleet ? 4 : 2)) fail(`${label}: the figure does not hold its charts`);
+  if (fleet !== (state.replicas !== null)) fail(`${label}: a fleet's figure has a link to each replica's data, and only a fleet's`);
   const sum = (calls, tick) => calls.slice(tick, tick + ticks.bin).reduce((a, b) => a + b, 0);
   for (const [time, cells] of ticks.rows) {
     ticks.lanes.forEach((lane, i) => {
@@ -440,7 +446,8 @@ try {
         if (again.caption !== built.caption) fail(`${id}: the module's caption differs from the built figure's: ${JSON.stringify(again.caption)} | ${JSON.stringify(built.caption)}`);
         if (`\n${again.out.table}` !== built.results) fail(`${id}: the module's results table differs from the built one`);
         if (again.out.figure.csv !== built.csv) fail(`${id}: the module's data (CSV) differs from the built file`);
-        const place = (html) => html.replace(/ href="[^"]*"/, "").replace(/(<div class="sim-ticks-box"[^>]*?)( data-filled="[^"]*")?>[^]*$/, "$1>");
+        if ((again.out.figure.replicas_csv ?? null) !== (built.replicas?.csv ?? null)) fail(`${id}: the module's data of each replica (CSV) differs from the built file`);
+        const place = (html) => html.replace(/ href="[^"]*"/g, "").replace(/(<div class="sim-ticks-box"[^>]*?)( data-filled="[^"]*")?>[^]*$/, "$1>");
         if (!place(built.data).endsWith(place(again.out.figure.ticks))) fail(`${id}: the module's data disclosure differs from the built one`);
         const value = new Map(again.refs.map((r, i) => [r, again.out.values[i]]));
         for (const [ref, text] of built.refs) {
@@ -460,6 +467,10 @@ try {
           if (state.hash !== `#${id}:${knob.name}=${yamlValue}`) fail(`${label}: the address is ${state.hash}`);
           if (!state.changed || state.resetDisabled) fail(`${label}: the figure is not marked as changed, or Reset is disabled`);
           if (!state.live.startsWith("Rerun with")) fail(`${label}: the live region says ${JSON.stringify(state.live)}`);
+          // A fleet's data of each replica is the rerun's, which the page holds.
+          if (state.replicas && (!state.replicas.href.startsWith("blob:") || state.replicas.csv === built.replicas?.csv)) {
+            fail(`${label}: the link to each replica's data still gives the article's`);
+          }
           // The settings the prose quotes: the one moved reads as its control does.
           const shown = knob.kind === "duration" ? set : set.replace(/ [^0-9].*$/, "");
           state.settings = { ...settingsOf(built), [knob.name]: shown };

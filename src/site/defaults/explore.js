@@ -229,7 +229,7 @@ function apply(state, out) {
   if (state.data) {
     const summary = state.data.querySelector("summary").outerHTML;
     state.data.innerHTML = `\n${summary}\n${out.figure.ticks}`;
-    holdData(state.data, out.figure.csv);
+    holdData(state.data, out.figure.csv, out.figure.replicas_csv);
   }
   const asks = asksOf(state);
   const value = new Map(asks.map((ask, i) => [ask, out.values[i]]));

@@ -541,7 +541,7 @@ function run() {
   }
   caption.innerHTML = figurePart.caption;
   ticksBox.innerHTML = figurePart.ticks;
-  holdData(ticksDetails, figurePart.csv);
+  holdData(ticksDetails, figurePart.csv, figurePart.replicas_csv);
   performance.mark("playground-chart");
   startReplay(chart, countersOf(result, settings, yaml), () => {
     resultsBox.innerHTML = resultsTable;

@@ -81,17 +81,21 @@ async function fill(details) {
 }
 
 // Gives a disclosure its data from the engine, after its HTML was replaced with the
-// engine's, whose link has no address yet; `null` after it was put back as built, to
-// read the build's file again.
-export function holdData(details, csv) {
+// engine's, whose links have no address yet: `csv` the chart's, and `replicas` a fleet's
+// each replica's, for its second link; `null` after it was put back as built, to read
+// the build's files again.
+export function holdData(details, csv, replicas = null) {
   const last = held.get(details);
-  if (last) URL.revokeObjectURL(last.url);
+  if (last) for (const url of last.urls) URL.revokeObjectURL(url);
   held.delete(details);
   if (csv !== null) {
-    const url = URL.createObjectURL(new Blob([csv], { type: "text/csv" }));
-    held.set(details, { csv, url });
-    const link = details.querySelector(".sim-data-csv a");
-    if (link) link.href = url;
+    // The chart's data, and a fleet's each replica's in the second link.
+    const files = [csv, replicas].filter((file) => file !== null);
+    const urls = files.map((file) => URL.createObjectURL(new Blob([file], { type: "text/csv" })));
+    held.set(details, { csv, urls });
+    details.querySelectorAll(".sim-data-csv a").forEach((link, i) => {
+      if (urls[i]) link.href = urls[i];
+    });
   }
   if (details.open) fill(details);
 }
