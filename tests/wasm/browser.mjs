@@ -449,7 +449,7 @@ try {
       if (state.max !== ticksWanted) fail(`${what}: the replay has ${state.max} ticks, not the figure's ${ticksWanted}`);
       await p.focus("#pg-scrub");
       await p.keyboard.press("Home");
-      let ticks = 0, wrong = 0;
+      let ticks = 0, wrong = 0, edge0 = 0;
       for (let k = 0; ; k++) {
         state = await counters();
         if (state.value !== k) { fail(`${what}: after ${k} steps the scrubber is at tick ${state.value}`); break; }
@@ -458,16 +458,36 @@ try {
         }
         if (!state.valuetext?.includes(`tick ${k} of ${state.max}`)) fail(`${what}: the scrubber reads "${state.valuetext}" at tick ${k}`);
         // The chart (the module's, the article's) shows the served bars of the first k
-        // ticks: those within its replay's clip, in the wide layout, whose bars have gaps.
+        // ticks: those within its replay's clip, in the wide layout. Each lane's served
+        // bars are one path: a bar is a subpath "M{x} {y}h{width}v…", and bars side by
+        // side are joined, "M{x} {bottom}V{top}h{width}V{top}h{width}…V{bottom}Z", each
+        // step as wide as the ticks of one top.
         if (bars) {
-          const shown = await p.evaluate(() => {
+          const { edge, spans } = await p.evaluate(() => {
             const svg = document.querySelector("#pg-chart > svg.sim-wide");
             const edge = Number(svg.querySelector(":scope > defs.pg-replay rect").getAttribute("width"));
-            // Each lane's served bars are one path, a subpath "M{x} {y}h{width}v…" per bar.
-            return [...svg.querySelectorAll("g.bars > g.served > path")]
-              .flatMap((path) => [...path.getAttribute("d").matchAll(/M(-?[\d.]+) -?[\d.]+h(-?[\d.]+)/g)])
-              .filter(([, x, width]) => Number(x) + Number(width) <= edge + 0.02).length;
+            const spans = [...svg.querySelectorAll("g.bars > g.served > path")].flatMap((path) =>
+              path.getAttribute("d").split("M").slice(1).flatMap((sub) => {
+                const rect = /^(-?[\d.]+) -?[\d.]+h(-?[\d.]+)v/.exec(sub);
+                if (rect) return [[Number(rect[1]), Number(rect[2])]];
+                let at = Number(sub.split(" ")[0]);
+                return [...sub.matchAll(/h(-?[\d.]+)/g)].map(([, width]) => {
+                  const span = [at, Number(width)];
+                  at += Number(width);
+                  return span;
+                });
+              }));
+            return { edge, spans };
           });
+          if (k === 0) edge0 = edge;
+          // A tick's width, from how far the clip has moved. A bar narrower than it (with
+          // gaps) is one tick, shown when within the clip; a span as wide as ticks shows
+          // those of its ticks within the clip.
+          const tick = k === 0 ? Infinity : (edge - edge0) / k;
+          const shown = spans.reduce((n, [x, width]) => {
+            if (width < tick * 0.99) return n + (x + width <= edge + 0.02 ? 1 : 0);
+            return n + Math.max(0, Math.round((Math.min(x + width, edge) - x) / tick));
+          }, 0);
           const served = expected.strategies.reduce((n, s) => n + s.served.slice(0, k).filter((c) => c > 0).length, 0);
           if (shown !== served) fail(`${what}: after tick ${k} the chart shows ${shown} served bars, the lanes have ${served}`);
         }

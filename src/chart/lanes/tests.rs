@@ -49,18 +49,50 @@ fn rects_of(svg: &str, class: &str) -> Vec<(f64, f64, f64, f64)> {
         return Vec::new();
     };
     let d = &d[..d.find('"').unwrap()];
-    d.split('M')
-        .skip(1)
-        .map(|sub| {
-            let (x, rest) = sub.split_once(' ').unwrap();
-            let (y, rest) = rest.split_once('h').unwrap();
+    let n = |v: &str| -> f64 { v.parse().unwrap() };
+    let mut rects = Vec::new();
+    for sub in d.split('M').skip(1) {
+        let (x, rest) = sub.split_once(' ').unwrap();
+        if let Some((y, rest)) = rest.split_once('h')
+            && !y.contains('V')
+        {
+            // A rectangle: `M x y h width v height H x Z`.
             let (width, rest) = rest.split_once('v').unwrap();
             let (height, rest) = rest.split_once('H').unwrap();
             assert_eq!(rest, format!("{x}Z"), "a rectangle's subpath: {sub}");
-            let n = |v: &str| -> f64 { v.parse().unwrap() };
-            (n(x), n(y), n(width), n(height))
-        })
-        .collect()
+            rects.push((n(x), n(y), n(width), n(height)));
+            continue;
+        }
+        // A joined run, `M x bottom V top h dx V top … h dx V bottom Z`: a rectangle
+        // for each stretch of one top.
+        let (bottom, rest) = rest.split_once('V').unwrap();
+        let (mut at, bottom) = (n(x), n(bottom));
+        let mut top = None;
+        let rest = rest.strip_suffix('Z').expect("a closed subpath");
+        let mut tokens = Vec::new();
+        let mut word = String::new();
+        for c in format!("V{rest}").chars() {
+            if (c == 'h' || c == 'V') && !word.is_empty() {
+                tokens.push(std::mem::take(&mut word));
+            }
+            word.push(c);
+        }
+        tokens.push(word);
+        for token in tokens {
+            let (command, value) = token.split_at(1);
+            match command {
+                "V" => top = Some(n(value)),
+                "h" => {
+                    let top = top.expect("a top before a step");
+                    rects.push((at, top, n(value), bottom - top));
+                    at += n(value);
+                }
+                _ => unreachable!("{sub}"),
+            }
+        }
+        assert_eq!(top, Some(bottom), "a run ends at its bottom: {sub}");
+    }
+    rects
 }
 
 #[test]
