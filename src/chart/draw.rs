@@ -191,7 +191,8 @@ impl Rects {
                 self.d.push_str(&format!("M{} {}", at(now), at(bottom)));
                 let mut top = None;
                 for &(x, y, _, _) in &self.run {
-                    let this = hundredths(y);
+                    // At least a hundredth high, as the rectangle's own trace would be.
+                    let this = hundredths(y).min(bottom - 1);
                     if top == Some(this) {
                         continue;
                     }
@@ -362,5 +363,15 @@ mod tests {
         rects.push(10.0, 20.0, 0.5, 4.0);
         rects.push(10.5, 20.0, 0.5, 4.0);
         assert_eq!(path(rects), "M10 20h0.5v4H10ZM10.5 20h0.5v4H10.5Z");
+    }
+
+    #[test]
+    fn a_thin_bar_in_a_run_stays_a_hundredth_high() {
+        // A bar 0.006 high on the run's bottom edge, 10: its top would be written as
+        // the bottom, a stretch of no height; it is drawn a hundredth high instead.
+        let mut rects = Rects::joined();
+        rects.push(0.0, 9.0, 1.0, 1.0);
+        rects.push(1.0, 9.994, 1.0, 0.006);
+        assert_eq!(path(rects), "M0 10V9h1V9.99h1V10Z");
     }
 }

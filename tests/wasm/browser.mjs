@@ -449,7 +449,7 @@ try {
       if (state.max !== ticksWanted) fail(`${what}: the replay has ${state.max} ticks, not the figure's ${ticksWanted}`);
       await p.focus("#pg-scrub");
       await p.keyboard.press("Home");
-      let ticks = 0, wrong = 0, edge0 = 0;
+      let ticks = 0, wrong = 0, edge0 = 0, tick1 = Infinity;
       for (let k = 0; ; k++) {
         state = await counters();
         if (state.value !== k) { fail(`${what}: after ${k} steps the scrubber is at tick ${state.value}`); break; }
@@ -480,10 +480,12 @@ try {
             return { edge, spans };
           });
           if (k === 0) edge0 = edge;
-          // A tick's width, from how far the clip has moved. A bar narrower than it (with
-          // gaps) is one tick, shown when within the clip; a span as wide as ticks shows
-          // those of its ticks within the clip.
-          const tick = k === 0 ? Infinity : (edge - edge0) / k;
+          // A tick's width, from how far the clip moved in the first tick (at the end the
+          // clip opens to the whole chart). A bar narrower than it (with gaps) is one
+          // tick, shown when within the clip; a span as wide as ticks shows those of its
+          // ticks within the clip.
+          if (k === 1) tick1 = edge - edge0;
+          const tick = k === 0 ? Infinity : tick1;
           const shown = spans.reduce((n, [x, width]) => {
             if (width < tick * 0.99) return n + (x + width <= edge + 0.02 ? 1 : 0);
             return n + Math.max(0, Math.round((Math.min(x + width, edge) - x) / tick));

@@ -84,6 +84,7 @@ fn rects_of(svg: &str, class: &str) -> Vec<(f64, f64, f64, f64)> {
                 "V" => top = Some(n(value)),
                 "h" => {
                     let top = top.expect("a top before a step");
+                    assert!(n(value) > 0.0 && bottom - top > 0.0, "a stretch: {sub}");
                     rects.push((at, top, n(value), bottom - top));
                     at += n(value);
                 }
