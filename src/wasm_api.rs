@@ -149,10 +149,9 @@ fn figure_page(
     // The data's links get their addresses in the browser, which holds the CSV: the
     // chart's, and a fleet's each replica's.
     let parts = FigureParts::new(&scenario, &result, &options, "");
-    let replicas = match parts.replicas {
-        true => crate::chart::replica_csv(&scenario, &result, &options).map(text),
-        false => None,
-    };
+    let replicas = (parts.replicas)
+        .then(|| crate::chart::replica_csv(&scenario, &result, &options).map(text))
+        .flatten();
     let figure = format!(
         "{{\"figure\":{{\"charts\":{},\"caption\":{},\"ticks\":{},\"csv\":{},\"replicas_csv\":{}",
         text(parts.charts),

@@ -184,7 +184,7 @@ impl Rects {
         match self.run[..] {
             [] => {}
             [(x, y, width, height)] => trace(&mut self.d, x, y, width, height),
-            [(x, y, _, height), ..] => {
+            [(x, y, _, height), .., (last, _, width, _)] => {
                 // The bottom as the first rectangle's trace would reach it.
                 let bottom = hundredths(y) + hundredths(height);
                 let mut now = hundredths(x);
@@ -204,8 +204,7 @@ impl Rects {
                     self.d.push_str(&format!("V{}", at(this)));
                     top = Some(this);
                 }
-                let &(x, _, width, _) = self.run.last().unwrap_or_else(|| unreachable!());
-                let right = hundredths(x) + hundredths(width);
+                let right = hundredths(last) + hundredths(width);
                 self.d
                     .push_str(&format!("h{}V{}Z", at(right - now), at(bottom)));
             }

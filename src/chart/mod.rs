@@ -208,8 +208,8 @@ impl FigureParts {
         };
         // Without a file's name (the browser's module, which gives the link its data as
         // it gives the chart's) neither link has an address yet.
-        let each = match replicas {
-            true => format!(
+        let each = if replicas {
+            format!(
                 ", and <a href=\"{}\" download=\"{id}-replicas.csv\" type=\"text/csv\">CSV</a> \
                  of each replica’s{per}",
                 escape(
@@ -217,8 +217,9 @@ impl FigureParts {
                         .map(|stem| format!("{stem}-replicas.csv"))
                         .unwrap_or_default()
                 )
-            ),
-            false => String::new(),
+            )
+        } else {
+            String::new()
         };
         let ticks = format!(
             "<p class=\"sim-data-csv\"><a href=\"{}\" download=\"{id}-ticks.csv\" \
