@@ -7,6 +7,11 @@
 //! open-loop load (500,000 requests a second for 20 s, with a one-second outage, at
 //! most five attempts each) against the one server, and against the ten replicas.
 //!
+//! Then what a user waits for: the crowd with at most 20 attempts (the unlimited crowd
+//! passes the work limit of `retrylab sim`); the playground's crowd and metastable
+//! presets, all their runs, as `scenarios/` has them; and the whole `retrylab sim`
+//! process on the limited crowd with the five strategies of the model, start to exit.
+//!
 //! Run with `cargo bench --bench engine`. Criterion reports simulated calls per second
 //! (its "elements"); before that, a line per strategy gives the peak heap of one run,
 //! per client, measured by a counting allocator.
@@ -19,7 +24,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use retrylab::engine::scenario::{
     Arrivals, Balancer, Fleet, HintWhen, Outage, Queue, QueueOrder, RetryAfter,
 };
-use retrylab::engine::{Scenario, Strategy, simulate};
+use retrylab::engine::{Scenario, Strategy, parse_scenario, run_scenario_with, simulate};
 
 /// The system allocator, counting live and peak bytes.
 struct Counting;
@@ -107,7 +112,29 @@ fn open_loop() -> Scenario {
     scenario
 }
 
+/// The crowd with at most `attempts` attempts per client.
+fn limited(attempts: u32) -> Scenario {
+    let mut scenario = crowd();
+    scenario.retry.max_attempts = Some(attempts);
+    scenario
+}
+
+/// The limited crowd as a scenario file, for `retrylab sim`: the five strategies of
+/// the model, one run each.
+const LIMITED_CROWD_YAML: &str = "\
+id: limited-crowd
+clients: 1000000
+horizon: 2m
+server: {model: capacity, capacity: 100000, tick: 100ms, rejection_cost: 0.1}
+retry: {base: 100ms, cap: 10s, multiplier: 2, max_attempts: 20}
+strategies: [fixed, exponential, full-jitter, equal-jitter, decorrelated-jitter]
+runs: 1
+";
+
 fn engine(c: &mut Criterion) {
+    bench(c, "crowd of 1,000,000, at most 20 attempts", &limited(20));
+    presets(c);
+    sim_process(c);
     bench(c, "crowd of 1,000,000", &crowd());
     bench(c, "guarded crowd of 1,000,000", &guarded());
     bench(c, "queued crowd of 1,000,000", &queued());
@@ -141,6 +168,65 @@ fn bench(c: &mut Criterion, name: &str, scenario: &Scenario) {
         });
     }
     group.finish();
+}
+
+/// The playground's presets as the site runs them: every run of every strategy, the
+/// typical runs' lanes and the statistics included.
+fn presets(c: &mut Criterion) {
+    let mut group = c.benchmark_group("playground presets");
+    group.sample_size(10);
+    for name in ["crowd", "metastable"] {
+        let path = format!("{}/scenarios/{name}.yaml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let scenario = parse_scenario(&text, None).unwrap();
+        // Every run's calls: run `r` of each strategy has the seed `seed + r`.
+        let calls: u64 = (scenario.strategies.iter())
+            .flat_map(|&s| (0..scenario.runs).map(move |r| (s, r)))
+            .map(|(s, r)| simulate(&scenario, s, scenario.seed + u64::from(r), false))
+            .map(|run| run.totals.calls)
+            .sum();
+        group.throughput(Throughput::Elements(calls));
+        group.bench_function(name, |b| {
+            b.iter(|| run_scenario_with(black_box(&scenario), true))
+        });
+    }
+    group.finish();
+}
+
+/// The whole `retrylab sim` process on the limited crowd, five strategies: reading,
+/// every run, and printing the JSON, as a user runs it.
+fn sim_process(c: &mut Criterion) {
+    let Some(binary) = option_env!("CARGO_BIN_EXE_retrylab") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("retrylab-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("limited-crowd.yaml");
+    std::fs::write(&file, LIMITED_CROWD_YAML).unwrap();
+    let scenario = parse_scenario(LIMITED_CROWD_YAML, None).unwrap();
+    let calls: u64 = Strategy::CLASSIC
+        .iter()
+        .map(|&s| simulate(&scenario, s, 1, false).totals.calls)
+        .sum();
+    let mut group = c.benchmark_group("retrylab sim, the limited crowd");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(calls));
+    group.bench_function("five strategies", |b| {
+        b.iter(|| {
+            let out = std::process::Command::new(binary)
+                .args(["sim", "--json"])
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        })
+    });
+    group.finish();
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 criterion_group!(benches, engine);
