@@ -9,24 +9,56 @@
 //!
 //! A fresh block starts small and grows by doubling up to [`BLOCK`], so that ticks with
 //! a handful of calls each cost little.
+//!
+//! A block's vector is always as long as its allocation: the bucket's count says how
+//! many of its places hold calls, and the rest hold copies of calls (stale, never read).
+//! So appending a call is a store at an index within the vector, and only a full block
+//! takes the way out of line that grows it or starts the next one; the vector's own
+//! `push`, whose growth check the browser's module (built for size) leaves as a call,
+//! is never called for a call.
 
+use crate::engine::rng::Pcg64;
+use rand::RngExt;
 use rand::distr::uniform::{SampleUniform, UniformSampler};
-use rand_pcg::Pcg64;
 
-/// A uniform draw in `lo..hi`, the very draw of `rng.random_range(lo..hi)` (which
-/// samples a range by its type's sampler, as this does), but always inlined: the
-/// shuffles' loops draw once per swap, and a call per draw, which the compiler may
-/// leave there as the code around it changes, costs a twentieth of a run.
+/// A uniform draw in `lo..hi`, the very draw of `rng.random_range(lo..hi)`, but always
+/// inlined: the shuffles' loops draw once per swap, and a call per draw, which the
+/// compiler may leave there as the code around it changes (the browser's module, built
+/// for size, did), costs a twentieth of a run.
 #[inline(always)]
 fn draw(rng: &mut Pcg64, lo: usize, hi: usize) -> usize {
     debug_assert!(lo < hi, "an empty range");
-    <usize as SampleUniform>::Sampler::sample_single(lo, hi, rng).unwrap_or(lo)
+    // rand's sampler of `usize` draws a range whose end fits 32 bits as `u32`, the
+    // same on every machine; a wider one by its own sampler.
+    if hi > u32::MAX as usize {
+        return <usize as SampleUniform>::Sampler::sample_single(lo, hi, rng).unwrap_or(lo);
+    }
+    draw_inclusive(rng, lo, hi - 1)
 }
 
-/// A uniform draw in `lo..=hi`, as `rng.random_range(lo..=hi)` draws it (see [`draw`]).
+/// A uniform draw in `lo..=hi`, as `rng.random_range(lo..=hi)` draws it (see [`draw`]):
+/// for a range within 32 bits, rand's `UniformInt::<u32>::sample_single_inclusive`
+/// (Canon's method, biased by at most one in 2⁹⁶: one draw of 32 bits scaled by the
+/// range, and a second one only when the first's low half could carry), written out
+/// here; `the_shuffles_draws_are_random_range_s` holds it to rand's.
 #[inline(always)]
 fn draw_inclusive(rng: &mut Pcg64, lo: usize, hi: usize) -> usize {
-    <usize as SampleUniform>::Sampler::sample_single_inclusive(lo, hi, rng).unwrap_or(lo)
+    if hi > u32::MAX as usize {
+        return <usize as SampleUniform>::Sampler::sample_single_inclusive(lo, hi, rng)
+            .unwrap_or(lo);
+    }
+    let (lo, hi) = (lo as u32, hi as u32);
+    let range = hi.wrapping_sub(lo).wrapping_add(1);
+    if range == 0 {
+        return rng.random::<u32>() as usize;
+    }
+    let wide = u64::from(rng.random::<u32>()) * u64::from(range);
+    let (mut result, low_order) = ((wide >> 32) as u32, wide as u32);
+    if low_order > range.wrapping_neg() {
+        let next_high = ((u64::from(rng.random::<u32>()) * u64::from(range)) >> 32) as u32;
+        result += u32::from(low_order.checked_add(next_high).is_none());
+    }
+    lo.wrapping_add(result) as usize
 }
 
 /// log2 of [`BLOCK`].
@@ -36,7 +68,11 @@ pub const BLOCK: usize = 1 << SHIFT;
 /// An index within a block.
 const MASK: usize = BLOCK - 1;
 
-/// One tick's calls: blocks, all full but the last.
+/// The length of a block that a tick starts (it doubles up to [`BLOCK`] as it fills).
+const FIRST_BLOCK: usize = 16;
+
+/// One tick's calls: blocks, all full but the last; `len` counts the calls, the last
+/// block's places past them are stale (see the module's note).
 #[derive(Debug)]
 pub struct Bucket<C> {
     blocks: Vec<Vec<C>>,
@@ -71,7 +107,7 @@ impl<C: Copy> Bucket<C> {
 
     /// Every call, front to back.
     pub fn iter(&self) -> impl Iterator<Item = &C> {
-        self.blocks.iter().flatten()
+        self.blocks.iter().flatten().take(self.len)
     }
 
     /// The first `n` calls, as slices of its blocks, front to back: a loop over each
@@ -217,7 +253,16 @@ impl<C: Copy> Bucket<C> {
 #[derive(Debug)]
 pub struct Buckets<C> {
     ticks: Vec<Bucket<C>>,
-    spare: Vec<Vec<C>>,
+    spare: Spare<C>,
+}
+
+/// What ticks that were read leave for the ticks to come: their blocks, and their
+/// lists of blocks (a tick's list would otherwise be allocated, grown and freed again
+/// for every tick).
+#[derive(Debug)]
+struct Spare<C> {
+    blocks: Vec<Vec<C>>,
+    lists: Vec<Vec<Vec<C>>>,
 }
 
 impl<C: Copy> Buckets<C> {
@@ -227,7 +272,10 @@ impl<C: Copy> Buckets<C> {
             ticks: std::iter::repeat_with(Bucket::default)
                 .take(ticks)
                 .collect(),
-            spare: Vec::new(),
+            spare: Spare {
+                blocks: Vec::new(),
+                lists: Vec::new(),
+            },
         }
     }
 
@@ -257,22 +305,55 @@ impl<C: Copy> Buckets<C> {
         push(bucket, &mut self.spare, call);
     }
 
+    /// The first tick from `k` on that holds a call; the number of ticks if none does.
+    pub fn next_busy(&self, k: usize) -> usize {
+        (self.ticks[k..].iter())
+            .position(|bucket| bucket.len > 0)
+            .map_or(self.ticks.len(), |i| k + i)
+    }
+
     /// Takes the calls of tick `k` out, leaving it empty.
     pub fn take(&mut self, k: usize) -> Bucket<C> {
         std::mem::take(&mut self.ticks[k])
     }
 
-    /// Gives a block whose calls are handled back to the pool.
-    pub fn recycle(&mut self, mut block: Vec<C>) {
-        block.clear();
-        self.spare.push(block);
+    /// Gives a block from [`Bucket::into_blocks`] or [`Bucket::drain_blocks`], whose
+    /// calls are handled, back to the pool, where its places are all stale.
+    pub fn recycle(&mut self, block: Vec<C>) {
+        self.spare.blocks.push(block);
+    }
+
+    /// Gives a tick drained by [`Bucket::drain_blocks`] back to the pool: its list of
+    /// blocks, for a tick to come.
+    pub fn recycle_list(&mut self, bucket: Bucket<C>) {
+        debug_assert!(bucket.blocks.is_empty(), "a tick with its calls");
+        if bucket.blocks.capacity() > 0 {
+            self.spare.lists.push(bucket.blocks);
+        }
     }
 }
 
 impl<C> Bucket<C> {
-    /// Its blocks, to be handled in order and given back with [`Buckets::recycle`].
-    pub fn into_blocks(self) -> Vec<Vec<C>> {
-        self.blocks
+    /// Its blocks, each with how many of its first places hold calls (the rest are
+    /// stale), to be handled in order and given back with [`Buckets::recycle`].
+    pub fn into_blocks(self) -> impl Iterator<Item = (Vec<C>, usize)> {
+        self.blocks.into_iter().map(held(self.len))
+    }
+
+    /// [`Bucket::into_blocks`], leaving the tick empty with its list of blocks, to be
+    /// given back with [`Buckets::recycle_list`].
+    pub fn drain_blocks(&mut self) -> impl Iterator<Item = (Vec<C>, usize)> + '_ {
+        let len = std::mem::take(&mut self.len);
+        self.blocks.drain(..).map(held(len))
+    }
+}
+
+/// Pairs each block of a tick of `len` calls with how many of its places hold calls.
+fn held<C>(mut len: usize) -> impl FnMut(Vec<C>) -> (Vec<C>, usize) {
+    move |block| {
+        let held = len.min(block.len());
+        len -= held;
+        (block, held)
     }
 }
 
@@ -403,16 +484,42 @@ pub fn last_to_front(keys: &mut [u64], len: usize, n: usize) {
 // there cost a tenth of the open-loop crowd's time.
 #[cfg_attr(target_arch = "wasm32", inline(always))]
 #[cfg_attr(not(target_arch = "wasm32"), inline)]
-fn push<C>(bucket: &mut Bucket<C>, spare: &mut Vec<Vec<C>>, call: C) {
-    match bucket.blocks.last_mut() {
-        Some(last) if last.len() < BLOCK => last.push(call),
-        _ => {
-            let mut block = spare.pop().unwrap_or_default();
-            block.push(call);
-            bucket.blocks.push(block);
-        }
+fn push<C: Copy>(bucket: &mut Bucket<C>, spare: &mut Spare<C>, call: C) {
+    let (b, i) = (bucket.len >> SHIFT, bucket.len & MASK);
+    match bucket.blocks.get_mut(b).and_then(|block| block.get_mut(i)) {
+        Some(place) => *place = call,
+        None => make_room(bucket, spare, call),
     }
     bucket.len += 1;
+}
+
+/// Makes the place for the next call of `bucket` when its last block is full, writing
+/// `call` there: the last block twice as long (up to [`BLOCK`]), or a block from the
+/// pool (or a new one) after a last block of [`BLOCK`] calls or none. Every block is
+/// filled to its allocation (with copies of `call`), as the module's note says.
+#[cold]
+#[inline(never)]
+fn make_room<C: Copy>(bucket: &mut Bucket<C>, spare: &mut Spare<C>, call: C) {
+    let (b, i) = (bucket.len >> SHIFT, bucket.len & MASK);
+    if let Some(last) = bucket.blocks.get_mut(b) {
+        debug_assert_eq!(i, last.len());
+        last.resize((2 * i).clamp(FIRST_BLOCK, BLOCK), call);
+        last[i] = call;
+        return;
+    }
+    debug_assert_eq!(i, 0);
+    // A block from the pool is as long as it was when it held calls.
+    if bucket.blocks.capacity() == 0
+        && let Some(list) = spare.lists.pop()
+    {
+        bucket.blocks = list;
+    }
+    let mut block = spare.blocks.pop().unwrap_or_default();
+    if block.is_empty() {
+        block.resize(block.capacity().clamp(FIRST_BLOCK, BLOCK), call);
+    }
+    block[0] = call;
+    bucket.blocks.push(block);
 }
 
 #[cfg(test)]
@@ -425,15 +532,24 @@ mod tests {
         // Every draw of the shuffles is the one `random_range` makes, on the same stream.
         for seed in 0..4 {
             let (mut a, mut b) = (Pcg64::seed_from_u64(seed), Pcg64::seed_from_u64(seed));
+            let top = u32::MAX as usize;
             for (lo, hi) in [
                 (0, 1),
                 (0, 2),
                 (3, 10),
                 (0, 1 << 20),
+                (1 << 20, (1 << 20) + 3),
                 (5, 1 << 33),
                 (0, usize::MAX),
+                (0, top),
+                (0, top + 1),
+                (7, top),
+                (top - 1, top),
+                (top, top + 1),
+                (top - 2, top + 2),
+                (0, (1 << 31) + 1),
             ] {
-                for _ in 0..50 {
+                for _ in 0..2_000 {
                     assert_eq!(draw(&mut a, lo, hi), b.random_range(lo..hi));
                     assert_eq!(draw_inclusive(&mut a, lo, hi), b.random_range(lo..=hi));
                 }
@@ -550,9 +666,10 @@ mod tests {
     fn recycled_blocks_carry_the_next_calls() {
         let mut buckets = Buckets::new(3);
         buckets.fill(0, 7u32, 2 * BLOCK + 3);
-        let blocks = buckets.take(0).into_blocks();
-        assert_eq!(blocks.len(), 3);
-        for block in blocks {
+        let blocks: Vec<(Vec<u32>, usize)> = buckets.take(0).into_blocks().collect();
+        let held: Vec<usize> = blocks.iter().map(|&(_, held)| held).collect();
+        assert_eq!(held, [BLOCK, BLOCK, 3]);
+        for (block, _) in blocks {
             buckets.recycle(block);
         }
         for i in 0..BLOCK as u32 + 1 {
@@ -562,5 +679,51 @@ mod tests {
         assert_eq!(bucket.len(), BLOCK + 1);
         assert_eq!(bucket.get(BLOCK), BLOCK as u32);
         assert!(bucket.blocks[0].capacity() >= BLOCK);
+        // The recycled blocks' stale places are never read as calls.
+        let calls: Vec<u32> = bucket.iter().copied().collect();
+        assert_eq!(calls, (0..BLOCK as u32 + 1).collect::<Vec<_>>());
+        let held: Vec<usize> = bucket.into_blocks().map(|(_, held)| held).collect();
+        assert_eq!(held, [BLOCK, 1]);
+    }
+
+    /// Calls pushed into a tick, through blocks that grow, blocks from the pool longer
+    /// than the calls they get and blocks of every length, come out as pushed: by
+    /// index, in order, and block by block with the count each holds.
+    #[test]
+    fn a_tick_holds_what_was_pushed_and_no_stale_place() {
+        let mut buckets = Buckets::new(2);
+        let mut next = 0u32;
+        for n in [
+            0,
+            1,
+            15,
+            16,
+            17,
+            100,
+            BLOCK - 1,
+            BLOCK,
+            BLOCK + 1,
+            3 * BLOCK + 7,
+            5,
+            0,
+            2,
+        ] {
+            let want: Vec<u32> = (next..next + n as u32).collect();
+            next += n as u32;
+            for &call in &want {
+                buckets.push(1, call);
+            }
+            let bucket = buckets.take(1);
+            assert_eq!(bucket.len(), n);
+            assert_eq!(bucket.iter().copied().collect::<Vec<_>>(), want);
+            assert!((0..n).all(|i| bucket.get(i) == want[i]));
+            let mut got = Vec::new();
+            for (block, held) in bucket.into_blocks() {
+                assert!(held > 0 && held <= block.len() && block.len() <= BLOCK);
+                got.extend_from_slice(&block[..held]);
+                buckets.recycle(block);
+            }
+            assert_eq!(got, want);
+        }
     }
 }

@@ -23,7 +23,7 @@
 //! above it hold the replica that saw the client's last call, from 1 (0 before any
 //! did), for a fleet's retry elsewhere ([`super::fleet`]); one server leaves them 0.
 
-use rand_pcg::Pcg64;
+use crate::engine::rng::Pcg64;
 
 use super::policy::{Kind, Policies, RetryPolicy};
 use super::scenario::{MAX_LAYERS, Scenario};

@@ -85,8 +85,8 @@
 //! retries only on a hint gives up on a rejection without one, whichever replica gave
 //! it.
 
+use crate::engine::rng::Pcg64;
 use rand::RngExt;
-use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 use super::buckets::{Bucket, by_arrival, choose_in_slice};

@@ -226,8 +226,8 @@ impl<C: Client> Hedges<C> {
     ) -> (Bucket<C>, usize) {
         let mut seen = Bucket::default();
         let mut hedges = 0;
-        for block in calls.into_blocks() {
-            for &call in &block {
+        for (block, len) in calls.into_blocks() {
+            for &call in &block[..len] {
                 hedges += self.visit(k, call, &mut seen, buckets, guards, totals);
             }
             buckets.recycle(block);

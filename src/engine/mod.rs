@@ -5,6 +5,7 @@
 //! - [`run`]: the one tick loop, the order of random draws, and how a call is carried;
 //! - [`client`]: what is kept of each client, and the limits that let it fit 32 bits;
 //! - [`buckets`]: how the calls of each tick are held;
+//! - [`rng`]: the random generator, rand_pcg's PCG-64 draw for draw;
 //! - [`server`]: when a tick counts as down, and slowdowns;
 //! - [`fleet`]: replicas behind a balancer;
 //! - [`hedge`]: hedged requests;
@@ -31,6 +32,7 @@ pub mod policy;
 pub mod queue;
 pub mod read;
 pub mod recovery;
+pub mod rng;
 pub mod run;
 pub mod scenario;
 pub mod schedule;

@@ -15,8 +15,8 @@
 //! around the ceiling, the cap included: a wait may be up to `(1 + jitter) · cap`, as
 //! in gRPC. Its shortest wait is `d(a) · (1 − jitter)`, rounded.
 
+use crate::engine::rng::Pcg64;
 use rand::RngExt;
-use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 use super::library::{self, Library};
@@ -244,6 +244,7 @@ impl RetryPolicy {
     }
 
     /// The ceiling `d(a)` after failure `a` (counting from 0), unrounded.
+    #[inline(always)]
     pub fn ceiling(&self, failures: u32) -> f64 {
         let i = (failures as usize).min(self.ceilings.len() - 1);
         self.ceilings[i]

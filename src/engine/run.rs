@@ -53,8 +53,8 @@
 //! client state and the guards ([`super::guards`]), chosen once per scenario and
 //! strategy, so the plain crowd runs with the smallest state and no guard code at all.
 
+use crate::engine::rng::Pcg64;
 use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg64;
 
 use super::buckets::Buckets;
 use super::client::{Chain, Client, Hedged, Layered, Single};
@@ -261,7 +261,37 @@ impl Setup<'_> {
         // Steps done and not yet told to `work`, at what each costs (only when counted).
         let (per_tick, per_call) = work.map_or((0, 0), |_| scenario.step_costs());
         let mut steps = 0u64;
+        // The run ends early once it is idle: no call waits in a tick to come, no
+        // request arrives any more, and nothing else holds a call (a queue, a fleet's
+        // queues, hedges) or records a tick without calls (a cache's capacity). Every
+        // tick left would see no call and change no total nor lane (each lane of a tick
+        // without calls is 0, as it starts), so the results are those of the whole
+        // run; the work counted is too.
+        let idle_can_end =
+            !with_queue && fleet.is_none() && !hedged && scenario.server.cache.is_none();
+        // The first tick after the last arrival.
+        let arrivals_done = (scenario.arrivals.iter())
+            .filter_map(|a| Some((a.time_of(a.total().checked_sub(1)?) / tick) as usize + 1))
+            .max()
+            .unwrap_or(0);
+        // The ticks in `[k, quiet_until)` are known to hold no call: none is pushed
+        // there while the ticks before them hold none either.
+        let mut quiet_until = 0;
         for k in 0..ticks {
+            if idle_can_end && k >= arrivals_done {
+                if k >= quiet_until {
+                    quiet_until = buckets.next_busy(k);
+                }
+                if quiet_until == ticks {
+                    if let Some(work) = work {
+                        steps += per_tick * (ticks - k) as u64;
+                        if work.spend(steps) {
+                            return None;
+                        }
+                    }
+                    break;
+                }
+            }
             let start = k as u64 * tick;
             let end = start + tick;
             let mut calls = buckets.take(k);
@@ -440,15 +470,15 @@ impl Setup<'_> {
                 hedges: hedges.as_mut(),
             };
             let mut index = 0;
-            for block in calls.into_blocks() {
-                let len = block.len();
+            for (whole, len) in calls.drain_blocks() {
+                let block = &whole[..len];
                 if G::NONE {
                     // Without guards every failed call is a rejection with no hint: the
                     // plain crowd's loop, with nothing to decide per call. It is
                     // [`Env::fail`] without the guards, written out over the run's own
                     // state: through `Ctx`, a crowd of fixed waits ran 2.7% more
                     // instructions (callgrind).
-                    let from = parts[0].0.clamp(index, index + len) - index;
+                    let from = parts[0].0.max(index).min(index + len) - index;
                     let Ctx {
                         rng,
                         guards: _,
@@ -479,12 +509,17 @@ impl Setup<'_> {
                         buckets.push(seen, call);
                     }
                     index += len;
-                    ctx.buckets.recycle(block);
+                    ctx.buckets.recycle(whole);
                     continue;
                 }
-                for (part, (lo, hi, hint, allowed)) in parts.into_iter().enumerate() {
-                    let a = lo.clamp(index, index + len) - index;
-                    let b = hi.clamp(index, index + len) - index;
+                // Over indices, and `max` and `min` rather than `clamp`: the browser's
+                // module, built for size, left an enumerated iterator's step and a clamp
+                // as calls, three of each per block.
+                #[allow(clippy::needless_range_loop)]
+                for part in 0..parts.len() {
+                    let (lo, hi, hint, allowed) = parts[part];
+                    let a = lo.max(index).min(index + len) - index;
+                    let b = hi.max(index).min(index + len) - index;
                     if part == 0 && !hints.is_empty() {
                         // Turned away by a replica: with that replica's hint and pushback.
                         for call in &block[a..b] {
@@ -504,8 +539,9 @@ impl Setup<'_> {
                     }
                 }
                 index += len;
-                ctx.buckets.recycle(block);
+                ctx.buckets.recycle(whole);
             }
+            ctx.buckets.recycle_list(calls);
             if QUEUE {
                 ctx.totals.timed_out += match ctx.hedges.as_deref() {
                     // Abandoned copies' timeouts are no client's.

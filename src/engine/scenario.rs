@@ -296,8 +296,16 @@ impl Arrivals {
     /// The index of the first request at or after `t` (`t >= from`):
     /// `ceil((t - from) * rate / 1e6)`.
     fn first_at(&self, t: Micros) -> u64 {
-        let elapsed = u128::from(t - self.from) * u128::from(self.rate_milli);
-        elapsed.div_ceil(1_000_000_000) as u64
+        // In 64 bits when the product fits, as it does for every rate a run can make
+        // (128-bit division is a call into a routine in the browser's module, once per
+        // tick); the same quotient either way.
+        match (t - self.from).checked_mul(self.rate_milli) {
+            Some(elapsed) => elapsed.div_ceil(1_000_000_000),
+            None => {
+                let elapsed = u128::from(t - self.from) * u128::from(self.rate_milli);
+                elapsed.div_ceil(1_000_000_000) as u64
+            }
+        }
     }
 
     /// The indices of the requests that start in `[a, b)`.
@@ -311,7 +319,39 @@ impl Arrivals {
 
     /// When request `i` starts.
     pub fn time_of(&self, i: u64) -> Micros {
-        self.from + (u128::from(i) * 1_000_000_000 / u128::from(self.rate_milli)) as u64
+        // In 64 bits when the product fits (below 1.8e10 requests, every run's), as in
+        // `first_at`: once per request.
+        let offset = match i.checked_mul(1_000_000_000) {
+            Some(scaled) => scaled / self.rate_milli,
+            None => (u128::from(i) * 1_000_000_000 / u128::from(self.rate_milli)) as u64,
+        };
+        self.from + offset
+    }
+
+    /// When each request of `indices` starts, in order: [`Arrivals::time_of`] of each
+    /// index, with a division for the first only. With `i · 1e9 = q · rate + r`
+    /// (`0 ≤ r < rate`), the next request's is `q + ⌊1e9 / rate⌋`, and one more when `r`
+    /// plus the remainder of `1e9 / rate` reaches the rate (it is then less that).
+    pub fn times_of(&self, indices: std::ops::Range<u64>) -> impl Iterator<Item = Micros> + use<> {
+        let (from, rate) = (self.from, self.rate_milli);
+        let (step, step_rest) = (1_000_000_000 / rate, 1_000_000_000 % rate);
+        let (mut q, mut r) = match indices.start.checked_mul(1_000_000_000) {
+            Some(scaled) => (scaled / rate, scaled % rate),
+            None => {
+                let scaled = u128::from(indices.start) * 1_000_000_000;
+                let rate = u128::from(rate);
+                ((scaled / rate) as u64, (scaled % rate) as u64)
+            }
+        };
+        indices.map(move |_| {
+            let t = from + q;
+            let (rest, carried) = r.overflowing_add(step_rest);
+            (q, r) = match carried || rest >= rate {
+                true => (q + step + 1, rest.wrapping_sub(rate)),
+                false => (q + step, rest),
+            };
+            t
+        })
     }
 
     /// How many requests the window makes.
@@ -751,5 +791,75 @@ impl Scenario {
     /// scenario within the limit at its most runs without counting its steps.
     pub fn most_work(&self) -> u128 {
         self.work_with(|lane, s| lane.calls_per_client_of(s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::rng::Pcg64;
+    use rand::{RngExt, SeedableRng};
+
+    /// The arrivals' times and indices in 64 bits are those of the 128-bit formulas,
+    /// where the products fit and where they do not.
+    #[test]
+    fn arrivals_in_64_bits_are_the_exact_formulas() {
+        let mut rng = Pcg64::seed_from_u64(3);
+        let rates = [1, 999, 1_000_000, 80_000, u64::MAX / 1_000, u64::MAX];
+        for _ in 0..20_000 {
+            let rate_milli = match rng.random_range(0..3) {
+                0 => rates[rng.random_range(0..rates.len())],
+                1 => rng.random_range(1..10_000_000_000),
+                _ => rng.random_range(1..=u64::MAX),
+            };
+            let window = Arrivals {
+                rate_milli,
+                from: rng.random_range(0..1_000_000),
+                to: MAX_TIME,
+            };
+            let t = window.from + rng.random_range(0..=MAX_TIME - window.from);
+            let elapsed = u128::from(t - window.from) * u128::from(rate_milli);
+            assert_eq!(window.first_at(t), elapsed.div_ceil(1_000_000_000) as u64);
+            let i = match rng.random_range(0..3) {
+                0 => rng.random_range(0..1_000_000),
+                1 => u64::MAX / 1_000_000_000 + rng.random_range(0..3),
+                _ => rng.random_range(0..=u64::MAX),
+            };
+            let exact = u128::from(i) * 1_000_000_000 / u128::from(rate_milli);
+            if let Ok(offset) = u64::try_from(exact)
+                && let Some(at) = window.from.checked_add(offset)
+            {
+                assert_eq!(window.time_of(i), at, "{i} at {rate_milli}");
+            }
+        }
+    }
+
+    /// The times of a span's requests, stepped from the first, are each request's own.
+    #[test]
+    fn arrival_times_step_exactly() {
+        let mut rng = Pcg64::seed_from_u64(4);
+        for _ in 0..2_000 {
+            let rate_milli = match rng.random_range(0..4) {
+                0 => rng.random_range(1..2_000),
+                1 => rng.random_range(1..10_000_000_000),
+                2 => [1_000_000_000, 3, 7_000, 999_999_999, 1_000_000_001][rng.random_range(0..5)],
+                _ => rng.random_range(u64::MAX / 2..=u64::MAX),
+            };
+            let from = rng.random_range(0..10_000_000);
+            let window = Arrivals {
+                rate_milli,
+                from,
+                to: from + rng.random_range(1..100_000_000),
+            };
+            let a = rng.random_range(0..window.to + 1_000);
+            let b = a + rng.random_range(0..2_000_000);
+            let stepped: Vec<Micros> = (window.times_of(window.indices_in(a, b)))
+                .take(5_000)
+                .collect();
+            let each: Vec<Micros> = (window.indices_in(a, b).take(5_000))
+                .map(|i| window.time_of(i))
+                .collect();
+            assert_eq!(stepped, each, "{window:?} in [{a}, {b})");
+        }
     }
 }

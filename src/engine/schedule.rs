@@ -1,8 +1,8 @@
 //! The waits one policy produces for one client, attempt by attempt: the ceiling
 //! `d(a)`, the range a wait may fall in, and one seeded sample.
 
+use crate::engine::rng::Pcg64;
 use rand::SeedableRng;
-use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 use super::policy::{Kind, RetryPolicy, Strategy};

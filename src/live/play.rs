@@ -73,12 +73,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::engine::rng::Pcg64;
 use hyper::body::Incoming;
 use hyper::header::{HOST, HeaderValue, RETRY_AFTER};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg64;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;

@@ -24,8 +24,8 @@
 
 use std::time::Duration;
 
+use crate::engine::rng::Pcg64;
 use rand::SeedableRng;
-use rand_pcg::Pcg64;
 use tokio_retry2::strategy::{ExponentialFactorBackoff, FixedInterval, jitter_with_bounds};
 
 use super::CRATES;

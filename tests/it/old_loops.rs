@@ -4,11 +4,11 @@
 //! with arrivals, Retry-After, a budget, a breaker or layers.
 
 use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg64;
 use retrylab::engine::guards::breaker::BreakerState;
 use retrylab::engine::guards::budget::BudgetState;
 use retrylab::engine::policy::{Policies, RetryPolicy, Strategy};
 use retrylab::engine::recovery::{after_trigger, per_second_milli, recovery_tick};
+use retrylab::engine::rng::Pcg64;
 use retrylab::engine::scenario::{MAX_LAYERS, Scenario};
 use retrylab::engine::server::ServerState;
 use retrylab::engine::units::{Micros, SECOND};

@@ -199,15 +199,15 @@ fn a_change_to_the_engine_makes_the_module_stale() {
     std::fs::write(
         at.join("Cargo.lock"),
         lock.replace(
-            "name = \"rand_pcg\"\nversion = \"",
-            "name = \"rand_pcg\"\nversion = \"9.",
+            "name = \"rand_core\"\nversion = \"",
+            "name = \"rand_core\"\nversion = \"9.",
         ),
     )
     .unwrap();
-    let rand_pcg = &manifest
+    let rand_core = &manifest
         .crates
         .iter()
-        .find(|(n, _)| n == "rand_pcg")
+        .find(|(n, _)| n == "rand_core")
         .unwrap()
         .1;
     assert_eq!(
@@ -217,7 +217,7 @@ fn a_change_to_the_engine_makes_the_module_stale() {
             "src/suggest.rs, which the module was built from, is gone".to_string(),
             "src/engine/faster.rs is new in a folder the module was built from".to_string(),
             format!(
-                "Cargo.lock no longer holds rand_pcg {rand_pcg}, which the module was built with"
+                "Cargo.lock no longer holds rand_core {rand_core}, which the module was built with"
             ),
         ]
     );

@@ -57,9 +57,9 @@ use super::outcome::Totals;
 use super::recovery::{after_trigger, per_second_milli, recovery_tick};
 use super::scenario::{Arrivals, RetryAfter, Scenario};
 use super::units::{Micros, SECOND};
+use crate::engine::rng::Pcg64;
 use breaker::BreakerState;
 use budget::BudgetState;
-use rand_pcg::Pcg64;
 use throttle::ThrottleState;
 
 /// The hooks of the tick loop. Each has the meaning it has without guards as its
@@ -229,8 +229,8 @@ impl Guards for Guarded<'_> {
             if let Some(offered) = self.offered.get_mut(k) {
                 *offered += count as u32;
             }
-            for i in new {
-                buckets.push_to(calls, C::fresh(chain, window.time_of(i)));
+            for t in window.times_of(new) {
+                buckets.push_to(calls, C::fresh(chain, t));
             }
         }
     }

@@ -14,8 +14,8 @@
 //! for its client as a call that failed fast at a breaker does (with no hint), except
 //! that it is always retried per policy.
 
+use crate::engine::rng::Pcg64;
 use rand::RngExt;
-use rand_pcg::Pcg64;
 
 use crate::engine::scenario::Throttle;
 use crate::engine::units::Micros;
