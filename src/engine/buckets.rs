@@ -18,7 +18,6 @@
 //! is never called for a call.
 
 use crate::engine::rng::Pcg64;
-use rand::RngExt;
 use rand::distr::uniform::{SampleUniform, UniformSampler};
 
 /// A uniform draw in `lo..hi`, the very draw of `rng.random_range(lo..hi)`, but always
@@ -50,12 +49,12 @@ fn draw_inclusive(rng: &mut Pcg64, lo: usize, hi: usize) -> usize {
     let (lo, hi) = (lo as u32, hi as u32);
     let range = hi.wrapping_sub(lo).wrapping_add(1);
     if range == 0 {
-        return rng.random::<u32>() as usize;
+        return rng.word32() as usize;
     }
-    let wide = u64::from(rng.random::<u32>()) * u64::from(range);
+    let wide = u64::from(rng.word32()) * u64::from(range);
     let (mut result, low_order) = ((wide >> 32) as u32, wide as u32);
     if low_order > range.wrapping_neg() {
-        let next_high = ((u64::from(rng.random::<u32>()) * u64::from(range)) >> 32) as u32;
+        let next_high = ((u64::from(rng.word32()) * u64::from(range)) >> 32) as u32;
         result += u32::from(low_order.checked_add(next_high).is_none());
     }
     lo.wrapping_add(result) as usize
@@ -127,13 +126,11 @@ impl<C: Copy> Bucket<C> {
     /// Swaps the calls at `i` and `j`.
     #[inline(always)]
     fn swap(&mut self, i: usize, j: usize) {
-        let (bi, bj) = (i >> SHIFT, j >> SHIFT);
-        if bi == bj {
-            self.blocks[bi].swap(i & MASK, j & MASK);
-        } else {
-            let a = self.blocks[bi][i & MASK];
-            self.blocks[bi][i & MASK] = std::mem::replace(&mut self.blocks[bj][j & MASK], a);
-        }
+        // Two reads and two writes, in or across blocks (a slice's `swap` was a call in
+        // the browser's module).
+        let (a, b) = (self.get(i), self.get(j));
+        self.set(i, b);
+        self.set(j, a);
     }
 
     /// Moves a uniformly random choice of `served` of the first `admitted` calls to the

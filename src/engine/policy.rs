@@ -16,7 +16,6 @@
 //! in gRPC. Its shortest wait is `d(a) · (1 − jitter)`, rounded.
 
 use crate::engine::rng::Pcg64;
-use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
 use super::library::{self, Library};
@@ -260,15 +259,15 @@ impl RetryPolicy {
         match self.kind {
             Kind::Fixed => self.base,
             Kind::Exponential => round(self.ceiling(failures)),
-            Kind::FullJitter => round(rng.random::<f64>() * self.ceiling(failures)),
+            Kind::FullJitter => round(rng.unit() * self.ceiling(failures)),
             Kind::EqualJitter => {
                 let half = self.ceiling(failures) / 2.0;
-                round(half + rng.random::<f64>() * half)
+                round(half + rng.unit() * half)
             }
             Kind::DecorrelatedJitter => {
                 let low = self.base as f64;
                 let high = 3.0 * f64::from(*prev);
-                let w = round(low + rng.random::<f64>() * (high - low)).min(self.cap);
+                let w = round(low + rng.unit() * (high - low)).min(self.cap);
                 // The cap is at most an hour, so it fits the 32-bit field.
                 *prev = w as u32;
                 w
@@ -276,7 +275,7 @@ impl RetryPolicy {
             Kind::ProportionalJitter => {
                 let d = self.ceiling(failures);
                 let low = d * (1.0 - self.jitter);
-                round(low + rng.random::<f64>() * (2.0 * self.jitter * d))
+                round(low + rng.unit() * (2.0 * self.jitter * d))
             }
         }
     }
@@ -373,7 +372,7 @@ fn round(us: f64) -> Micros {
 mod tests {
     use super::*;
     use crate::engine::scenario::Scenario;
-    use rand::SeedableRng;
+    use rand::{RngExt, SeedableRng};
 
     fn policy(strategy: Strategy) -> RetryPolicy {
         RetryPolicy::new(
