@@ -436,5 +436,6 @@ mod tests {
         assert_eq!(size_of::<Single<(), ()>>(), 8);
         assert_eq!(size_of::<Single<u32, ()>>(), 12);
         assert_eq!(size_of::<Single<u32, u32>>(), 16);
+        assert_eq!(size_of::<Hedged>(), 52);
     }
 }
