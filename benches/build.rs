@@ -49,7 +49,7 @@ fn builds(c: &mut Criterion) {
 
     // A copy of the repository's site, so its cache can be removed between runs.
     let copy = tempfile::tempdir().unwrap();
-    for dir in ["content", "templates", "static"] {
+    for dir in ["content", "scenarios", "templates", "static"] {
         copy_tree(&repo.join(dir), &copy.path().join(dir));
     }
     std::fs::copy(repo.join("site.yaml"), copy.path().join("site.yaml")).unwrap();

@@ -19,7 +19,13 @@ const EDITS: usize = 30;
 fn main() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let site = tempfile::tempdir().unwrap();
-    for dir in ["content", "templates", "static", ".retrylab-cache"] {
+    for dir in [
+        "content",
+        "scenarios",
+        "templates",
+        "static",
+        ".retrylab-cache",
+    ] {
         copy_tree(&repo.join(dir), &site.path().join(dir));
     }
     std::fs::copy(repo.join("site.yaml"), site.path().join("site.yaml")).unwrap();
