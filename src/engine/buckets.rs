@@ -10,8 +10,9 @@
 //! A fresh block starts small and grows by doubling up to [`BLOCK`], so that ticks with
 //! a handful of calls each cost little.
 //!
-//! A block's vector is always as long as its allocation: the bucket's count says how
-//! many of its places hold calls, and the rest hold copies of calls (stale, never read).
+//! A block's vector never shrinks: its length is the places made for it (whatever its
+//! allocation), at least the calls it holds. The bucket's count says how many of its
+//! places hold calls, and the rest hold copies of calls (stale, never read).
 //! So appending a call is a store at an index within the vector, and only a full block
 //! takes the way out of line that grows it or starts the next one; the vector's own
 //! `push`, whose growth check the browser's module (built for size) leaves as a call,
@@ -493,7 +494,7 @@ fn push<C: Copy>(bucket: &mut Bucket<C>, spare: &mut Spare<C>, call: C) {
 /// Makes the place for the next call of `bucket` when its last block is full, writing
 /// `call` there: the last block twice as long (up to [`BLOCK`]), or a block from the
 /// pool (or a new one) after a last block of [`BLOCK`] calls or none. Every block is
-/// filled to its allocation (with copies of `call`), as the module's note says.
+/// filled to its new length (with copies of `call`), as the module's note says.
 #[cold]
 #[inline(never)]
 fn make_room<C: Copy>(bucket: &mut Bucket<C>, spare: &mut Spare<C>, call: C) {
@@ -681,6 +682,43 @@ mod tests {
         assert_eq!(calls, (0..BLOCK as u32 + 1).collect::<Vec<_>>());
         let held: Vec<usize> = bucket.into_blocks().map(|(_, held)| held).collect();
         assert_eq!(held, [BLOCK, 1]);
+    }
+
+    /// A tick drained block by block and given back leaves its blocks and its list to
+    /// the ticks to come, which hold what is pushed to them and nothing of before.
+    #[test]
+    fn drained_ticks_give_their_blocks_and_lists_to_the_next() {
+        let mut buckets = Buckets::new(6);
+        for i in 0..BLOCK as u32 + 5 {
+            buckets.push(1, i);
+        }
+        let mut tick = buckets.take(1);
+        let drained: Vec<(Vec<u32>, usize)> = tick.drain_blocks().collect();
+        assert_eq!(tick.len(), 0);
+        let held: Vec<usize> = drained.iter().map(|&(_, held)| held).collect();
+        assert_eq!(held, [BLOCK, 5]);
+        for (block, _) in drained {
+            buckets.recycle(block);
+        }
+        buckets.recycle_list(tick);
+        assert_eq!(
+            (buckets.spare.blocks.len(), buckets.spare.lists.len()),
+            (2, 1)
+        );
+        // The next ticks take the pool's list and blocks, stale places and all.
+        for (k, n) in [(2, 3), (3, BLOCK + 2), (4, 1)] {
+            for i in 0..n as u32 {
+                buckets.push(k, 1_000_000 + i);
+            }
+            let bucket = buckets.take(k);
+            let calls: Vec<u32> = bucket.iter().copied().collect();
+            assert_eq!(calls, (1_000_000..1_000_000 + n as u32).collect::<Vec<_>>());
+        }
+        assert_eq!(buckets.spare.lists.len(), 0);
+        // A tick nobody pushed to holds nothing; the one after the last call is found.
+        assert_eq!(buckets.next_busy(5), 6);
+        buckets.push(5, 7);
+        assert_eq!((buckets.next_busy(0), buckets.next_busy(5)), (5, 5));
     }
 
     /// Calls pushed into a tick, through blocks that grow, blocks from the pool longer

@@ -912,9 +912,11 @@ mod tests {
     use crate::engine::parse_scenario;
 
     /// The browser's module runs every scenario in the guarded loop, with the single
-    /// state of every option when there are no layers (and the hedged state, which is
-    /// the layered one, otherwise): without guards that must be the plain loop's run, to
-    /// the call, and the layered state's with one layer.
+    /// state of the fewest fields when there are no layers, deadline or decorrelated
+    /// jitter (and the hedged state, which is the layered one, otherwise); natively the
+    /// guarded crowds run with the single state of the fields they need: without guards
+    /// each must be the plain loop's run, to the call, and the layered state's with one
+    /// layer, a fleet's included.
     #[test]
     fn the_layered_state_in_the_guarded_loop_gives_every_run() {
         let cases = [
@@ -930,6 +932,9 @@ mod tests {
              outages: [{from: 1s, to: 4s}]}\n\
              retry: {deadline: 30s, budget: finagle, breaker: {retry_when_open: false}}\n",
             "clients: 300\nserver: {capacity: 10}\nretry: {max_attempts: 5, budget: grpc}\n",
+            "clients: 600\narrivals: {rate: 40}\nserver: {capacity: 20, replicas: 3,\n  \
+             overrides: [{replica: 2, outages: [{from: 1s, to: 5s}]}]}\n\
+             retry: {max_attempts: 6, deadline: 25s}\n",
         ];
         for yaml in cases.into_iter().chain(guarded) {
             let scenario = parse_scenario(yaml, Some("t")).expect("a valid scenario");
@@ -962,6 +967,13 @@ mod tests {
                         Some(simulate_with(scenario, &policies, seed, true)),
                         "{strategy:?}"
                     );
+                    if scenario.retry.deadline.is_none() && !chain.remembers_waits() {
+                        assert_eq!(
+                            setup().go::<Single<(), ()>, _, false>(Guarded::new(scenario)),
+                            Some(simulate_with(scenario, &policies, seed, true)),
+                            "{strategy:?}"
+                        );
+                    }
                 }
             }
         }

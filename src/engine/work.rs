@@ -196,7 +196,8 @@ mod tests {
     use crate::engine::{parse_scenario, run_scenario_with, run_scenario_within};
 
     /// Ten clients that a server of ten calls per tick serves in the first of ten
-    /// ticks: each run is 10 ticks and 10 calls, 20 steps.
+    /// ticks: each run is 10 ticks and 10 calls, 20 steps, the nine idle ticks that a
+    /// run ends early on counted as if it had run them.
     const SERVED_AT_ONCE: &str = "id: a\nclients: 10\nhorizon: 1s\n\
                                   server: {capacity: 10, tick: 100ms}\nruns: 3\n";
 
