@@ -151,19 +151,9 @@ pub fn simulate_within(
         // The single state with only the fields the scenario needs, as without guards:
         // the open-loop crowds of the articles (arrivals are a guard's) carry half the
         // bytes per call (the playground's metastable preset ran 14% faster).
-        return match (scenario.retry.deadline.is_some(), chain.remembers_waits()) {
-            (false, false) => run.go::<Single<(), ()>, _, false>(guards),
-            (true, false) => run.go::<Single<u32, ()>, _, false>(guards),
-            (false, true) => run.go::<Single<(), u32>, _, false>(guards),
-            (true, true) => run.go::<Single<u32, u32>, _, false>(guards),
-        };
+        return run.go_single(guards);
     }
-    match (scenario.retry.deadline.is_some(), chain.remembers_waits()) {
-        (false, false) => run.go::<Single<(), ()>, _, false>(Unguarded),
-        (true, false) => run.go::<Single<u32, ()>, _, false>(Unguarded),
-        (false, true) => run.go::<Single<(), u32>, _, false>(Unguarded),
-        (true, true) => run.go::<Single<u32, u32>, _, false>(Unguarded),
-    }
+    run.go_single(Unguarded)
 }
 
 /// What one run is given.
@@ -176,6 +166,20 @@ struct Setup<'a> {
 }
 
 impl Setup<'_> {
+    /// [`Setup::go`] with the single state of only the fields the scenario needs: the
+    /// first call's time with a deadline, the previous wait with decorrelated jitter.
+    fn go_single<G: Guards>(self, guards: G) -> Option<Run> {
+        match (
+            self.scenario.retry.deadline.is_some(),
+            self.chain.remembers_waits(),
+        ) {
+            (false, false) => self.go::<Single<(), ()>, _, false>(guards),
+            (true, false) => self.go::<Single<u32, ()>, _, false>(guards),
+            (false, true) => self.go::<Single<(), u32>, _, false>(guards),
+            (true, true) => self.go::<Single<u32, u32>, _, false>(guards),
+        }
+    }
+
     /// The tick loop, for clients of kind `C` with guards `G`, and with the code of the
     /// queue when `QUEUE` (without it, a scenario's queue is not looked at). Never
     /// inlined: each
