@@ -78,8 +78,9 @@ impl Kind {
 
 /// The Markdown extensions every page is read with; every pass must agree, since they
 /// decide where blocks and spans are. GitHub's: tables, footnotes, strikethrough, task
-/// lists and alerts (`> [!NOTE]`); and, as in Zola and Hugo, definition lists and
-/// heading attributes (`## Retries {#retries}`).
+/// lists and alerts (`> [!NOTE]`); GitHub's maths (`$…$` inline, `$$…$$` on its own),
+/// typeset at build time; and, as in Zola and Hugo, definition lists and heading
+/// attributes (`## Retries {#retries}`).
 ///
 /// Smart punctuation is the site's choice (`smart_punctuation` in `site.yaml`), added
 /// when a page is rendered: it changes letters in the text, never where a block, a code
@@ -92,6 +93,7 @@ pub fn markdown_options() -> Options {
         | Options::ENABLE_GFM
         | Options::ENABLE_DEFINITION_LIST
         | Options::ENABLE_HEADING_ATTRIBUTES
+        | Options::ENABLE_MATH
 }
 
 /// A directive as found in the Markdown, before its YAML is read.
@@ -169,7 +171,13 @@ pub fn scan(markdown: &str) -> Scan {
                     scan.directives.push(found);
                 }
             }
-            Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) => scan.code.push(range),
+            // A formula is read as LaTeX, where `{{` is a group: like code, no
+            // reference is looked for in it.
+            Event::Code(_)
+            | Event::Html(_)
+            | Event::InlineHtml(_)
+            | Event::InlineMath(_)
+            | Event::DisplayMath(_) => scan.code.push(range),
             _ => {}
         }
     }

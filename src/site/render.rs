@@ -5,6 +5,7 @@
 mod autolinks;
 mod footnotes;
 mod ids;
+mod math;
 mod plan;
 mod raw_html;
 mod slug_table;
@@ -21,6 +22,7 @@ use crate::chart::table::escape;
 use crate::directive::markdown_options;
 use footnotes::Footnotes;
 pub use ids::slug;
+pub use math::{BadFormula, typeset};
 use plan::{Plan, split_notes};
 use writer::Writer;
 
@@ -103,6 +105,8 @@ pub struct Rendered {
     pub broken: Vec<(Range<usize>, String)>,
     /// Custom heading ids that are already used on the page.
     pub taken: Vec<TakenId>,
+    /// Formulas that cannot be typeset.
+    pub formulas: Vec<BadFormula>,
     /// Conditions (by the byte offset of their `{{ if … }}`) whose sentence is not
     /// written as one element: it crosses the end of emphasis or a link, or stands
     /// where no HTML can (a link's text, a title).
@@ -229,6 +233,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
         close_quotes(&mut stream, body);
     }
     let mut out = Rendered::default();
+    math::check(&stream, &tokens, &mut out);
     let plan = Plan::new(&stream, &tokens, cx, &mut out);
     let (page, mut notes) = split_notes(stream);
     let mut writer = Writer {

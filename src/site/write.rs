@@ -77,6 +77,15 @@ pub(super) fn render_pages(
         };
         tell_unbalanced(page, part, &rendered, &index, &mut problems);
         tell_taken(page, &rendered, written.as_deref(), &index, &mut problems);
+        for bad in &rendered.formulas {
+            problems.push(at(
+                page,
+                &index,
+                &bad.range,
+                bad.message.clone(),
+                Some(bad.help.clone()),
+            ));
+        }
         out.push(rendered);
     }
     if let Some(memo) = remembered {

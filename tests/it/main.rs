@@ -23,6 +23,7 @@ mod live;
 mod located_errors;
 mod look;
 mod markdown;
+mod math;
 mod memo;
 mod old_loops;
 mod output_safety;

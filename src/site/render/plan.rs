@@ -125,7 +125,7 @@ impl Plan {
                         _ => title.push_str(&text),
                     }
                 }
-                (Event::Code(text), Some((_, title))) => {
+                (Event::Code(text) | Event::InlineMath(text), Some((_, title))) => {
                     title.push_str(&tokens.restore(text));
                 }
                 (Event::End(TagEnd::Heading(_)), Some(_)) => {

@@ -11,6 +11,7 @@ use pulldown_cmark::{
 use super::super::links;
 use super::autolinks::{self, Piece};
 use super::footnotes;
+use super::math;
 use super::plan::Plan;
 use super::raw_html;
 use super::{Context, Mark, Rendered, TocEntry, Tokens, code_block};
@@ -110,7 +111,12 @@ impl<'w> Writer<'w> {
             self.track_level(&event);
             let mut written: Vec<Event> = Vec::new();
             if let Some(other) = self.collect(event, &range, &mut open, &mut written) {
-                self.rewrite(other, &range, &mut written);
+                match other {
+                    // A heading's formula is typeset when the heading is written,
+                    // which also gives its source to the table of contents.
+                    Event::InlineMath(_) if open.heading.is_some() => written.push(other),
+                    other => self.rewrite(other, &range, &mut written),
+                }
             }
             match open.heading.as_mut() {
                 Some((_, _, inner)) => inner.extend(written),
@@ -239,6 +245,14 @@ impl<'w> Writer<'w> {
             // Code and HTML are written as they are: should a token land there, it is
             // the reference's own text again.
             Event::Code(text) => written.push(Event::Code(tokens.restore(&text))),
+            Event::InlineMath(latex) => {
+                let html = math::html(&tokens.restore(&latex), false);
+                written.push(Event::InlineHtml(CowStr::from(html)));
+            }
+            Event::DisplayMath(latex) => {
+                let html = math::html(&tokens.restore(&latex), true);
+                written.push(Event::InlineHtml(CowStr::from(html)));
+            }
             Event::Html(text) => {
                 let text = tokens.restore(&text);
                 let html = self.raw_html(&text, &[(0, range.clone())]);
@@ -434,12 +448,16 @@ fn heading_html(tag: Tag, id: &str, inner: Vec<Event>, out: &mut Rendered) -> St
     let title: String = inner
         .iter()
         .filter_map(|e| match e {
-            Event::Text(t) | Event::Code(t) => Some(t.as_ref()),
+            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) => Some(t.as_ref()),
             _ => None,
         })
         .collect();
+    let inner = inner.into_iter().map(|e| match e {
+        Event::InlineMath(latex) => Event::InlineHtml(CowStr::from(math::html(&latex, false))),
+        other => other,
+    });
     let mut inner_html = String::new();
-    html::push_html(&mut inner_html, inner.into_iter());
+    html::push_html(&mut inner_html, inner);
     let level_number = heading_level(level);
     if (2..=3).contains(&level_number) {
         out.toc.push(TocEntry {

@@ -1,0 +1,234 @@
+//! Formulas: `$…$` inline and `$$…$$` on a line of their own, read as LaTeX math and
+//! typeset at build time into MathML Core, which every current browser renders with no
+//! script and no font to download. A formula that cannot be read is an error at its
+//! place; the page is not published with the formula's source in place of its maths.
+
+use std::ops::Range;
+
+use pulldown_cmark::Event;
+use pulldown_latex::config::DisplayMode;
+use pulldown_latex::{Parser, RenderConfig, Storage, push_mathml};
+
+use super::{Rendered, Tokens};
+
+/// A formula that cannot be typeset: its range in the body, what is wrong, what to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadFormula {
+    /// The formula with its dollar signs, in the body.
+    pub range: Range<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub help: String,
+}
+
+/// What to do about a formula that cannot be read, which is often a dollar sign of
+/// prose (a price) read as the start of one.
+const HELP: &str = "a formula is LaTeX math between `$` signs (`$$` for one on a line of \
+                    its own); a dollar sign in prose is written `\\$`";
+
+/// Checks every formula of the page, in the order they come, into `out.formulas`.
+pub(super) fn check<'s>(stream: &[(Event<'s>, Range<usize>)], tokens: &Tokens, out: &mut Rendered) {
+    for (event, range) in stream {
+        let (Event::InlineMath(latex) | Event::DisplayMath(latex)) = event else {
+            continue;
+        };
+        let latex = tokens.restore(latex);
+        let bad = match reference_in(&latex) {
+            // Told at the reference itself, found in the formula as written.
+            Some(reference) => BadFormula {
+                range: tokens
+                    .body
+                    .get(range.clone())
+                    .and_then(|written| written.find(reference))
+                    .map_or(range.clone(), |at| {
+                        range.start + at..range.start + at + reference.len()
+                    }),
+                message: format!(
+                    "`{reference}` stands in a formula, where references are not replaced"
+                ),
+                help: "write the value in the sentence beside the formula".to_string(),
+            },
+            None => match typeset(&latex, false) {
+                Ok(_) => continue,
+                Err(message) => BadFormula {
+                    range: range.clone(),
+                    message,
+                    help: HELP.to_string(),
+                },
+            },
+        };
+        out.formulas.push(bad);
+    }
+}
+
+/// The formula as MathML: `<math>` inline, `<math display="block">` for a display.
+/// A formula [`check`] refused is written as its source, in code, for `check`'s sake
+/// (the build stops at the error).
+pub(super) fn html(latex: &str, display: bool) -> String {
+    typeset(latex, display)
+        .unwrap_or_else(|_| format!("<code>{}</code>", crate::chart::table::escape(latex)))
+}
+
+/// How deep a formula's groups may nest. The reader of LaTeX looks for the end of each
+/// group from its start, so its time grows with the formula's length times its depth;
+/// no formula a reader can follow nests more than a dozen deep.
+pub const MAX_DEPTH: usize = 64;
+
+/// The MathML of `latex`, or what is wrong with it.
+pub fn typeset(latex: &str, display: bool) -> Result<String, String> {
+    let depth = depth(latex);
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "this formula cannot be read: its groups nest {depth} deep, more than the \
+             {MAX_DEPTH} that are read"
+        ));
+    }
+    let storage = Storage::new();
+    let mut events = Vec::new();
+    for event in Parser::new(latex, &storage) {
+        match event {
+            Ok(event) => events.push(Ok::<_, std::io::Error>(event)),
+            Err(e) => return Err(what(&e.to_string())),
+        }
+    }
+    let config = RenderConfig {
+        display_mode: if display {
+            DisplayMode::Block
+        } else {
+            DisplayMode::Inline
+        },
+        ..RenderConfig::default()
+    };
+    let mut html = String::new();
+    push_mathml(&mut html, events.into_iter(), config)
+        .map_err(|e| format!("this formula cannot be typeset: {e}"))?;
+    // pulldown-latex 0.8 gives `\ `, `~` and `\nobreakspace` as the text `&nbsp;`, which
+    // its writer escapes again: the reader would see the entity's name.
+    Ok(html.replace("<mtext>&amp;nbsp;</mtext>", "<mtext>&nbsp;</mtext>"))
+}
+
+/// How deep the groups of `latex` nest: braces, `\left` … `\right` and
+/// `\begin` … `\end`; an escaped brace (`\{`) is a character.
+fn depth(latex: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0);
+    let mut chars = latex.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            '\\' => {
+                let mut name = String::new();
+                while let Some(&c) = chars.peek().filter(|c| c.is_ascii_alphabetic()) {
+                    name.push(c);
+                    chars.next();
+                }
+                match name.as_str() {
+                    // A character after the backslash (`\{`, `\\`) is escaped.
+                    "" => {
+                        chars.next();
+                    }
+                    "left" | "begin" => depth += 1,
+                    "right" | "end" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        deepest = deepest.max(depth);
+    }
+    deepest
+}
+
+/// The first line of the parser's message, which says what is wrong (the lines after
+/// it quote the formula, which the error already shows at its place).
+fn what(message: &str) -> String {
+    let first = message.lines().next().unwrap_or_default();
+    let first = first.strip_prefix("parsing error: ").unwrap_or(first);
+    format!("this formula cannot be read: {first}")
+}
+
+/// A reference written in a formula (`{{ id.path }}`), which LaTeX would read as two
+/// groups and show as its path: a name with a dot, between double braces.
+fn reference_in(latex: &str) -> Option<&str> {
+    let name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '|' | ' ');
+    let mut from = 0;
+    // The first `}}` after the last `{{` looked at: many `{{` share it, and it is looked
+    // for again only when passed, so that a formula of many braces is read once.
+    let mut close: Option<usize> = None;
+    while let Some(found) = latex[from..].find("{{") {
+        let start = from + found;
+        from = start + 2;
+        if close.is_none_or(|at| at < from) {
+            match latex[from..].find("}}") {
+                Some(len) => close = Some(from + len),
+                None => break,
+            }
+        }
+        let end = close.unwrap_or(from);
+        let inner = latex[from..end].trim();
+        // The characters first: a look that stops at any other stays short.
+        if inner.chars().all(name) && inner.contains('.') && !inner.starts_with('.') {
+            return Some(&latex[start..end + 2]);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_formula_is_mathml() {
+        let inline = typeset("x^2", false).unwrap();
+        assert!(inline.starts_with("<math"), "{inline}");
+        assert!(!inline.contains("display=\"block\""), "{inline}");
+        assert!(inline.contains("<msup>"), "{inline}");
+        let spaced = typeset("a\\ b~c", false).unwrap();
+        assert_eq!(
+            spaced.matches("<mtext>&nbsp;</mtext>").count(),
+            2,
+            "{spaced}"
+        );
+        assert!(!spaced.contains("&amp;"), "{spaced}");
+        let block = typeset("x^2", true).unwrap();
+        assert!(block.starts_with("<math display=\"block\""), "{block}");
+    }
+
+    #[test]
+    fn a_formula_that_cannot_be_read_says_why() {
+        let e = typeset("a^b^c", false).unwrap_err();
+        assert!(e.starts_with("this formula cannot be read: "), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        assert!(typeset("\\frac{1}{", false).is_err());
+    }
+
+    #[test]
+    fn groups_nest_within_a_depth() {
+        assert_eq!(depth("a"), 0);
+        assert_eq!(depth("\\frac{1}{x^{2}}"), 2);
+        assert_eq!(depth("\\{ \\} \\\\{x}"), 1);
+        assert_eq!(depth("\\left( \\begin{cases} x \\end{cases} \\right)"), 3);
+        let deep = format!("{}x{}", "{".repeat(65), "}".repeat(65));
+        let e = typeset(&deep, false).unwrap_err();
+        assert_eq!(
+            e,
+            "this formula cannot be read: its groups nest 65 deep, more than the 64 that are read"
+        );
+        let fine = format!("{}x{}", "{".repeat(64), "}".repeat(64));
+        assert!(typeset(&fine, false).is_ok());
+    }
+
+    #[test]
+    fn references_are_found_but_groups_are_not() {
+        assert_eq!(
+            reference_in("p = {{ s.fixed.calls }}"),
+            Some("{{ s.fixed.calls }}")
+        );
+        assert_eq!(reference_in("x^{{2}}"), None);
+        assert_eq!(reference_in("{{a}} + {{b.c}}"), Some("{{b.c}}"));
+        assert_eq!(reference_in("{{ .5 }}"), None);
+        assert_eq!(reference_in("{{"), None);
+    }
+}
