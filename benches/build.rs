@@ -65,6 +65,21 @@ fn builds(c: &mut Criterion) {
         })
     });
 
+    // The same without the search index (`search: false`), to tell what it costs.
+    let yaml = std::fs::read_to_string(copy.path().join("site.yaml")).unwrap();
+    std::fs::write(
+        copy.path().join("site.yaml"),
+        format!("{yaml}\nsearch: false\n"),
+    )
+    .unwrap();
+    group.bench_function("this site, from scratch, without search", |b| {
+        b.iter(|| {
+            let _ = std::fs::remove_dir_all(copy.path().join(site::cache::FOLDER));
+            site::build(&own).unwrap()
+        })
+    });
+    std::fs::write(copy.path().join("site.yaml"), &yaml).unwrap();
+
     // What `serve` does after a prose edit: the same build, with the memo of the last.
     let page = copy.path().join("content/why-waiting-longer.md");
     let text = std::fs::read_to_string(&page).unwrap();
@@ -84,6 +99,14 @@ fn builds(c: &mut Criterion) {
     let plain_options = options(plain.path(), &out.path().join("plain"));
     group.throughput(Throughput::Elements(1000));
     group.bench_function("1,000 plain pages", |b| {
+        b.iter(|| site::build(&plain_options).unwrap())
+    });
+    std::fs::write(
+        plain.path().join("site.yaml"),
+        "title: Plain\nsearch: false\n",
+    )
+    .unwrap();
+    group.bench_function("1,000 plain pages, without search", |b| {
         b.iter(|| site::build(&plain_options).unwrap())
     });
     group.finish();

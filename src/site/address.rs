@@ -49,6 +49,8 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (playground::MODULE, "the playground's engine"),
     (super::ticks::FOLDER, "the folder of the figures' data"),
     (super::ticks::SCRIPT.0, "the script of the figures' data"),
+    (super::search::FOLDER, "the folder of the search index"),
+    (super::search::SCRIPT, "the search box's script"),
     (output::MARKER, "the mark of a folder that retrylab built"),
 ];
 

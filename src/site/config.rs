@@ -33,6 +33,11 @@ pub const KEYS: &[(&str, &str)] = &[
         "true or false (default true): straight quotes become curly, -- and --- dashes, \
          ... an ellipsis; code and references are never changed",
     ),
+    (
+        "search",
+        "true or false (default true): a search box in the header, and the index it \
+         reads written into pagefind/",
+    ),
 ];
 
 /// The site's configuration, as templates see it.
@@ -48,6 +53,8 @@ pub struct Config {
     pub base_path: String,
     /// The pages' language.
     pub language: String,
+    /// Whether the site has a search box and writes its index (`search`).
+    pub search: bool,
     /// The author.
     pub author: String,
     /// The output folder: `-o` as given (relative to the working folder), or the
@@ -144,6 +151,7 @@ pub fn load(root: &Path, base_url: Option<&str>, output: Option<&Path>) -> Resul
         base_path: base_path(&base_url),
         base_url: with_slash(&base_url),
         language: meta.text("language").unwrap_or_else(|| "en".to_string()),
+        search: meta.boolean("search").unwrap_or(true),
         author: meta.text("author").unwrap_or_default(),
         output: match output {
             Some(o) => o.to_path_buf(),
@@ -213,6 +221,7 @@ mod tests {
             base_url: with_slash(base_url),
             base_path: base_path(base_url),
             language: String::new(),
+            search: true,
             author: String::new(),
             output: PathBuf::new(),
             output_from: OutputFrom::Default,

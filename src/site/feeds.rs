@@ -121,6 +121,7 @@ mod tests {
             base_url: "https://u.github.io/repo/".into(),
             base_path: "/repo/".into(),
             language: "en".into(),
+            search: true,
             author: String::new(),
             output: "public".into(),
             output_from: crate::site::config::OutputFrom::Default,

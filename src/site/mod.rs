@@ -25,6 +25,7 @@ pub mod playground;
 pub mod progress;
 pub mod render;
 pub mod scaffold;
+pub mod search;
 pub mod serve;
 pub mod templates;
 pub mod ticks;
@@ -237,7 +238,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
             weight::warnings(pages, rendered.iter().map(|r| r.html.as_str()), figures)
         }))
         .collect();
-    let (Some(place), Some((results, stats)), Some((_, by_id))) = (place, &simulated, &drawn)
+    let (Some(place), Some((results, stats)), Some((figures, by_id))) = (place, &simulated, &drawn)
     else {
         return Ok(Summary {
             pages: pages.len(),
@@ -260,7 +261,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     // The binary carries the playground's engine and writes it whenever a site has one,
     // or a page whose figure a reader may rerun.
     let has_module = playground.is_some() || explorable;
-    write_pages(
+    let written = write_pages(
         &staging,
         &templates.1.tera,
         &config,
@@ -272,18 +273,50 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         (has_module, stats.scenarios > 0 || playground.is_some()),
     )?;
     write_site_files(&staging, &config, pages)?;
-    staging.copy_tree(&root.join("static"))?;
-    write_copied(&staging, &content.files)?;
-    write_aliases(&staging, &config, pages)?;
-    write_defaults(&staging)?;
-    templates::write_sheets(&staging)?;
-    ticks::write_files(&staging, pages, &parts, results, playground.is_some())?;
-    if playground.is_some() {
-        playground::write_files(&staging, root, &shown(&parts, results))?;
+    if config.search {
+        staging.write(search::SCRIPT, search::SCRIPT_TEXT.as_bytes())?;
     }
-    if explorable {
-        explore::write_files(&staging, root)?;
-    }
+    // The search index is made on a thread of its own while the rest is written.
+    std::thread::scope(|scope| {
+        let index = config.search.then(|| {
+            scope.spawn(|| {
+                // Each page without its figures, which the index leaves out: most of
+                // a page's bytes, which Pagefind would otherwise read to leave out.
+                let indexed: Vec<(&str, String)> = pages
+                    .iter()
+                    .zip(&written)
+                    .zip(figures)
+                    .map(|((page, html), drawn)| {
+                        (page.url.as_str(), search::without(html, drawn.values()))
+                    })
+                    .collect();
+                search::index(&indexed, &config.language)
+            })
+        });
+        staging.copy_tree(&root.join("static"))?;
+        write_copied(&staging, &content.files)?;
+        write_aliases(&staging, &config, pages)?;
+        write_defaults(&staging)?;
+        templates::write_sheets(&staging)?;
+        ticks::write_files(&staging, pages, &parts, results, playground.is_some())?;
+        if playground.is_some() {
+            playground::write_files(&staging, root, &shown(&parts, results))?;
+        }
+        if explorable {
+            explore::write_files(&staging, root)?;
+        }
+        if let Some(index) = index {
+            let files = index
+                .join()
+                .unwrap_or_else(|_| Err("the search index failed".to_string()))
+                .map_err(Failure::Other)?;
+            // A file of the site's own static/ stands.
+            for (path, bytes) in files.iter().filter(|(path, _)| !staging.has(path)) {
+                staging.write(path, bytes)?;
+            }
+        }
+        Ok::<(), Failure>(())
+    })?;
     if memo.keeps_spare {
         memo.keep_spare(staging.commit_keeping_replaced()?);
     } else {

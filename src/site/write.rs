@@ -333,6 +333,7 @@ fn view<'a>(
 
 /// Renders every page with its template and writes it; `(has_module, simulations)`: whether
 /// the playground's engine is published, and whether the site runs any simulation.
+/// Returns each page's HTML, in the order of `pages`.
 pub(super) fn write_pages(
     staging: &Staging,
     tera: &tera::Tera,
@@ -341,7 +342,7 @@ pub(super) fn write_pages(
     rendered: &[Rendered],
     cards: &[Option<String>],
     (has_module, simulations): (bool, bool),
-) -> Result<(), Failure> {
+) -> Result<Vec<String>, Failure> {
     let mut order: Vec<usize> = (0..pages.len()).collect();
     order.sort_by(|&a, &b| {
         let (a, b) = (&pages[a].front, &pages[b].front);
@@ -409,7 +410,7 @@ pub(super) fn write_pages(
     // Each thread copies the shared context once and changes only its `page` from page
     // to page: a copy per page would copy the listing of every page, n times.
     let shared_context = context_with(None);
-    let outcomes: Vec<Result<Option<Diagnostic>, Failure>> = pages
+    let outcomes: Vec<Result<Result<String, Box<Diagnostic>>, Failure>> = pages
         .par_iter()
         .zip(rendered)
         .enumerate()
@@ -421,17 +422,21 @@ pub(super) fn write_pages(
                 match tera.render(template, context) {
                     Ok(html) => staging
                         .write(&format!("{}index.html", page.folder), html.as_bytes())
-                        .map(|()| None),
-                    Err(e) => Ok(Some(Diagnostic::in_file(
+                        .map(|()| Ok(html)),
+                    Err(e) => Ok(Err(Box::new(Diagnostic::in_file(
                         &page.file,
                         format!("template `{template}` failed: {}", templates::describe(&e)),
-                    ))),
+                    )))),
                 }
             },
         )
         .collect();
+    let mut written = Vec::with_capacity(pages.len());
     for outcome in outcomes {
-        problems.extend(outcome?);
+        match outcome? {
+            Ok(html) => written.push(html),
+            Err(problem) => problems.push(*problem),
+        }
     }
     // The home page when content/ has none, and the page a host shows for a missing
     // address (its links are absolute paths, so they work at any depth).
@@ -450,7 +455,7 @@ pub(super) fn write_pages(
         }
     }
     if problems.is_empty() {
-        Ok(())
+        Ok(written)
     } else {
         Err(Failure::Input(problems))
     }

@@ -13,13 +13,12 @@
 // (localhost, which the browser treats as a secure origin), with gzip, and each page
 // of its sitemap is run in turn.
 
-import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { commandLine } from './options.mjs';
+import { serve } from './serve.mjs';
 
 const { args, option } = commandLine();
 const chromePath = option('--chromium', '/usr/bin/chromium');
@@ -38,51 +37,6 @@ const MIN_OTHERS = 100;
 const MOST_ELEMENTS = 5000;
 const CATEGORIES = ['performance', 'accessibility', 'best-practices', 'seo'];
 
-const TYPES = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.xml': 'application/xml',
-  '.txt': 'text/plain; charset=utf-8',
-  '.csv': 'text/csv; charset=utf-8',
-  '.wasm': 'application/wasm',
-};
-// What a host compresses (GitHub Pages gzips text).
-const COMPRESSED = new Set(['.html', '.css', '.js', '.mjs', '.svg', '.xml', '.txt', '.csv', '.wasm']);
-
-/** The site at the base URL's path, as GitHub Pages serves a project site. */
-function serve(root) {
-  const server = createServer(async (req, res) => {
-    try {
-      const url = new URL(req.url, base);
-      if (!url.pathname.startsWith(base.pathname)) throw new Error('outside the site');
-      let file = path.join(root, decodeURIComponent(url.pathname.slice(base.pathname.length)));
-      if (!file.startsWith(root)) throw new Error('outside the site');
-      if ((await stat(file)).isDirectory()) file = path.join(file, 'index.html');
-      let body = await readFile(file);
-      const ext = path.extname(file);
-      const headers = { 'content-type': TYPES[ext] ?? 'application/octet-stream', 'cache-control': 'max-age=600' };
-      if (COMPRESSED.has(ext) && /\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) {
-        body = gzipSync(body, { level: 9 });
-        headers['content-encoding'] = 'gzip';
-        headers.vary = 'Accept-Encoding';
-      }
-      res.writeHead(200, headers);
-      res.end(body);
-    } catch {
-      res.writeHead(404, { 'content-type': 'text/plain' });
-      res.end('not found');
-    }
-  });
-  return new Promise((resolve, reject) => {
-    server.on('error', reject);
-    server.listen(Number(base.port || 80), '127.0.0.1', () => resolve(server));
-  });
-}
-
 // The pages: every address of the sitemap, which must be under the base URL.
 const sitemap = await readFile(path.join(site, 'sitemap.xml'), 'utf8');
 const pages = [...sitemap.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1].replaceAll('&amp;', '&'));
@@ -97,7 +51,7 @@ for (const page of pages) {
   }
 }
 
-const server = await serve(site);
+const server = await serve(site, base);
 const chrome = await chromeLauncher.launch({
   chromePath,
   chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run',

@@ -286,6 +286,7 @@ fn the_built_in_files_are_all_that_a_build_writes_beside_pages_and_static() {
         .filter(|n| !matches!(n.as_str(), "a/index.html" | "play/index.html" | "extra.txt"))
         .map(|n| match n.split_once('/') {
             Some(("ticks", _)) => "ticks".to_string(),
+            Some(("pagefind", _)) => "pagefind".to_string(),
             _ => n,
         })
         .collect();

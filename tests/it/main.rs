@@ -43,6 +43,7 @@ mod quoting;
 mod references;
 mod robust;
 mod scaffold;
+mod search;
 mod serve;
 mod sim_command;
 mod site;

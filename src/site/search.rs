@@ -1,0 +1,104 @@
+//! Site search: an index of every page's headings and prose, written at build time by
+//! Pagefind's indexing library into `pagefind/`, and read in the reader's browser by
+//! Pagefind's own search script, which loads only the chunks of the index a query needs.
+//! The search box (`search.js`, written beside it) loads nothing until a reader opens
+//! it.
+//!
+//! What is indexed is each page's `<main>`, less its figures (their per-tick data, their
+//! captions' numbers) and the headings' `#` anchors. A page is indexed at its address
+//! below the site's root; the search script finds the base path from its own address,
+//! so the same index works at `/` and at `/repo/`, on GitHub Pages and from `serve`.
+
+use pagefind::api::PagefindIndex;
+use pagefind::options::PagefindServiceConfig;
+
+/// The index's folder below the site's root.
+pub const FOLDER: &str = "pagefind";
+
+/// The search box's script, below the site's root.
+pub const SCRIPT: &str = "search.js";
+
+/// The search box's script, which the built-in template loads on every page.
+pub const SCRIPT_TEXT: &str = include_str!("defaults/search.js");
+
+/// What of a page is left out of the index: the figures (drawn from the runs, with a
+/// number in every caption and cell), the headings' anchors (`#`), and the
+/// table of contents.
+const LEFT_OUT: [&str; 3] = ["figure", "a.anchor", "nav"];
+
+/// The files Pagefind writes that the search box does not use: its own interfaces and
+/// its highlighter. Left out of the site.
+const UNUSED: [&str; 4] = [
+    "pagefind-ui.",
+    "pagefind-modular-ui.",
+    "pagefind-component-ui.",
+    "pagefind-highlight.",
+];
+
+/// The index of `pages` (each page's address below the root, `crowd/`, and its HTML as
+/// published), as files below [`FOLDER`], in the order of their names: the same pages
+/// give the same bytes.
+pub fn index(pages: &[(&str, String)], language: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    // Pagefind's library is asynchronous; it runs here on a runtime of its own, on a
+    // thread of its own, so that a caller inside another runtime (`serve`) is not one.
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .build()
+                    .map_err(|e| format!("the search index cannot start: {e}"))?;
+                runtime.block_on(build(pages, language))
+            })
+            .join()
+            .unwrap_or_else(|_| Err("the search index failed".to_string()))
+    })
+}
+
+/// `html` with each of `figures` taken out, where it stands.
+pub fn without<'f>(html: &str, figures: impl Iterator<Item = &'f std::sync::Arc<str>>) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    // The figures stand in the page in the order of their places, as they are iterated.
+    for figure in figures {
+        if let Some(at) = rest.find(&**figure) {
+            out.push_str(&rest[..at]);
+            rest = &rest[at + figure.len()..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What went wrong in Pagefind's library.
+fn failed(e: impl std::fmt::Display) -> String {
+    format!("the search index failed: {e}")
+}
+
+async fn build(pages: &[(&str, String)], language: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let options = PagefindServiceConfig::builder()
+        .root_selector("main".to_string())
+        .exclude_selectors(LEFT_OUT.iter().map(|s| s.to_string()).collect())
+        .force_language(language.to_string())
+        .write_playground(false)
+        .build();
+    let mut index = PagefindIndex::new(Some(options)).map_err(failed)?;
+    for (url, html) in pages {
+        index
+            .add_html_file(None, Some(format!("/{url}")), html.clone())
+            .await
+            .map_err(|e| format!("the search index failed on `{url}`: {e}"))?;
+    }
+    let mut files: Vec<(String, Vec<u8>)> = index
+        .get_files()
+        .await
+        .map_err(failed)?
+        .into_iter()
+        .filter_map(|file| {
+            let name = file.filename.to_string_lossy().replace('\\', "/");
+            let unused = UNUSED.iter().any(|prefix| name.starts_with(prefix));
+            (!unused).then(|| (format!("{FOLDER}/{name}"), file.contents))
+        })
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
+}
