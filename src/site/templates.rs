@@ -226,7 +226,10 @@ mod tests {
     fn a_page_gets_the_ids_of_its_template_and_of_the_ones_it_extends() {
         let site = tempfile::tempdir().unwrap();
         let templates = load(site.path()).unwrap();
-        assert_eq!(templates.ids_of("page.html"), ["site-search-input", "main"]);
+        assert_eq!(
+            templates.ids_of("page.html"),
+            ["nav-articles", "nav-reference", "site-search-input", "main"]
+        );
         let home = templates.ids_of("index.html");
         assert!(home.contains(&"articles-heading".to_string()));
         assert!(home.contains(&"main".to_string()));

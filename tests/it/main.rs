@@ -15,6 +15,7 @@ mod extends;
 mod fleet;
 mod front_matter;
 mod github;
+mod header;
 mod hedging;
 mod highlighting;
 mod libraries;
