@@ -245,6 +245,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
         tables: 0,
         links: 0,
         html_links: 0,
+        images: 0,
         level: 0,
         open_if: None,
         ended: Vec::new(),
@@ -360,7 +361,9 @@ fn close_quotes(stream: &mut Events, body: &str) {
                     before = Some(c);
                 }
             }
-            Event::Code(text) => before = text.chars().last().or(before),
+            Event::Code(text) | Event::InlineMath(text) => {
+                before = text.chars().last().or(before);
+            }
             Event::Start(tag) if is_inline(tag) => {}
             Event::End(tag) if is_inline_end(*tag) => {}
             Event::FootnoteReference(_) => before = Some(']'),

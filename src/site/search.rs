@@ -22,9 +22,9 @@ pub const SCRIPT: &str = "search.js";
 pub const SCRIPT_TEXT: &str = include_str!("defaults/search.js");
 
 /// What of a page is left out of the index: the figures (drawn from the runs, with a
-/// number in every caption and cell), the headings' anchors (`#`), and the
-/// table of contents.
-const LEFT_OUT: [&str; 3] = ["figure", "a.anchor", "nav"];
+/// number in every caption and cell), the headings' anchors (`#`), the table of
+/// contents, and formulas (whose MathML would read as its letters run together).
+const LEFT_OUT: [&str; 4] = ["figure", "a.anchor", "nav", "math"];
 
 /// The files Pagefind writes that the search box does not use: its own interfaces and
 /// its highlighter. Left out of the site.

@@ -228,7 +228,7 @@ mod tests {
         let templates = load(site.path()).unwrap();
         assert_eq!(
             templates.ids_of("page.html"),
-            ["nav-articles", "nav-reference", "site-search-input", "main"]
+            ["site-search-input", "nav-articles", "nav-reference", "main"]
         );
         let home = templates.ids_of("index.html");
         assert!(home.contains(&"articles-heading".to_string()));

@@ -55,6 +55,10 @@ for (const width of [390, 1280]) {
   await first.waitFor({ timeout: 10000 }).catch(() => {});
   const status = await page.locator('.search-status').textContent().catch(() => '');
   const href = await first.getAttribute('href').catch(() => null);
+  const panel = await page.locator('.search-results').boundingBox().catch(() => null);
+  if (!panel || panel.x < 0 || panel.x + panel.width > width) {
+    fail(`${at}: the results are not within the screen (${JSON.stringify(panel)})`);
+  }
   console.log(`${at}: "${word}": ${status} first: ${href}`);
   const wanted = new URL(expected, base).pathname;
   if (!href || new URL(href, base).pathname !== wanted) {

@@ -44,6 +44,24 @@ fn up_to_eight_pages_are_shown_in_two_groups() {
 }
 
 #[test]
+fn a_group_without_pages_is_left_out_and_so_is_a_header_without_links() {
+    let header = header_of(1);
+    assert!(!header.contains("nav-articles") || header.contains("aria-current"));
+    assert!(!header.contains("nav-reference"), "{header}");
+    let dir = site("title: T\n", "Text.\n");
+    std::fs::rename(
+        dir.path().join("content/a.md"),
+        dir.path().join("content/index.md"),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let (code, _, stderr) = build(dir.path(), &out);
+    assert_eq!(code, 0, "{stderr}");
+    let home = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(!home.contains("site-nav"), "{home}");
+}
+
+#[test]
 fn past_eight_pages_they_fold_and_past_forty_the_header_lists_none() {
     let header = header_of(9);
     assert!(

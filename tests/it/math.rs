@@ -242,3 +242,29 @@ fn formulas_written_to_be_slow_are_refused_at_once() {
         ]
     );
 }
+
+#[test]
+fn a_percent_sign_would_hide_the_rest_of_a_formula_and_is_refused() {
+    let rendered = published("Half: $p = 50%$, or $p = 50\\%$.");
+    let messages: Vec<&str> = rendered
+        .formulas
+        .iter()
+        .map(|f| f.message.as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "this formula has a `%`, which begins a LaTeX comment: the rest of its line would not be shown"
+        ]
+    );
+    assert_eq!(rendered.formulas[0].help, "write a percent sign as `\\%`");
+}
+
+#[test]
+fn a_formula_in_an_image_s_description_is_its_source() {
+    let html = published("![rate $p^2$ a second](x.png)").html;
+    assert_eq!(
+        html,
+        "<p><img src=\"x.png\" alt=\"rate p^2 a second\" /></p>\n"
+    );
+}

@@ -63,7 +63,7 @@ fn search_false_writes_no_index_and_no_box() {
     );
     let page = String::from_utf8(written["a/index.html"].clone()).unwrap();
     assert!(
-        !page.contains("site-search") && !page.contains("search.js"),
+        !page.contains("class=\"site-search\"") && !page.contains("search.js"),
         "{page}"
     );
 }

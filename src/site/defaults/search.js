@@ -17,11 +17,15 @@ if (input) {
   let list = null;
   let asked = "";
 
+  // Loaded once; tried again on the next query after a failure (the reader offline).
   const load = () => {
     pagefind ??= import(`${base}pagefind/pagefind.js`).then(async (module) => {
       await module.options({ excerptLength: 16 });
       module.init();
       return module;
+    }).catch((e) => {
+      pagefind = null;
+      throw e;
     });
     return pagefind;
   };
@@ -39,6 +43,10 @@ if (input) {
       panel.append(status, list);
       box.append(panel);
       input.setAttribute("aria-controls", panel.id);
+      // A click on a result keeps the focus where it is until the link is followed
+      // (a browser that does not focus links on click would otherwise close the panel
+      // first).
+      panel.addEventListener("mousedown", (event) => event.preventDefault());
     }
     panel.hidden = false;
   };
@@ -66,18 +74,22 @@ if (input) {
       return;
     }
     open();
-    let module;
+    let search;
+    let found;
     try {
-      module = await load();
+      const module = await load();
+      search = await module.debouncedSearch(query, {}, 150);
+      // A newer query has been typed since.
+      if (search === null || query !== asked) return;
+      found = await Promise.all(search.results.slice(0, most).map((r) => r.data()));
     } catch (e) {
-      status.textContent = "The search could not be loaded: it needs the site served over HTTP.";
+      if (query !== asked) return;
+      status.textContent = location.protocol === "file:"
+        ? "The search needs the site served over HTTP, not opened as files."
+        : "The search could not be loaded; try again in a moment.";
       list.replaceChildren();
       return;
     }
-    const search = await module.debouncedSearch(query, {}, 150);
-    // A newer query has been typed since.
-    if (search === null || query !== asked) return;
-    const found = await Promise.all(search.results.slice(0, most).map((r) => r.data()));
     if (query !== asked) return;
     const n = search.results.length;
     const quoted = `\u201c${query}\u201d`;
@@ -134,6 +146,7 @@ if (input) {
       }
     } else if (event.key === "ArrowDown" && links().length) {
       event.preventDefault();
+      open();
       links()[0].focus();
     }
   });

@@ -35,6 +35,14 @@ pub(super) fn check<'s>(stream: &[(Event<'s>, Range<usize>)], tokens: &Tokens, o
         };
         let latex = tokens.restore(latex);
         let bad = match reference_in(&latex) {
+            // A `%` begins a comment in LaTeX, which hides the rest of its line.
+            None if comment_at(&latex).is_some() => BadFormula {
+                range: range.clone(),
+                message: "this formula has a `%`, which begins a LaTeX comment: the rest of \
+                          its line would not be shown"
+                    .to_string(),
+                help: "write a percent sign as `\\%`".to_string(),
+            },
             // Told at the reference itself, found in the formula as written.
             Some(reference) => BadFormula {
                 range: tokens
@@ -105,18 +113,19 @@ pub fn typeset(latex: &str, display: bool) -> Result<String, String> {
         .map_err(|e| format!("this formula cannot be typeset: {e}"))?;
     // pulldown-latex 0.8 gives `\ `, `~` and `\nobreakspace` as the text `&nbsp;`, which
     // its writer escapes again: the reader would see the entity's name.
-    Ok(html.replace("<mtext>&amp;nbsp;</mtext>", "<mtext>&nbsp;</mtext>"))
+    Ok(html.replace("&amp;nbsp;", "&nbsp;"))
 }
 
-/// How deep the groups of `latex` nest: braces, `\left` … `\right` and
-/// `\begin` … `\end`; an escaped brace (`\{`) is a character.
+/// How deep the groups of `latex` nest: braces, brackets (an optional argument,
+/// `\sqrt[3]{x}`, is read as a group), `\left` … `\right` and `\begin` … `\end`; an
+/// escaped brace (`\{`) is a character.
 fn depth(latex: &str) -> usize {
     let (mut depth, mut deepest) = (0usize, 0);
     let mut chars = latex.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth = depth.saturating_sub(1),
             '\\' => {
                 let mut name = String::new();
                 while let Some(&c) = chars.peek().filter(|c| c.is_ascii_alphabetic()) {
@@ -148,10 +157,24 @@ fn what(message: &str) -> String {
     format!("this formula cannot be read: {first}")
 }
 
+/// Where `latex` has a `%` that is not escaped (`\%`), which begins a comment.
+fn comment_at(latex: &str) -> Option<usize> {
+    let mut escaped = false;
+    for (at, c) in latex.char_indices() {
+        match c {
+            '%' if !escaped => return Some(at),
+            '\\' => escaped = !escaped,
+            _ => escaped = false,
+        }
+    }
+    None
+}
+
 /// A reference written in a formula (`{{ id.path }}`), which LaTeX would read as two
 /// groups and show as its path: a name with a dot, between double braces.
 fn reference_in(latex: &str) -> Option<&str> {
-    let name = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '|' | ' ');
+    let name =
+        |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '|' | '\\' | ' ');
     let mut from = 0;
     // The first `}}` after the last `{{` looked at: many `{{` share it, and it is looked
     // for again only when passed, so that a formula of many braces is read once.
@@ -168,7 +191,8 @@ fn reference_in(latex: &str) -> Option<&str> {
         let end = close.unwrap_or(from);
         let inner = latex[from..end].trim();
         // The characters first: a look that stops at any other stays short.
-        if inner.chars().all(name) && inner.contains('.') && !inner.starts_with('.') {
+        let reference = inner.chars().all(name) && inner.contains('.') && !inner.starts_with('.');
+        if reference || crate::directive::condition::is_marker(inner) {
             return Some(&latex[start..end + 2]);
         }
     }
@@ -210,6 +234,9 @@ mod tests {
         assert_eq!(depth("\\frac{1}{x^{2}}"), 2);
         assert_eq!(depth("\\{ \\} \\\\{x}"), 1);
         assert_eq!(depth("\\left( \\begin{cases} x \\end{cases} \\right)"), 3);
+        assert_eq!(depth("\\sqrt[\\sqrt[3]{2}]{2}"), 2);
+        let roots = format!("{}2{}", "\\sqrt[".repeat(65), "]{2}".repeat(65));
+        assert!(typeset(&roots, false).unwrap_err().contains("nest 65 deep"));
         let deep = format!("{}x{}", "{".repeat(65), "}".repeat(65));
         let e = typeset(&deep, false).unwrap_err();
         assert_eq!(
@@ -230,5 +257,13 @@ mod tests {
         assert_eq!(reference_in("{{a}} + {{b.c}}"), Some("{{b.c}}"));
         assert_eq!(reference_in("{{ .5 }}"), None);
         assert_eq!(reference_in("{{"), None);
+        assert_eq!(
+            reference_in("{{ a.b \\| percent }}"),
+            Some("{{ a.b \\| percent }}")
+        );
+        assert_eq!(reference_in("x {{ end }}"), Some("{{ end }}"));
+        assert_eq!(comment_at("50\\%"), None);
+        assert_eq!(comment_at("50%"), Some(2));
+        assert_eq!(comment_at("a\\\\%"), Some(3));
     }
 }

@@ -39,6 +39,8 @@ pub struct Writer<'w> {
     pub links: usize,
     /// How deep in links written as HTML (`<a …>`).
     pub html_links: usize,
+    /// How deep in images: their description is text, where a formula is its source.
+    pub images: usize,
     /// How deep in elements the writer is, to check that a condition's sentence is
     /// one element.
     pub level: i64,
@@ -245,6 +247,10 @@ impl<'w> Writer<'w> {
             // Code and HTML are written as they are: should a token land there, it is
             // the reference's own text again.
             Event::Code(text) => written.push(Event::Code(tokens.restore(&text))),
+            // An image's description is text: a formula there is its source.
+            Event::InlineMath(latex) | Event::DisplayMath(latex) if self.images > 0 => {
+                written.push(Event::Text(tokens.restore(&latex)));
+            }
             Event::InlineMath(latex) => {
                 let html = math::html(&tokens.restore(&latex), false);
                 written.push(Event::InlineHtml(CowStr::from(html)));
@@ -327,6 +333,7 @@ impl<'w> Writer<'w> {
                 id,
             }) => {
                 self.links += 1;
+                self.images += 1;
                 written.push(Event::Start(Tag::Image {
                     link_type,
                     dest_url: CowStr::from(links::image(
@@ -341,6 +348,9 @@ impl<'w> Writer<'w> {
             }
             Event::End(end @ (TagEnd::Link | TagEnd::Image)) => {
                 self.links = self.links.saturating_sub(1);
+                if end == TagEnd::Image {
+                    self.images = self.images.saturating_sub(1);
+                }
                 written.push(Event::End(end));
             }
             other => written.push(other),
