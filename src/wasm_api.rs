@@ -74,7 +74,7 @@ fn within(scenario: &Scenario, source: &str, limit: u64) -> Result<ScenarioResul
 /// (empty for the generated one), as the article's figure has them. Or the errors JSON
 /// of [`errors_json`], marked `"stopped": true` past the limit of work as [`run`]'s.
 pub fn page(source: &str, window: &str, caption: &str) -> String {
-    figure_page(source, window, caption, "", None)
+    figure_page(source, window, caption, "", None, None)
 }
 
 /// Reruns an explorable figure's scenario with a reader's values, for the page it is
@@ -97,22 +97,80 @@ pub fn page(source: &str, window: &str, caption: &str) -> String {
 /// for a line that is no reference of the scenario. Or the errors JSON of
 /// [`errors_json`], marked `"stopped": true` past the limit of work as [`run`]'s.
 pub fn explore(source: &str, window: &str, caption: &str, knobs: &str, asks: &str) -> String {
-    figure_page(source, window, caption, knobs, Some(asks))
+    figure_page(source, window, caption, knobs, Some(asks), None)
 }
 
-/// [`page`], or with `asks`, [`explore`].
+/// How many runs the playground's page may split among its workers, each running a
+/// share with [`run_jobs`] for [`page_of_runs`] to draw: every run of the scenario
+/// ([`crate::engine::jobs`]) when it reads, runs each strategy more than once (a single
+/// run keeps its lanes, which a worker does not hand over) and stays within the limit
+/// of work; otherwise 0, and the page runs it with [`page`].
+pub fn jobs(source: &str) -> usize {
+    match parse_scenario(source, Some(DEFAULT_ID)) {
+        Ok(scenario) if splits(&scenario) => crate::engine::jobs(&scenario),
+        _ => 0,
+    }
+}
+
+/// Whether [`jobs`] splits `scenario`'s runs.
+fn splits(scenario: &Scenario) -> bool {
+    scenario.runs > 1 && scenario.most_work() <= u128::from(crate::engine::work::limit())
+}
+
+/// Runs `jobs` of the scenario of `source` (of [`jobs`]'s, in its order), each as
+/// [`crate::engine::Run::put_words`] writes it, for [`page_of_runs`]; nothing for a
+/// scenario whose runs [`jobs`] does not split.
+pub fn run_jobs(source: &str, jobs: std::ops::Range<usize>) -> Vec<u64> {
+    let mut words = Vec::new();
+    if let Ok(scenario) = parse_scenario(source, Some(DEFAULT_ID))
+        && splits(&scenario)
+    {
+        for run in crate::engine::run_jobs(&scenario, jobs) {
+            run.put_words(&mut words);
+        }
+    }
+    words
+}
+
+/// [`page`] from the scenario's runs as the page's workers ran them: `words` holds
+/// [`run_jobs`] of every job of [`jobs`], in order. The same text as [`page`], to the
+/// byte; runs that cannot be the scenario's (too few, out of order, not runs) are
+/// passed over, and the scenario is run here as [`page`] runs it.
+pub fn page_of_runs(source: &str, window: &str, caption: &str, words: &[u64]) -> String {
+    figure_page(source, window, caption, "", None, Some(words))
+}
+
+/// The result of `scenario` from `words` of [`page_of_runs`], when they are its runs.
+fn of_runs(scenario: &Scenario, words: &[u64]) -> Option<ScenarioResult> {
+    if !splits(scenario) {
+        return None;
+    }
+    let mut words = words;
+    let mut done = Vec::new();
+    while !words.is_empty() {
+        let (run, rest) = crate::engine::Run::take_words(words)?;
+        done.push(run);
+        words = rest;
+    }
+    crate::engine::summary(scenario, &done, true)
+}
+
+/// [`page`], or with `asks`, [`explore`]; from the runs in `done` when they are the
+/// scenario's ([`page_of_runs`]).
 fn figure_page(
     source: &str,
     window: &str,
     caption: &str,
     knobs: &str,
     asks: Option<&str>,
+    done: Option<&[u64]>,
 ) -> String {
     let (mut scenario, shown) = match explored(source, knobs) {
         Ok(explored) => explored,
         Err(errors) => return errors_json(&errors),
     };
-    let mut result = match within_limit(&scenario, source) {
+    let ran = done.and_then(|words| of_runs(&scenario, words));
+    let mut result = match ran.map_or_else(|| within_limit(&scenario, source), Ok) {
         Ok(result) => result,
         Err(stopped) => return stopped,
     };
@@ -627,5 +685,83 @@ mod tests {
             errors.starts_with("{\"errors\":[{\"column\":10,\"help\":"),
             "{errors}"
         );
+    }
+
+    /// The page drawn from runs split among workers is the page, to the byte, for
+    /// every scenario of the site's `scenarios/` whose runs split, in one share, two,
+    /// three and uneven ones.
+    #[test]
+    fn a_page_from_split_runs_is_the_page() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios");
+        let mut split = 0;
+        let mut files: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for file in files {
+            let yaml = std::fs::read_to_string(&file).unwrap();
+            let all = jobs(&yaml);
+            if all == 0 {
+                assert_eq!(
+                    run_jobs(&yaml, 0..usize::MAX),
+                    Vec::<u64>::new(),
+                    "{file:?}"
+                );
+                continue;
+            }
+            split += 1;
+            let whole = page(&yaml, "30s", "");
+            for cuts in [
+                vec![],
+                vec![all / 2],
+                vec![all / 3, 2 * all / 3],
+                vec![1, all - 1],
+            ] {
+                let mut words = Vec::new();
+                let mut from = 0;
+                for to in cuts.into_iter().chain([all]) {
+                    words.extend(run_jobs(&yaml, from..to));
+                    from = to;
+                }
+                assert!(page_of_runs(&yaml, "30s", "", &words) == whole, "{file:?}");
+            }
+        }
+        assert!(split >= 10, "only {split} scenarios split");
+    }
+
+    /// Runs that cannot be the scenario's are passed over, and the page runs it itself:
+    /// the page is the same, whatever the workers handed back.
+    #[test]
+    fn runs_that_are_not_the_scenarios_are_passed_over() {
+        let all = jobs(CROWD);
+        assert_eq!(all, 6);
+        let whole = page(CROWD, "", "");
+        let words = run_jobs(CROWD, 0..all);
+        let per_run = words.len() / all;
+        let mut swapped = words.clone();
+        swapped[..per_run].copy_from_slice(&words[per_run..2 * per_run]);
+        swapped[per_run..2 * per_run].copy_from_slice(&words[..per_run]);
+        let mut bad_tag = words.clone();
+        bad_tag[5] = 7; // `done_at`'s presence
+        for wrong in [
+            Vec::new(),
+            words[..per_run * (all - 1)].to_vec(),
+            words[..words.len() - 1].to_vec(),
+            [&words[..], &words[..per_run]].concat(),
+            swapped,
+            bad_tag,
+            vec![u64::MAX; 1000],
+        ] {
+            assert!(page_of_runs(CROWD, "", "", &wrong) == whole);
+        }
+        // Past the limit of work, or of one run, nothing is split or run for a worker.
+        let single = "clients: 100\nruns: 1\n";
+        assert_eq!((jobs(single), run_jobs(single, 0..5)), (0, Vec::new()));
+        assert_eq!(jobs("clients: [\n"), 0);
+        assert_eq!(run_jobs(CROWD, 4..100).len(), 2 * per_run);
+        // A worker's range from the host may run backwards.
+        let (from, to) = (5, 2);
+        assert_eq!(run_jobs(CROWD, from..to), Vec::<u64>::new());
     }
 }

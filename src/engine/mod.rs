@@ -49,8 +49,8 @@ pub use read::{ScenarioError, parse_scenario, scenario_from_node};
 pub use run::simulate;
 pub use scenario::{Scenario, ServerModel};
 pub use stats::{
-    Features, ScenarioResult, Spread, StrategyResult, run_scenario, run_scenario_with,
-    run_scenario_within,
+    Features, ScenarioResult, Spread, StrategyResult, jobs, run_jobs, run_scenario,
+    run_scenario_with, run_scenario_within, summary,
 };
 pub use value::Value;
 

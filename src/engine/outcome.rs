@@ -158,3 +158,227 @@ pub struct Run {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replicas: Vec<super::fleet::ReplicaTotals>,
 }
+
+/// A run's totals as 64-bit words, and back: how the browser's workers hand the runs
+/// of a scenario to the page that summarises them ([`super::stats::run_jobs`]). A time
+/// takes two words, 1 and the time or 0 and 0 for none; the lanes are left out (the
+/// typical run is run again with them, as for any run of several).
+impl Run {
+    /// The words of a run's totals.
+    const TOTALS: usize = 23;
+    /// The words of a replica's totals.
+    const REPLICA: usize = 11;
+
+    /// Appends the run without its lanes: its seed and totals field by field, the
+    /// number of its replicas, then each replica's totals.
+    pub fn put_words(&self, words: &mut Vec<u64>) {
+        let time = |t: Option<Micros>| [u64::from(t.is_some()), t.unwrap_or(0)];
+        // Destructured, so that a field added to either struct cannot be forgotten here.
+        let Totals {
+            calls,
+            served,
+            gave_up,
+            still_retrying,
+            done_at,
+            arrivals,
+            failed_fast,
+            denied,
+            pushed_back,
+            goodput_milli,
+            recovery,
+            wasted,
+            timed_out,
+            throttled,
+            latency_p50,
+            latency_p99,
+            peak_rejected,
+            hedges,
+        } = self.totals;
+        let [done, done_at] = time(done_at);
+        let [recovered, recovery] = time(recovery);
+        let [p50s, p50] = time(latency_p50);
+        let [p99s, p99] = time(latency_p99);
+        let totals: [u64; Self::TOTALS] = [
+            self.seed,
+            calls,
+            served,
+            gave_up,
+            still_retrying,
+            done,
+            done_at,
+            arrivals,
+            failed_fast,
+            denied,
+            pushed_back,
+            goodput_milli,
+            recovered,
+            recovery,
+            wasted,
+            timed_out,
+            throttled,
+            p50s,
+            p50,
+            p99s,
+            p99,
+            peak_rejected,
+            hedges,
+        ];
+        words.extend_from_slice(&totals);
+        words.push(self.replicas.len() as u64);
+        for replica in &self.replicas {
+            let super::fleet::ReplicaTotals {
+                calls,
+                served,
+                rejected,
+                wasted,
+                timed_out,
+                dropped,
+                queued,
+                latency_p50,
+                latency_p99,
+            } = *replica;
+            let [p50s, p50] = time(latency_p50);
+            let [p99s, p99] = time(latency_p99);
+            let totals: [u64; Self::REPLICA] = [
+                calls, served, rejected, wasted, timed_out, dropped, queued, p50s, p50, p99s, p99,
+            ];
+            words.extend_from_slice(&totals);
+        }
+    }
+
+    /// Takes a run written by [`Run::put_words`] from the front of `words`, and the
+    /// words after it; `None` when they end before it does or hold a time that is
+    /// neither 0 nor 1 and its value.
+    pub fn take_words(words: &[u64]) -> Option<(Run, &[u64])> {
+        let time = |flag: u64, t: u64| match flag {
+            0 if t == 0 => Some(None),
+            1 => Some(Some(t)),
+            _ => None,
+        };
+        let (t, rest) = words.split_first_chunk::<{ Self::TOTALS }>()?;
+        let totals = Totals {
+            calls: t[1],
+            served: t[2],
+            gave_up: t[3],
+            still_retrying: t[4],
+            done_at: time(t[5], t[6])?,
+            arrivals: t[7],
+            failed_fast: t[8],
+            denied: t[9],
+            pushed_back: t[10],
+            goodput_milli: t[11],
+            recovery: time(t[12], t[13])?,
+            wasted: t[14],
+            timed_out: t[15],
+            throttled: t[16],
+            latency_p50: time(t[17], t[18])?,
+            latency_p99: time(t[19], t[20])?,
+            peak_rejected: t[21],
+            hedges: t[22],
+        };
+        let (&[n], mut rest) = rest.split_first_chunk::<1>()?;
+        let mut replicas = Vec::new();
+        for _ in 0..n {
+            let (r, after) = rest.split_first_chunk::<{ Self::REPLICA }>()?;
+            replicas.push(super::fleet::ReplicaTotals {
+                calls: r[0],
+                served: r[1],
+                rejected: r[2],
+                wasted: r[3],
+                timed_out: r[4],
+                dropped: r[5],
+                queued: r[6],
+                latency_p50: time(r[7], r[8])?,
+                latency_p99: time(r[9], r[10])?,
+            });
+            rest = after;
+        }
+        let run = Run {
+            seed: t[0],
+            totals,
+            lanes: None,
+            replicas,
+        };
+        Some((run, rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::fleet::ReplicaTotals;
+
+    /// Every field goes into the words and comes back, an absent time as absent.
+    #[test]
+    fn a_run_goes_to_words_and_back() {
+        let mut n = 0;
+        let mut next = || {
+            n += 1;
+            n
+        };
+        let totals = Totals {
+            calls: next(),
+            served: next(),
+            gave_up: next(),
+            still_retrying: next(),
+            done_at: Some(next()),
+            arrivals: next(),
+            failed_fast: next(),
+            denied: next(),
+            pushed_back: next(),
+            goodput_milli: next(),
+            recovery: None,
+            wasted: next(),
+            timed_out: next(),
+            throttled: next(),
+            latency_p50: Some(0),
+            latency_p99: Some(u64::MAX),
+            peak_rejected: next(),
+            hedges: next(),
+        };
+        let replica = |k: u64| ReplicaTotals {
+            calls: k,
+            served: k + 1,
+            rejected: k + 2,
+            wasted: k + 3,
+            timed_out: k + 4,
+            dropped: k + 5,
+            queued: k + 6,
+            latency_p50: (k > 50).then_some(k + 7),
+            latency_p99: Some(k + 8),
+        };
+        let runs = [
+            Run {
+                seed: 9,
+                totals,
+                lanes: None,
+                replicas: vec![],
+            },
+            Run {
+                seed: u64::MAX,
+                totals: Totals::default(),
+                lanes: None,
+                replicas: vec![replica(40), replica(60)],
+            },
+        ];
+        let mut words = Vec::new();
+        for run in &runs {
+            run.put_words(&mut words);
+        }
+        let mut rest = &words[..];
+        for run in &runs {
+            let (taken, after) = Run::take_words(rest).unwrap();
+            assert_eq!(&taken, run);
+            rest = after;
+        }
+        assert_eq!(rest, &[] as &[u64]);
+        assert_eq!(Run::take_words(&words[..Run::TOTALS]), None);
+        // A time's presence is 0 or 1; absent, its value is 0.
+        for (at, bad) in [(12, 2), (13, 1)] {
+            let mut words = Vec::new();
+            runs[0].put_words(&mut words);
+            words[at] = bad;
+            assert_eq!(Run::take_words(&words), None, "{at}");
+        }
+    }
+}

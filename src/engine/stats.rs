@@ -283,17 +283,56 @@ pub fn run_scenario_within(
     run_runs(scenario, with_lanes, Some(&work)).ok_or_else(|| Overwork::measure(scenario, limit))
 }
 
+/// The runs of a scenario: one per strategy and seed, strategy by strategy. Run `j`
+/// of [`run_jobs`] is run `j % runs` (seed `seed + j % runs`) of the `j / runs`-th
+/// strategy.
+pub fn jobs(scenario: &Scenario) -> usize {
+    scenario.strategies.len() * scenario.runs as usize
+}
+
+/// The table of ceilings of each strategy, built once: every run of a strategy shares it.
+fn policies_of(scenario: &Scenario) -> Vec<Policies> {
+    (scenario.strategies.iter())
+        .map(|&s| Policies::new(scenario, s))
+        .collect()
+}
+
+/// Runs `jobs` of [`jobs`] (those of them there are), in order, without their lanes
+/// and with no limit of work: a share of a scenario's runs, for [`summary`] to
+/// summarise with the others. The browser's playground splits a scenario's runs so
+/// among its workers, one per core, as `rayon` does here.
+pub fn run_jobs(scenario: &Scenario, jobs: std::ops::Range<usize>) -> Vec<Run> {
+    let policies = policies_of(scenario);
+    let runs = scenario.runs as usize;
+    let all = self::jobs(scenario);
+    (jobs.start.min(all)..jobs.end.min(all))
+        .map(|j| {
+            let seed = scenario.seed.wrapping_add((j % runs) as u64);
+            simulate_with(scenario, &policies[j / runs], seed, false)
+        })
+        .collect()
+}
+
+/// The result of a scenario from all its runs, in the order of [`jobs`] (as
+/// [`run_jobs`] gives them): what [`run_scenario_with`] gives, to the byte, for the
+/// runs it would make. `None` when they cannot be those runs: too few or too many, a
+/// seed out of place, or runs of one strategy with different numbers of replicas.
+pub fn summary(scenario: &Scenario, done: &[Run], with_lanes: bool) -> Option<ScenarioResult> {
+    let runs = scenario.runs as usize;
+    let fits = done.len() == jobs(scenario)
+        && (done.iter().enumerate()).all(|(j, run)| {
+            run.seed == scenario.seed.wrapping_add((j % runs) as u64)
+                && run.replicas.len() == done[j - j % runs].replicas.len()
+        });
+    fits.then(|| summarised(scenario, &policies_of(scenario), done, with_lanes))
+}
+
 /// Every run of every strategy, summarised: `None` when their steps passed `work`'s
 /// limit.
 fn run_runs(scenario: &Scenario, with_lanes: bool, work: Option<&Work>) -> Option<ScenarioResult> {
     let runs = scenario.runs as usize;
     let seed_of = |run: usize| scenario.seed.wrapping_add(run as u64);
-    // Built once per strategy: every run of the strategy shares its table of ceilings.
-    let policies: Vec<Policies> = scenario
-        .strategies
-        .iter()
-        .map(|&s| Policies::new(scenario, s))
-        .collect();
+    let policies = policies_of(scenario);
     let jobs: Vec<(&Policies, usize)> = policies
         .iter()
         .flat_map(|p| (0..runs).map(move |r| (p, r)))
@@ -304,15 +343,25 @@ fn run_runs(scenario: &Scenario, with_lanes: bool, work: Option<&Work>) -> Optio
         .par_iter()
         .map(|&(policies, run)| simulate_within(scenario, policies, seed_of(run), lanes_now, work))
         .collect();
-    let done = done?;
+    Some(summarised(scenario, &policies, &done?, with_lanes))
+}
 
+/// The runs `done` of every strategy (`policies`), in the order of [`jobs`], summarised.
+fn summarised(
+    scenario: &Scenario,
+    policies: &[Policies],
+    done: &[Run],
+    with_lanes: bool,
+) -> ScenarioResult {
+    let runs = scenario.runs as usize;
+    let seed_of = |run: usize| scenario.seed.wrapping_add(run as u64);
     let strategies = policies
         .par_iter()
         .zip(done.par_chunks(runs))
         .map(|(policies, done)| summarise(scenario, policies, done, with_lanes, seed_of))
         .collect();
 
-    Some(ScenarioResult {
+    ScenarioResult {
         id: scenario.id.clone(),
         runs: scenario.runs,
         seed: scenario.seed,
@@ -322,7 +371,7 @@ fn run_runs(scenario: &Scenario, with_lanes: bool, work: Option<&Work>) -> Optio
         offered_milli: super::recovery::offered_milli(scenario),
         features: Features::of(scenario),
         strategies,
-    })
+    }
 }
 
 fn summarise(

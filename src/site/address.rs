@@ -44,6 +44,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ("playground.js", "the playground's loader"),
     ("playground-yaml.js", "the playground's reader of scenarios"),
     ("playground-page.js", "the playground's script"),
+    ("playground-worker.js", "the playground's workers' script"),
     (playground::DEFAULTS_SCRIPT, "the playground's defaults"),
     (playground::SCENARIOS_SCRIPT, "the playground's presets"),
     (playground::MODULE, "the playground's engine"),

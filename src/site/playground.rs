@@ -19,8 +19,8 @@ use super::page::Page;
 pub const TEMPLATE: &str = "playground.html";
 
 /// The scripts the playground page loads, by their name in the output: the loader of
-/// the WebAssembly module, the reader that fills the form before it has loaded, and the
-/// page.
+/// the WebAssembly module, the reader that fills the form before it has loaded, the
+/// page, and its workers', which run a scenario's runs on every core.
 pub const SCRIPTS: &[(&str, &str)] = &[
     ("playground.js", include_str!("defaults/playground.js")),
     (
@@ -30,6 +30,10 @@ pub const SCRIPTS: &[(&str, &str)] = &[
     (
         "playground-page.js",
         include_str!("defaults/playground-page.js"),
+    ),
+    (
+        "playground-worker.js",
+        include_str!("defaults/playground-worker.js"),
     ),
 ];
 

@@ -248,7 +248,12 @@ fn an_init_site_with_a_playground_gets_the_module() {
         std::fs::read(public.join("retrylab.wasm")).unwrap(),
         MODULE_BYTES
     );
-    for script in ["playground.js", "playground-yaml.js", "playground-page.js"] {
+    for script in [
+        "playground.js",
+        "playground-yaml.js",
+        "playground-page.js",
+        "playground-worker.js",
+    ] {
         assert!(public.join(script).is_file(), "{script}");
     }
     let defaults = std::fs::read_to_string(public.join("playground-defaults.js")).unwrap();

@@ -14,7 +14,7 @@ import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { launchChromium, serveSite } from "./harness.mjs";
+import { launchChromium, presetToChart, serveSite } from "./harness.mjs";
 
 const args = process.argv.slice(2);
 let site = args.shift();
@@ -65,13 +65,7 @@ try {
       for (const id of PRESETS) {
         for (const measured of [false, true]) {
           const before = await busy();
-          const [total, engine] = await page.evaluate((id) => {
-            performance.clearMarks();
-            performance.clearMeasures();
-            document.querySelector(`#pg-presets button[data-preset="${id}"]`).click();
-            return [performance.measure("m", "playground-run", "playground-chart").duration,
-              Number(document.getElementById("pg-status").dataset.ms)];
-          }, id);
+          const [total, engine] = await presetToChart(page, id);
           const cpu = await busy() - before;
           if (measured) {
             samples[v][id].push(total);

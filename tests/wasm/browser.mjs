@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { launchChromium, serveSite } from "./harness.mjs";
+import { launchChromium, presetToChart, serveSite } from "./harness.mjs";
 
 const [site, shots] = process.argv.slice(2);
 if (!site) {
@@ -126,7 +126,7 @@ try {
 
   await page.fill('input[name="clients"]', "60");
   await page.click("#pg-run");
-  await page.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+  await page.waitForSelector("#pg-figure:not([hidden]):not([aria-busy]) svg.sim-lanes");
   await page.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
   await page.waitForSelector("#pg-results:not([hidden]) table.sim-results");
   const rows = await page.locator("#pg-results table.sim-results tbody tr").count();
@@ -171,7 +171,7 @@ try {
   await again.click("#pg-yaml-details > summary");
   await again.fill("#pg-yaml", "id: edited\nclients: 50\nserver: {capacity: 5}\nretry: {base: 100ms, cap: 2s, breaker: {}}\nstrategies: [exponential]\nruns: 5\n");
   await again.press("#pg-yaml", "Control+Enter");
-  await again.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+  await again.waitForSelector("#pg-figure:not([hidden]):not([aria-busy]) svg.sim-lanes");
   await again.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
   await again.waitForSelector("#pg-results:not([hidden]) table.sim-results");
   const heads = await again.locator("#pg-results thead th").allTextContents();
@@ -212,7 +212,7 @@ try {
     const rewritten = await p.inputValue("#pg-yaml");
     if (!/^strategies: \[fixed, proportional-jitter\]$/m.test(rewritten)) fail(`the form rewrote the scenario as:\n${rewritten}`);
     await p.click("#pg-run");
-    await p.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+    await p.waitForSelector("#pg-figure:not([hidden]):not([aria-busy]) svg.sim-lanes");
     await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
     await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
     const strategies = await p.locator("#pg-results tbody th").allTextContents();
@@ -236,7 +236,7 @@ try {
     const rewritten = await p.inputValue("#pg-yaml");
     if (!/^strategies: \[aws-standard, tenacity\]$/m.test(rewritten) || /^retry:/m.test(rewritten)) fail(`the form rewrote the scenario as:\n${rewritten}`);
     await p.click("#pg-run");
-    await p.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+    await p.waitForSelector("#pg-figure:not([hidden]):not([aria-busy]) svg.sim-lanes");
     await p.$eval("#pg-end", (end) => end.click());
     await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
     const strategies = await p.locator("#pg-results tbody th").allTextContents();
@@ -279,7 +279,7 @@ try {
     if (written !== threeReplicas) fail(`3 replicas, least-loaded, retry elsewhere: the form writes\n${written}`);
     await p.fill('input[name="runs"]', "20");
     await p.click("#pg-run");
-    await p.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+    await p.waitForSelector("#pg-figure:not([hidden]):not([aria-busy]) svg.sim-lanes");
     await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
     await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
     if (await p.locator("#pg-errors p").count() > 0) fail(`the engine refuses the form's fleet: ${await p.textContent("#pg-errors")}`);
@@ -312,7 +312,7 @@ try {
     if (!libraries.includes("  replicas: 2\n  balancer: least-loaded\nretry:\n  elsewhere: true\nstrategies: [aws-standard]\n")) fail(`a fleet with a library strategy: the form writes\n${libraries}`);
     await p.fill('input[name="runs"]', "5");
     await p.click("#pg-run");
-    await p.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+    await p.waitForSelector("#pg-figure:not([hidden]):not([aria-busy]) svg.sim-lanes");
     if (await p.locator("#pg-errors p").count() > 0) fail(`the engine refuses the form's fleet of a library: ${await p.textContent("#pg-errors")}`);
     // A mistake in the replicas is shown at the field.
     await p.fill('input[name="replicas"]', "0");
@@ -330,7 +330,7 @@ try {
     // Without queues each replica's table has calls, served and turned away only.
     const replicaColumns = async () => {
       await o.click("#pg-run");
-      await o.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes");
+      await o.waitForSelector("#pg-figure:not([hidden]):not([aria-busy]) svg.sim-lanes");
       await o.$eval("#pg-end", (end) => end.click());
       await o.waitForSelector("#pg-replicas-box:not([hidden])");
       return (await o.locator("#pg-replicas thead th").allTextContents()).join(", ");
@@ -348,7 +348,7 @@ try {
     await o.goto(playgroundOf(origin, "id: oh\nclients: 0\nhorizon: 10s\narrivals: {rate: 300}\nserver: {capacity: 10, queue: {limit: 200}, replicas: 4, overrides: [{replica: 2, slowdowns: [{from: 2s, to: 6s, capacity: 1}]}]}\nretry: {max_attempts: 1, timeout: 2s, hedging: {delay: 300ms, max_attempts: 2}}\nstrategies: [fixed]\n"));
     await o.waitForFunction(() => !document.getElementById("pg-run").disabled);
     await o.click("#pg-run");
-    await o.waitForSelector("#pg-figure:not([hidden]) svg.sim-lanes path.hedges");
+    await o.waitForSelector("#pg-figure:not([hidden]):not([aria-busy]) svg.sim-lanes path.hedges");
     await o.$eval("#pg-end", (end) => end.click());
     await o.waitForSelector("#pg-results:not([hidden])");
     const hedgeLegend = await o.locator("#pg-chart svg.sim-lanes .legend .label").allTextContents();
@@ -558,11 +558,7 @@ try {
     for (const [id, budget] of [["crowd", BUDGET_RUN_MS], ["metastable", BUDGET_METASTABLE_MS]]) {
       const ms = [];
       for (let i = 0; i < 7; i++) {
-        ms.push(await p.evaluate((id) => {
-          performance.clearMarks();
-          document.querySelector(`#pg-presets button[data-preset="${id}"]`).click();
-          return performance.measure("m", "playground-run", "playground-chart").duration;
-        }, id));
+        ms.push((await presetToChart(p, id))[0]);
       }
       const median = [...ms].sort((a, b) => a - b)[3];
       console.log(`preset ${id}: from Run to the finished chart, first ${ms[0].toFixed(1)} ms, median of 7 ${median.toFixed(1)} ms (budget ${budget} ms)`);
@@ -750,6 +746,7 @@ try {
       }, textOf.toString());
       await article.close();
       await p.click(`#pg-presets button[data-preset="${id}"]`);
+      await p.waitForSelector("#pg-figure:not([aria-busy]) svg.sim-lanes");
       await p.$eval("#pg-end", (end) => end.click()); // no wait: it may have just finished
       await p.waitForSelector("#pg-results:not([hidden]) table.sim-results");
       if ((await p.getAttribute(`#pg-presets button[data-preset="${id}"]`, "aria-pressed")) !== "true") fail(`the preset ${name} is not shown as pressed`);

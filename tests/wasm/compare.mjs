@@ -2,7 +2,8 @@
 // (`retrylab sim FILE --json --lanes`) and with the WebAssembly module through the
 // playground's own loader, and requires byte-identical JSON (the module writes it
 // without the whitespace between tokens, which is taken out of the native JSON before
-// comparing); the page's call must give the same report.
+// comparing); the page's call must give the same report, and the page drawn from the
+// scenario's runs split among workers (`runJobs`, `pageOfRuns`) the very same page.
 //
 // usage: node tests/wasm/compare.mjs RETRYLAB_BINARY MODULE.wasm SCENARIO.yaml...
 
@@ -35,13 +36,27 @@ const compact = (json) => {
 
 const engine = await load(readFileSync(module));
 let failed = 0;
+let split = 0;
 for (const file of files) {
   const native = compact(execFileSync(binary, ["sim", file, "--json", "--lanes"], { encoding: "utf8" }));
   const started = performance.now();
   const wasm = engine.run(readFileSync(file, "utf8"));
   const ms = (performance.now() - started).toFixed(1);
   // The page's call gives the same report, beside the site's results table.
-  const page = JSON.parse(engine.page(readFileSync(file, "utf8")));
+  const yaml = readFileSync(file, "utf8");
+  const pageText = engine.page(yaml, "", "");
+  const page = JSON.parse(pageText);
+  // Its runs split among workers, three shares here, draw the same page to the byte.
+  const jobs = engine.jobs(yaml);
+  if (jobs > 0) {
+    const cuts = [0, Math.floor(jobs / 3), Math.floor(2 * jobs / 3), jobs];
+    const shares = cuts.slice(1).map((to, i) => engine.runJobs(yaml, cuts[i], to));
+    if (engine.pageOfRuns(yaml, "", "", shares) !== pageText) {
+      failed += 1;
+      console.log(`DIFFER ${file}: the page from its ${jobs} runs in three shares is not the page`);
+    }
+    split += 1;
+  }
   if (JSON.stringify(page.report) !== JSON.stringify(JSON.parse(native)) || !page.table.startsWith("<table class=\"sim-results")) {
     failed += 1;
     console.log(`DIFFER ${file}: the page's report or table is not the run's`);
@@ -59,4 +74,4 @@ if (failed > 0) {
   console.error(`${failed} of ${files.length} scenarios differ`);
   process.exit(1);
 }
-console.log(`all ${files.length} scenarios give the same JSON natively and in WebAssembly`);
+console.log(`all ${files.length} scenarios give the same JSON natively and in WebAssembly, and ${split} the same page from their runs split in three`);

@@ -50,3 +50,23 @@ export async function launchChromium() {
     args: [...ARGS, `--disable-features=${features.join(",")}`],
   });
 }
+
+/**
+ * Presses the playground's preset button `id` on `page` and gives, once its chart is
+ * drawn (the runs come back from the page's workers), [from Run to the finished chart,
+ * the engine's share], in ms, from the page's marks "playground-run" and
+ * "playground-chart" and its status's `data-ms`.
+ */
+export function presetToChart(page, id) {
+  return page.evaluate((id) => new Promise((resolve) => {
+    performance.clearMarks();
+    performance.clearMeasures();
+    new PerformanceObserver((marks, observer) => {
+      if (marks.getEntriesByName("playground-chart").length === 0) return;
+      observer.disconnect();
+      resolve([performance.measure("m", "playground-run", "playground-chart").duration,
+        Number(document.getElementById("pg-status").dataset.ms)]);
+    }).observe({ type: "mark" });
+    document.querySelector(`#pg-presets button[data-preset="${id}"]`).click();
+  }), id);
+}

@@ -481,8 +481,61 @@ for (const link of document.querySelectorAll("article .content a[href*='#sim-']"
 }
 presetsBox.hidden = presetButtons.length === 0;
 
-// ---- Wiring --------------------------------------------------------------------------
+// ---- The runs, spread over the reader's cores -----------------------------------------
+// A scenario's runs go to workers, one per core, as the native build spreads them: each
+// runs a share with the module the page compiled and hands back their totals, and the
+// page's own module draws the page from them all (`pageOfRuns`), the very answer `page`
+// gives. With one core, without workers, for a scenario the engine does not split (one
+// run, or past the limit of work) or once a worker has failed, the page runs it itself.
 let engine = null;
+let workers = [];
+
+function startWorkers(module) {
+  const cores = Math.min(navigator.hardwareConcurrency || 1, 8);
+  if (cores < 2 || typeof Worker !== "function") return;
+  const failed = () => {
+    for (const w of workers) {
+      w.worker.terminate();
+      for (const answer of w.waiting.splice(0)) answer({});
+    }
+    workers = [];
+  };
+  try {
+    for (let i = 0; i < cores; i++) {
+      const worker = new Worker(new URL("playground-worker.js", import.meta.url), { type: "module" });
+      // A worker answers its shares in the order they were asked for.
+      const w = { worker, waiting: [] };
+      worker.onmessage = ({ data }) => (data.runs ? w.waiting.shift()?.(data) : failed());
+      worker.onerror = failed;
+      worker.postMessage({ module });
+      workers.push(w);
+    }
+  } catch {
+    failed();
+  }
+}
+
+// The page's JSON of `engine.page`, from the workers when the scenario's runs split.
+async function pageOf(yaml, windowText, caption) {
+  const jobs = workers.length > 1 ? engine.jobs(yaml) : 0;
+  if (jobs < 2) return engine.page(yaml, windowText, caption);
+  const shares = workers.slice(0, jobs).map((w, i, all) => new Promise((answer) => {
+    w.waiting.push(answer);
+    w.worker.postMessage({
+      yaml,
+      from: Math.floor(jobs * i / all.length),
+      to: Math.floor(jobs * (i + 1) / all.length),
+    });
+  }));
+  const answers = await Promise.all(shares);
+  return answers.every((a) => a.runs)
+    ? engine.pageOfRuns(yaml, windowText, caption, answers.map((a) => a.runs))
+    : engine.page(yaml, windowText, caption);
+}
+
+// ---- Wiring --------------------------------------------------------------------------
+// Runs begun: the answer to a Run that another has followed is not shown.
+let begun = 0;
 
 const secondsOf = (text) => {
   const m = /^\s*([0-9.]+)\s*(us|µs|ms|s|m|h)\s*$/.exec(text);
@@ -490,9 +543,10 @@ const secondsOf = (text) => {
   return m ? Number(m[1]) * scale[m[2]] : 0;
 };
 
-function run() {
+async function run() {
   // From Run to the finished chart, for the speed test: "playground-run" to "playground-chart".
   performance.mark("playground-run");
+  const mine = ++begun;
   let yaml = yamlBox.value;
   let fieldOf = null;
   if (!fromYaml) {
@@ -505,9 +559,15 @@ function run() {
   share.href = address;
   // The figure's window: the scenario's own, or the one its article's figure showed.
   const windowText = windowOf(yaml) || linkWindow;
+  // While the runs are out, what the last Run showed stays, marked busy (its chart
+  // dimmed after a moment), and its replay no longer shows its results at its end.
+  figure.setAttribute("aria-busy", "true");
   const started = performance.now();
-  const answer = JSON.parse(engine.page(yaml, windowText, captionOf(yaml) ?? ""));
+  const text = await pageOf(yaml, windowText, captionOf(yaml) ?? "");
+  if (mine !== begun) return;
+  figure.removeAttribute("aria-busy");
   const ms = performance.now() - started;
+  const answer = JSON.parse(text);
   if (answer.errors) {
     if (fromYaml) showYamlErrors(answer.errors, yaml);
     else showErrors(answer.errors, fieldOf);
@@ -544,6 +604,7 @@ function run() {
   holdData(ticksDetails, figurePart.csv, figurePart.replicas_csv);
   performance.mark("playground-chart");
   startReplay(chart, countersOf(result, settings, yaml), () => {
+    if (mine !== begun) return;
     resultsBox.innerHTML = resultsTable;
     resultsBox.hidden = false;
     replicasBox.hidden = !replicasTable(result);
@@ -628,6 +689,7 @@ async function start() {
     engine = compiled ? await load(compiled)
       : await load(response.clone()).catch(async () => load(await response.arrayBuffer()));
     performance.mark("playground-engine");
+    startWorkers(engine.module);
   } catch (error) {
     unavailable(error);
     return;

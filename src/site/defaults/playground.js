@@ -2,8 +2,10 @@
 // playground and for the test that compares it with the native build under Node.
 //
 // The module exports alloc(len), dealloc(ptr, len), run(ptr, len),
-// page(ptr, len, window_len, caption_len), settings(ptr, len) and
-// explore(ptr, len, window_len, caption_len, knobs_len, asks_len).
+// page(ptr, len, window_len, caption_len), settings(ptr, len),
+// explore(ptr, len, window_len, caption_len, knobs_len, asks_len), and for a page's
+// runs split among workers jobs(ptr, len), run_jobs(ptr, len, from, to) and
+// page_of_runs(ptr, len, window_len, caption_len, yaml_len).
 // A scenario's YAML goes in as UTF-8 bytes in a buffer from alloc, which run, page and
 // settings free (page's buffer holds the figure's window and caption before it); the
 // JSON comes back as a buffer whose address and length are packed into one u64
@@ -14,8 +16,10 @@ const decoder = new TextDecoder();
 
 /**
  * Instantiates the engine from the module's bytes (an ArrayBuffer or typed array), from
- * a fetch() response or from the compiled WebAssembly.Module, and returns { run(yaml), page(yaml, window, caption),
- * settings(yaml) }, each giving JSON text: `retrylab sim --json --lanes` for run;
+ * a fetch() response or from the compiled WebAssembly.Module, and returns { module,
+ * run(yaml), page(yaml, window, caption), settings(yaml), explore(…), jobs(yaml),
+ * runJobs(yaml, from, to), pageOfRuns(yaml, window, caption, runs) }, the text ones
+ * giving JSON text: `retrylab sim --json --lanes` for run;
  * {figure, table, report, settings} for page, from one simulation: the parts of the
  * article's figure of the scenario (its lane charts, caption and data table as HTML,
  * the ticks shown and the plots' edges), the site's results table, run's JSON and the
@@ -25,39 +29,58 @@ const decoder = new TextDecoder();
  */
 export async function load(source) {
   const bytes = source instanceof ArrayBuffer || ArrayBuffer.isView(source);
-  const { instance } = source instanceof WebAssembly.Module
-    ? { instance: await WebAssembly.instantiate(source, {}) }
+  const { module, instance } = source instanceof WebAssembly.Module
+    ? { module: source, instance: await WebAssembly.instantiate(source, {}) }
     : bytes
       ? await WebAssembly.instantiate(source, {})
       : await WebAssembly.instantiateStreaming(source, {});
   const wasm = instance.exports;
 
-  // Each text goes in as UTF-8, one after the other in one buffer; `exported` gets the
-  // buffer and the byte lengths of all but the last.
-  const call = (exported, ...texts) => {
-    const parts = texts.map((text) => encoder.encode(text));
-    const length = parts.reduce((sum, part) => sum + part.length, 0);
+  // Each part goes in one after the other in one buffer, a text as UTF-8 and bytes as
+  // they are; `exported` gets the buffer and the byte lengths of all but the last, and
+  // its answer is read as text, or with `raw` as a copy of its bytes.
+  const send = (exported, raw, ...parts) => {
+    const encoded = parts.map((part) => typeof part === "string" ? encoder.encode(part) : part);
+    const length = encoded.reduce((sum, part) => sum + part.length, 0);
     const at = wasm.alloc(length);
     const memory = new Uint8Array(wasm.memory.buffer, at, length);
     let offset = 0;
-    for (const part of parts) {
+    for (const part of encoded) {
       memory.set(part, offset);
       offset += part.length;
     }
-    const packed = BigInt.asUintN(64, exported(at, length, ...parts.slice(0, -1).map((p) => p.length)));
+    const packed = BigInt.asUintN(64, exported(at, length, ...encoded.slice(0, -1).map((p) => p.length)));
     const ptr = Number(packed >> 32n);
     const len = Number(packed & 0xffffffffn);
     // Read before freeing; memory.buffer may have been replaced by a growth during the call.
-    const json = decoder.decode(new Uint8Array(wasm.memory.buffer, ptr, len));
+    const answer = new Uint8Array(wasm.memory.buffer, ptr, len);
+    const out = raw ? answer.slice() : decoder.decode(answer);
     wasm.dealloc(ptr, len);
-    return json;
+    return out;
   };
+  const call = (exported, ...texts) => send(exported, false, ...texts);
 
   return {
+    // The compiled module, for the page's workers to run it too.
+    module,
     run: (yaml) => call(wasm.run, yaml),
     page: (yaml, window = "", caption = "") => call(wasm.page, window, caption, yaml),
     settings: (yaml) => call(wasm.settings, yaml),
     // An explorable figure's rerun with a reader's knobs (`retrylab::wasm_api::explore`).
     explore: (yaml, window, caption, knobs, asks) => call(wasm.explore, window, caption, knobs, asks, yaml),
+    // A page's runs split among workers (`retrylab::wasm_api::jobs`, `run_jobs` and
+    // `page_of_runs`): how many there are to split (0: run the page with `page`), a
+    // worker's share from..to as bytes, and the page drawn from every share, in order.
+    jobs: (yaml) => {
+      const encoded = encoder.encode(yaml);
+      const at = wasm.alloc(encoded.length);
+      new Uint8Array(wasm.memory.buffer, at, encoded.length).set(encoded);
+      return wasm.jobs(at, encoded.length);
+    },
+    runJobs: (yaml, from, to) => send((at, length) => wasm.run_jobs(at, length, from, to), true, yaml),
+    pageOfRuns: (yaml, window, caption, runs) => {
+      const lengths = [window, caption, yaml].map((text) => encoder.encode(text).length);
+      return send((at, length) => wasm.page_of_runs(at, length, ...lengths), false, window, caption, yaml, ...runs);
+    },
   };
 }
