@@ -21,7 +21,7 @@ pub extern "C" fn alloc(len: usize) -> *mut u8 {
     Box::into_raw(vec![0u8; len].into_boxed_slice()).cast()
 }
 
-/// Frees a buffer from `alloc`, `run`, `page` or `settings`.
+/// Frees a buffer from `alloc` or one that a function of this module handed back.
 ///
 /// # Safety
 /// `ptr` and `len` must describe exactly one such buffer, not freed before.

@@ -507,6 +507,7 @@ function startWorkers(module) {
       const w = { worker, waiting: [] };
       worker.onmessage = ({ data }) => (data.runs ? w.waiting.shift()?.(data) : failed());
       worker.onerror = failed;
+      worker.onmessageerror = failed;
       worker.postMessage({ module });
       workers.push(w);
     }
@@ -515,8 +516,9 @@ function startWorkers(module) {
   }
 }
 
-// The page's JSON of `engine.page`, from the workers when the scenario's runs split.
-async function pageOf(yaml, windowText, caption) {
+// The page's JSON of `engine.page`, from the workers when the scenario's runs split;
+// null once `stale()` says a later Run has begun, which is then left to draw its own.
+async function pageOf(yaml, windowText, caption, stale) {
   const jobs = workers.length > 1 ? engine.jobs(yaml) : 0;
   if (jobs < 2) return engine.page(yaml, windowText, caption);
   const shares = workers.slice(0, jobs).map((w, i, all) => new Promise((answer) => {
@@ -528,6 +530,7 @@ async function pageOf(yaml, windowText, caption) {
     });
   }));
   const answers = await Promise.all(shares);
+  if (stale()) return null;
   return answers.every((a) => a.runs)
     ? engine.pageOfRuns(yaml, windowText, caption, answers.map((a) => a.runs))
     : engine.page(yaml, windowText, caption);
@@ -559,17 +562,23 @@ async function run() {
   share.href = address;
   // The figure's window: the scenario's own, or the one its article's figure showed.
   const windowText = windowOf(yaml) || linkWindow;
-  // While the runs are out, what the last Run showed stays, marked busy (its chart
-  // dimmed after a moment), and its replay no longer shows its results at its end.
+  // While the runs are out, what the last Run showed stays, its chart marked busy (and
+  // dimmed after a moment) until this Run's answer replaces it.
   figure.setAttribute("aria-busy", "true");
+  // Whether the scenario came from the editor, as it was when Run was pressed.
+  const asYaml = fromYaml;
   const started = performance.now();
-  const text = await pageOf(yaml, windowText, captionOf(yaml) ?? "");
+  let text;
+  try {
+    text = await pageOf(yaml, windowText, captionOf(yaml) ?? "", () => mine !== begun);
+  } finally {
+    if (mine === begun) figure.removeAttribute("aria-busy");
+  }
   if (mine !== begun) return;
-  figure.removeAttribute("aria-busy");
   const ms = performance.now() - started;
   const answer = JSON.parse(text);
   if (answer.errors) {
-    if (fromYaml) showYamlErrors(answer.errors, yaml);
+    if (asYaml) showYamlErrors(answer.errors, yaml);
     else showErrors(answer.errors, fieldOf);
     // A scenario past the limit of work ran, and was stopped: it has no mistake.
     status.textContent = answer.stopped
@@ -583,7 +592,7 @@ async function run() {
   // The parts of the article's figure, the results table as the site's figures have
   // it, the report with the lanes and the settings, from one call.
   const { figure: figurePart, table: resultsTable, report: result, settings } = answer;
-  if (fromYaml) {
+  if (asYaml) {
     const plain = settingsOf(yaml, DEFAULTS) !== null;
     fill(settings, yaml);
     formUsable(plain);
@@ -604,7 +613,6 @@ async function run() {
   holdData(ticksDetails, figurePart.csv, figurePart.replicas_csv);
   performance.mark("playground-chart");
   startReplay(chart, countersOf(result, settings, yaml), () => {
-    if (mine !== begun) return;
     resultsBox.innerHTML = resultsTable;
     resultsBox.hidden = false;
     replicasBox.hidden = !replicasTable(result);
