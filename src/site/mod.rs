@@ -184,6 +184,9 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     let (parts, more) = read_parts(root, pages, &mut memo.reads);
     problems.extend(more);
     let templates = read_templates(root, memo.templates.take(), pages, &mut problems)?;
+    if config.search {
+        problems.extend(search::own_index(root));
+    }
 
     // 2. Simulate and draw.
     let simulated = match problems.is_empty() {
@@ -237,6 +240,10 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         .chain(drawn.as_ref().map_or_else(Vec::new, |(figures, _)| {
             weight::warnings(pages, rendered.iter().map(|r| r.html.as_str()), figures)
         }))
+        .chain(match config.search {
+            true => search::unsearched(pages, &templates.1),
+            false => Vec::new(),
+        })
         .collect();
     let (Some(place), Some((results, stats)), Some((figures, by_id))) = (place, &simulated, &drawn)
     else {
@@ -310,8 +317,8 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
                 .join()
                 .unwrap_or_else(|_| Err("the search index failed".to_string()))
                 .map_err(Failure::Other)?;
-            // A file of the site's own static/ stands.
-            for (path, bytes) in files.iter().filter(|(path, _)| !staging.has(path)) {
+            // The site's static/ has no `pagefind/` (`search::own_index`).
+            for (path, bytes) in &files {
                 staging.write(path, bytes)?;
             }
         }

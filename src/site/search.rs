@@ -54,6 +54,67 @@ pub fn index(pages: &[(&str, String)], language: &str) -> Result<Vec<(String, Ve
     })
 }
 
+/// A warning for each template of `pages` whose text has no `<main>` (see
+/// [`super::templates::Templates::has_main`]): the index reads a page's `<main>` only,
+/// so a reader's search finds none of those pages' words. Said by `build` and `check`
+/// alike, in the order the templates are first used.
+pub(super) fn unsearched(
+    pages: &[super::page::Page],
+    templates: &super::templates::Templates,
+) -> Vec<String> {
+    let mut by_template: Vec<(&str, Vec<&str>)> = Vec::new();
+    for page in pages {
+        let name = super::templates::of_page(page);
+        match by_template.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, urls)) => urls.push(&page.url),
+            None => by_template.push((name, vec![&page.url])),
+        }
+    }
+    (by_template.into_iter())
+        .filter(|(name, _)| !templates.has_main(name))
+        .map(|(name, urls)| {
+            let pages = match urls.len() {
+                1 => format!("the page rendered with it, `/{}`,", urls[0]),
+                n => format!("the {n} pages rendered with it (the first `/{}`)", urls[0]),
+            };
+            let diagnostic = crate::diag::Diagnostic::in_file(
+                &format!("templates/{name}"),
+                format!(
+                    "this template has no `<main>` (nor do the templates it extends or \
+                     includes), and the search index reads a page's `<main>` only: the \
+                     search finds nothing of {pages} but its title"
+                ),
+            )
+            .with_help(Some(
+                "put the page's content in `<main>…</main>`, or set `search: false` in \
+                 site.yaml"
+                    .to_string(),
+            ));
+            let text = diagnostic.to_string();
+            format!("warning: {}", text.strip_prefix("error: ").unwrap_or(&text))
+        })
+        .collect()
+}
+
+/// The problem of a site whose `static/` has a `pagefind/` folder while the build
+/// writes the search index there: its files would mix with the index's, and a search
+/// would read a stale index's chunks as this one's.
+pub(super) fn own_index(root: &std::path::Path) -> Option<crate::diag::Diagnostic> {
+    root.join("static").join(FOLDER).exists().then(|| {
+        crate::diag::Diagnostic::in_file(
+            &format!("static/{FOLDER}/"),
+            format!(
+                "the build writes the search index into `{FOLDER}/`, and the files of this \
+                 folder would mix with it"
+            ),
+        )
+        .with_help(Some(format!(
+            "delete static/{FOLDER}/ (an index an earlier tool wrote?), or set `search: \
+             false` in site.yaml to publish an index of your own"
+        )))
+    })
+}
+
 /// `html` with each of `figures` taken out, where it stands.
 pub fn without<'f>(html: &str, figures: impl Iterator<Item = &'f std::sync::Arc<str>>) -> String {
     let mut out = String::with_capacity(html.len());

@@ -64,6 +64,9 @@ pub struct Templates {
     /// For each template: the ids its text writes as they are (`id="main"`), and the
     /// template it extends.
     written: BTreeMap<String, (Vec<String>, Option<String>)>,
+    /// For each template: whether its text writes a `<main>` element, and the
+    /// templates it includes.
+    mains: BTreeMap<String, (bool, Vec<String>)>,
 }
 
 impl Templates {
@@ -84,6 +87,57 @@ impl Templates {
         }
         ids
     }
+
+    /// Whether a page rendered with `name` has a `<main>` element written in its
+    /// templates' text: its own, the ones it extends and the ones they include (true
+    /// for a template that is not there, which is a problem of its own).
+    pub fn has_main(&self, name: &str) -> bool {
+        if !self.mains.contains_key(name) {
+            return true;
+        }
+        let mut todo = vec![name];
+        let mut seen = Vec::new();
+        while let Some(name) = todo.pop() {
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name);
+            if let Some((main, included)) = self.mains.get(name) {
+                if *main {
+                    return true;
+                }
+                todo.extend(included.iter().map(String::as_str));
+            }
+            if let Some((_, Some(parent))) = self.written.get(name) {
+                todo.push(parent);
+            }
+        }
+        false
+    }
+}
+
+/// Whether a template's text writes a `<main>` element, and the templates its
+/// `{% include %}` tags name.
+fn mains(text: &str) -> (bool, Vec<String>) {
+    let lower = text.to_ascii_lowercase();
+    let main = lower.match_indices("<main").any(|(at, tag)| {
+        lower[at + tag.len()..].starts_with(|c: char| c == '>' || c.is_ascii_whitespace())
+    });
+    let included = text
+        .split("{%")
+        .skip(1)
+        .filter_map(|tag| {
+            let rest = tag
+                .trim_start_matches('-')
+                .trim_start()
+                .strip_prefix("include")?;
+            let rest = rest.trim_start();
+            let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+            let name = &rest[1..];
+            Some(name[..name.find(quote)?].to_string())
+        })
+        .collect();
+    (main, included)
 }
 
 /// The template a page is rendered with: its front matter's, else the home page's or
@@ -162,13 +216,21 @@ pub fn compile(templates: Vec<(String, String)>) -> Result<Templates, Failure> {
         .iter()
         .map(|(name, text)| (name.clone(), written(text)))
         .collect();
+    let mains = templates
+        .iter()
+        .map(|(name, text)| (name.clone(), mains(text)))
+        .collect();
     let mut tera = Tera::default();
     tera.autoescape_on(vec![".html"]);
     // Tera's default also escapes `/`, which makes every address unreadable.
     tera.set_escape_fn(crate::chart::table::escape);
     tera.add_raw_templates(templates)
         .map_err(|e| Failure::Input(vec![Diagnostic::in_file("templates/", describe(&e))]))?;
-    Ok(Templates { tera, written })
+    Ok(Templates {
+        tera,
+        written,
+        mains,
+    })
 }
 
 /// A Tera error with its causes, in one line.
@@ -234,5 +296,46 @@ mod tests {
         assert!(home.contains(&"articles-heading".to_string()));
         assert!(home.contains(&"main".to_string()));
         assert!(templates.ids_of("missing.html").is_empty());
+    }
+
+    #[test]
+    fn a_template_has_a_main_of_its_own_of_its_parents_or_of_what_it_includes() {
+        let templates = compile(vec![
+            (
+                "base.html".into(),
+                "<MAIN\n class=x>{% block b %}{% endblock b %}</MAIN>".into(),
+            ),
+            (
+                "child.html".into(),
+                "{% extends \"base.html\" %}{% block b %}x{% endblock b %}".into(),
+            ),
+            (
+                "bare.html".into(),
+                "<mainly>{{ page.content }}</mainly><!-- main -->".into(),
+            ),
+            ("part.html".into(), "<main>{{ page.content }}</main>".into()),
+            (
+                "whole.html".into(),
+                "<body>{%- include 'part.html' -%}</body>".into(),
+            ),
+            ("loop.html".into(), "{% include \"loop2.html\" %}".into()),
+            ("loop2.html".into(), "{% include \"loop.html\" %}".into()),
+        ])
+        .unwrap();
+        for (name, main) in [
+            ("base.html", true),
+            ("child.html", true),
+            ("bare.html", false),
+            ("whole.html", true),
+            ("loop.html", false),
+            ("missing.html", true),
+        ] {
+            assert_eq!(templates.has_main(name), main, "{name}");
+        }
+        assert!(
+            load(tempfile::tempdir().unwrap().path())
+                .unwrap()
+                .has_main("page.html")
+        );
     }
 }
