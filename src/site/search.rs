@@ -38,20 +38,16 @@ const UNUSED: [&str; 4] = [
 /// The index of `pages` (each page's address below the root, `crowd/`, and its HTML as
 /// published), as files below [`FOLDER`], in the order of their names: the same pages
 /// give the same bytes.
+///
+/// Pagefind's library is asynchronous: it runs here on a runtime of its own, which
+/// blocks this thread until the index is made. So the caller's thread must not be one
+/// that drives another runtime (a `tokio` task's); the build calls it from a thread it
+/// starts for the index, which runs while the site's other files are written.
 pub fn index(pages: &[(&str, String)], language: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
-    // Pagefind's library is asynchronous; it runs here on a runtime of its own, on a
-    // thread of its own, so that a caller inside another runtime (`serve`) is not one.
-    std::thread::scope(|scope| {
-        scope
-            .spawn(|| {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .build()
-                    .map_err(|e| format!("the search index cannot start: {e}"))?;
-                runtime.block_on(build(pages, language))
-            })
-            .join()
-            .unwrap_or_else(|_| Err("the search index failed".to_string()))
-    })
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| format!("the search index cannot start: {e}"))?;
+    runtime.block_on(build(pages, language))
 }
 
 /// A warning for each template of `pages` whose text has no `<main>` (see
