@@ -36,8 +36,11 @@ pub struct TocEntry {
     pub level: u8,
     /// The heading's anchor.
     pub id: String,
-    /// The heading's text.
+    /// The heading's text: a formula as its source.
     pub title: String,
+    /// The heading's text as HTML, escaped, with its formulas typeset: what the table
+    /// of contents shows.
+    pub html: String,
     /// Whether it is shown as a bullet below the numbered entry before it (a `###`
     /// after a `##`); a numbered entry takes the next number, a bullet none.
     pub sub: bool,
@@ -233,7 +236,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
         close_quotes(&mut stream, body);
     }
     let mut out = Rendered::default();
-    math::check(&stream, &tokens, &mut out);
+    let typeset = math::check(&stream, &tokens, &mut out);
     let plan = Plan::new(&stream, &tokens, cx, &mut out);
     let (page, mut notes) = split_notes(stream);
     let mut writer = Writer {
@@ -243,6 +246,8 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
         out,
         code_blocks: 0,
         tables: 0,
+        formulas: 0,
+        typeset,
         links: 0,
         html_links: 0,
         images: 0,

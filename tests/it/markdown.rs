@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use retrylab::site::config::KEYS;
-use retrylab::site::render::{Context, Rendered, render};
+use retrylab::site::render::Rendered;
 use spec::{Example, agrees, examples, normalized, page, without_our_markup};
 
 use crate::util::run_in;
@@ -199,7 +199,6 @@ fn gfm_extension_examples_give_the_specs_html() {
 
 /// A page rendered with the given figures' HTML.
 fn with_figures(markdown: &str, figures: &[String]) -> Rendered {
-    let pages = BTreeMap::new();
     // Each figure at the place of a directive block, in order.
     let figures: BTreeMap<usize, std::sync::Arc<str>> = retrylab::directive::scan(markdown)
         .directives
@@ -207,21 +206,7 @@ fn with_figures(markdown: &str, figures: &[String]) -> Rendered {
         .map(|found| found.block.start)
         .zip(figures.iter().map(|f| f.as_str().into()))
         .collect();
-    render(
-        markdown,
-        &Context {
-            url: "",
-            content_path: "index.md",
-            pages: &pages,
-            base_path: "/",
-            figures: &figures,
-            reserved: &[],
-            values: &[],
-            marks: &std::collections::BTreeMap::new(),
-            smart_punctuation: true,
-            highlights: &Default::default(),
-        },
-    )
+    crate::util::render_alone(markdown, "index.md", &[], &figures)
 }
 
 /// Every ` id="…"` of `html`, in order.

@@ -6,28 +6,14 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use retrylab::site::render::{Context, Rendered, render, typeset};
+use retrylab::site::render::{Rendered, typeset};
 
 use crate::markdown::{built, refused, site};
+use crate::util::render_alone;
 
 /// The page as published, with smart punctuation on as by default.
 fn published(markdown: &str) -> Rendered {
-    let pages = BTreeMap::new();
-    render(
-        markdown,
-        &Context {
-            url: "",
-            content_path: "a.md",
-            pages: &pages,
-            base_path: "/",
-            figures: &BTreeMap::new(),
-            reserved: &[],
-            values: &[],
-            marks: &BTreeMap::new(),
-            smart_punctuation: true,
-            highlights: &Default::default(),
-        },
-    )
+    render_alone(markdown, "a.md", &[], &BTreeMap::new())
 }
 
 fn inline(latex: &str) -> String {
@@ -36,6 +22,14 @@ fn inline(latex: &str) -> String {
 
 fn display(latex: &str) -> String {
     typeset(latex, true).unwrap()
+}
+
+/// A page's first display formula, `mathml`, in its region.
+fn region(mathml: &str) -> String {
+    format!(
+        "<span class=\"math-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Formula \
+         1\">{mathml}</span>"
+    )
 }
 
 #[test]
@@ -51,11 +45,14 @@ fn dollar_signs_make_formulas_where_github_reads_them() {
         ),
         (
             "$$\nx = 1\n$$",
-            format!("<p>{}</p>\n", display("\nx = 1\n")),
+            format!("<p>{}</p>\n", region(&display("\nx = 1\n"))),
         ),
         (
             "with probability\n$$p = 1$$\nwhere",
-            format!("<p>with probability\n{}\nwhere</p>\n", display("p = 1")),
+            format!(
+                "<p>with probability\n{}\nwhere</p>\n",
+                region(&display("p = 1"))
+            ),
         ),
         // Prices: a `$` before a space never closes, after one never opens.
         (
@@ -106,6 +103,25 @@ fn a_formula_is_mathml_inline_or_shown_on_its_own() {
     assert!(!spaced.contains("&amp;"), "{spaced}");
 }
 
+/// A display formula wider than the column scrolls sideways: inside a region the
+/// keyboard reaches, named by its place among the page's formulas, as a code block's.
+#[test]
+fn a_display_formula_is_a_region_the_keyboard_reaches() {
+    let rendered = published("One:\n\n$$3^n$$\n\nand $x$, then\n$$\\frac{a}{b}$$\n");
+    assert_eq!(
+        rendered.html,
+        format!(
+            "<p>One:</p>\n<p><span class=\"math-scroll\" role=\"region\" tabindex=\"0\" \
+             aria-label=\"Formula 1\">{}</span></p>\n<p>and {}, then\n<span \
+             class=\"math-scroll\" role=\"region\" tabindex=\"0\" aria-label=\"Formula \
+             2\">{}</span></p>\n",
+            display("3^n"),
+            inline("x"),
+            display("\\frac{a}{b}")
+        )
+    );
+}
+
 #[test]
 fn a_formula_in_a_heading_is_typeset_and_its_source_makes_the_anchor() {
     let rendered = published("## The $3^n$ of layers\n\n## Two\n");
@@ -118,6 +134,22 @@ fn a_formula_in_a_heading_is_typeset_and_its_source_makes_the_anchor() {
         rendered.html
     );
     assert_eq!(rendered.toc[0].title, "The 3^n of layers");
+    // The table of contents shows the formula typeset, and its text escaped.
+    assert_eq!(
+        rendered.toc[0].html,
+        format!("The {} of layers", inline("3^n"))
+    );
+    let dir = site("title: T\n", "## The $3^n$ of `<layers>`\n\n## Two\n");
+    let page = built(dir.path());
+    let toc = &page[page.find("<nav class=\"toc\"").unwrap()..];
+    let toc = &toc[..toc.find("</nav>").unwrap()];
+    assert!(
+        toc.contains(&format!(
+            "<a href=\"#the-3n-of-layers\">The {} of &lt;layers&gt;</a>",
+            inline("3^n")
+        )),
+        "{toc}"
+    );
 }
 
 #[test]

@@ -397,27 +397,10 @@ mod any_page {
 
     use proptest::prelude::*;
     use retrylab::directive::{reference, scan};
-    use retrylab::site::render::{Context, render};
 
     /// The page as published, with the given values in place.
     fn published(body: &str, values: &[(Range<usize>, String)]) -> String {
-        let pages = BTreeMap::new();
-        render(
-            body,
-            &Context {
-                url: "",
-                content_path: "a.md",
-                pages: &pages,
-                base_path: "/",
-                figures: &BTreeMap::new(),
-                reserved: &[],
-                values,
-                marks: &BTreeMap::new(),
-                smart_punctuation: true,
-                highlights: &Default::default(),
-            },
-        )
-        .html
+        crate::util::render_alone(body, "a.md", values, &BTreeMap::new()).html
     }
 
     /// The text of a page: what is left with its tags taken out.

@@ -147,3 +147,30 @@ pub fn article_sims() -> Vec<(PathBuf, retrylab::yaml::Node)> {
     }
     all
 }
+
+/// A page's body rendered as the site publishes it, by itself (no other page, no base
+/// path, smart punctuation on as by default): `content_path` is its file below
+/// `content/`, `values` the references' texts by their ranges in `body`, and `figures`
+/// the figures by the offsets of their directive blocks.
+pub fn render_alone(
+    body: &str,
+    content_path: &str,
+    values: &[(std::ops::Range<usize>, String)],
+    figures: &std::collections::BTreeMap<usize, std::sync::Arc<str>>,
+) -> retrylab::site::render::Rendered {
+    retrylab::site::render::render(
+        body,
+        &retrylab::site::render::Context {
+            url: "",
+            content_path,
+            pages: &std::collections::BTreeMap::new(),
+            base_path: "/",
+            figures,
+            reserved: &[],
+            values,
+            marks: &std::collections::BTreeMap::new(),
+            smart_punctuation: true,
+            highlights: &Default::default(),
+        },
+    )
+}

@@ -27,12 +27,23 @@ pub struct BadFormula {
 const HELP: &str = "a formula is LaTeX math between `$` signs (`$$` for one on a line of \
                     its own); a dollar sign in prose is written `\\$`";
 
-/// Checks every formula of the page, in the order they come, into `out.formulas`.
-pub(super) fn check<'s>(stream: &[(Event<'s>, Range<usize>)], tokens: &Tokens, out: &mut Rendered) {
+/// The MathML of each formula [`check`] typeset, by its text and whether it is a
+/// display formula: the writer's, which typesets none of them twice.
+pub(super) type Typeset = std::collections::HashMap<(String, bool), String>;
+
+/// Checks every formula of the page, in the order they come, into `out.formulas`, and
+/// gives the MathML of those that can be typeset.
+pub(super) fn check<'s>(
+    stream: &[(Event<'s>, Range<usize>)],
+    tokens: &Tokens,
+    out: &mut Rendered,
+) -> Typeset {
+    let mut typeset_ = Typeset::new();
     for (event, range) in stream {
         let (Event::InlineMath(latex) | Event::DisplayMath(latex)) = event else {
             continue;
         };
+        let display = matches!(event, Event::DisplayMath(_));
         let latex = tokens.restore(latex);
         let bad = match reference_in(&latex) {
             // A `%` begins a comment in LaTeX, which hides the rest of its line.
@@ -57,8 +68,11 @@ pub(super) fn check<'s>(stream: &[(Event<'s>, Range<usize>)], tokens: &Tokens, o
                 ),
                 help: "write the value in the sentence beside the formula".to_string(),
             },
-            None => match typeset(&latex, false) {
-                Ok(_) => continue,
+            None => match typeset(&latex, display) {
+                Ok(mathml) => {
+                    typeset_.insert((latex.to_string(), display), mathml);
+                    continue;
+                }
                 Err(message) => BadFormula {
                     range: range.clone(),
                     message,
@@ -68,14 +82,18 @@ pub(super) fn check<'s>(stream: &[(Event<'s>, Range<usize>)], tokens: &Tokens, o
         };
         out.formulas.push(bad);
     }
+    typeset_
 }
 
-/// The formula as MathML: `<math>` inline, `<math display="block">` for a display.
-/// A formula [`check`] refused is written as its source, in code, for `check`'s sake
-/// (the build stops at the error).
-pub(super) fn html(latex: &str, display: bool) -> String {
-    typeset(latex, display)
-        .unwrap_or_else(|_| format!("<code>{}</code>", crate::chart::table::escape(latex)))
+/// The formula as MathML: `<math>` inline, `<math display="block">` for a display, as
+/// [`check`] typeset it. A formula [`check`] refused is written as its source, in code,
+/// for `check`'s sake (the build stops at the error).
+pub(super) fn html(typeset_: &Typeset, latex: &str, display: bool) -> String {
+    match typeset_.get(&(latex.to_string(), display)) {
+        Some(mathml) => mathml.clone(),
+        None => typeset(latex, display)
+            .unwrap_or_else(|_| format!("<code>{}</code>", crate::chart::table::escape(latex))),
+    }
 }
 
 /// How deep a formula's groups may nest. The reader of LaTeX looks for the end of each

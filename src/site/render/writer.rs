@@ -35,6 +35,10 @@ pub struct Writer<'w> {
     pub code_blocks: usize,
     /// How many Markdown tables the page has had, which names each table's region.
     pub tables: usize,
+    /// How many display formulas the page has had, which names each one's region.
+    pub formulas: usize,
+    /// The MathML of the page's formulas, as the check typeset them.
+    pub typeset: math::Typeset,
     /// How deep in Markdown links and images the writer is: no address is linked there.
     pub links: usize,
     /// How deep in links written as HTML (`<a …>`).
@@ -220,7 +224,7 @@ impl<'w> Writer<'w> {
             }
             Event::End(TagEnd::Heading(_)) if open.heading.is_some() => {
                 let (tag, id, inner) = open.heading.take().expect("inside a heading");
-                let html = heading_html(tag, &id, inner, &mut self.out);
+                let html = heading_html(tag, &id, inner, &self.typeset, &mut self.out);
                 written.push(Event::Html(CowStr::from(html)));
             }
             other => return Some(other),
@@ -252,11 +256,19 @@ impl<'w> Writer<'w> {
                 written.push(Event::Text(tokens.restore(&latex)));
             }
             Event::InlineMath(latex) => {
-                let html = math::html(&tokens.restore(&latex), false);
+                let html = math::html(&self.typeset, &tokens.restore(&latex), false);
                 written.push(Event::InlineHtml(CowStr::from(html)));
             }
+            // A display formula wider than the column scrolls sideways inside its
+            // region, which the keyboard reaches and names, as a code block's.
             Event::DisplayMath(latex) => {
-                let html = math::html(&tokens.restore(&latex), true);
+                self.formulas += 1;
+                let html = format!(
+                    "<span class=\"math-scroll\" role=\"region\" tabindex=\"0\" \
+                     aria-label=\"Formula {}\">{}</span>",
+                    self.formulas,
+                    math::html(&self.typeset, &tokens.restore(&latex), true)
+                );
                 written.push(Event::InlineHtml(CowStr::from(html)));
             }
             Event::Html(text) => {
@@ -445,7 +457,13 @@ fn alert(kind: BlockQuoteKind) -> (&'static str, &'static str) {
 
 /// A heading with its id and anchor link; `##` and `###` go in the table of contents.
 /// Classes and attributes written after the heading (`{.wide data-x=1}`) are kept.
-fn heading_html(tag: Tag, id: &str, inner: Vec<Event>, out: &mut Rendered) -> String {
+fn heading_html(
+    tag: Tag,
+    id: &str,
+    inner: Vec<Event>,
+    typeset: &math::Typeset,
+    out: &mut Rendered,
+) -> String {
     let Tag::Heading {
         level,
         classes,
@@ -462,8 +480,20 @@ fn heading_html(tag: Tag, id: &str, inner: Vec<Event>, out: &mut Rendered) -> St
             _ => None,
         })
         .collect();
+    // The table of contents shows the heading's text with its formulas typeset (and
+    // no link, emphasis or code of its own: it is a link).
+    let toc_html: String = inner
+        .iter()
+        .filter_map(|e| match e {
+            Event::Text(t) | Event::Code(t) => Some(escape(t)),
+            Event::InlineMath(latex) => Some(math::html(typeset, latex, false)),
+            _ => None,
+        })
+        .collect();
     let inner = inner.into_iter().map(|e| match e {
-        Event::InlineMath(latex) => Event::InlineHtml(CowStr::from(math::html(&latex, false))),
+        Event::InlineMath(latex) => {
+            Event::InlineHtml(CowStr::from(math::html(typeset, &latex, false)))
+        }
         other => other,
     });
     let mut inner_html = String::new();
@@ -474,6 +504,7 @@ fn heading_html(tag: Tag, id: &str, inner: Vec<Event>, out: &mut Rendered) -> St
             level: level_number,
             id: id.to_string(),
             title,
+            html: toc_html,
             sub: false,
             first: false,
             last: false,
