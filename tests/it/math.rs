@@ -187,6 +187,29 @@ error: 2 problems found
     );
 }
 
+/// In a formula longer than the context pulldown-latex shows, the error is told at
+/// the character where its reader stopped, by `check` as by `build`.
+#[test]
+fn a_long_formula_that_cannot_be_read_is_told_where_it_stops() {
+    let dir = site(
+        "title: T\n",
+        "The wait $\\alpha + \\beta + \\gamma + x^a^b + \\zeta + \\eta + \\theta$ grows.\n",
+    );
+    refused(
+        dir.path(),
+        r"
+error: this formula cannot be read: trying to add a superscript twice to the same element
+ --> content/a.md:5:40
+  |
+5 | The wait $\alpha + \beta + \gamma + x^a^b + \zeta + \eta + \theta$ grows.
+  |                                        ^
+  = help: a formula is LaTeX math between `$` signs (`$$` for one on a line of its own); a dollar sign in prose is written `\$`
+
+error: 1 problem found
+",
+    );
+}
+
 #[test]
 fn a_reference_in_a_formula_stops_the_build_at_the_reference() {
     let dir = site(

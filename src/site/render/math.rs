@@ -68,13 +68,23 @@ pub(super) fn check<'s>(
                 ),
                 help: "write the value in the sentence beside the formula".to_string(),
             },
-            None => match typeset(&latex, display) {
+            None => match typeset_at(&latex, display) {
                 Ok(mathml) => {
                     typeset_.insert((latex.to_string(), display), mathml);
                     continue;
                 }
-                Err(message) => BadFormula {
-                    range: range.clone(),
+                // Told at the character where the reader of LaTeX stopped, when it
+                // says where in a formula long enough for that to help; else at the
+                // whole formula.
+                Err((message, at)) => BadFormula {
+                    range: at
+                        .and_then(|at| {
+                            let written = tokens.body.get(range.clone())?;
+                            let start = range.start + written.find(&*latex)? + at;
+                            let width = tokens.body[start..].chars().next()?.len_utf8();
+                            Some(start..start + width)
+                        })
+                        .unwrap_or_else(|| range.clone()),
                     message,
                     help: HELP.to_string(),
                 },
@@ -103,11 +113,20 @@ pub const MAX_DEPTH: usize = 64;
 
 /// The MathML of `latex`, or what is wrong with it.
 pub fn typeset(latex: &str, display: bool) -> Result<String, String> {
+    typeset_at(latex, display).map_err(|(message, _)| message)
+}
+
+/// [`typeset`], with what is wrong said at its byte in `latex` when the reader of
+/// LaTeX says where.
+fn typeset_at(latex: &str, display: bool) -> Result<String, (String, Option<usize>)> {
     let depth = depth(latex);
     if depth > MAX_DEPTH {
-        return Err(format!(
-            "this formula cannot be read: its groups nest {depth} deep, more than the \
-             {MAX_DEPTH} that are read"
+        return Err((
+            format!(
+                "this formula cannot be read: its groups nest {depth} deep, more than the \
+                 {MAX_DEPTH} that are read"
+            ),
+            None,
         ));
     }
     let storage = Storage::new();
@@ -115,7 +134,10 @@ pub fn typeset(latex: &str, display: bool) -> Result<String, String> {
     for event in Parser::new(latex, &storage) {
         match event {
             Ok(event) => events.push(Ok::<_, std::io::Error>(event)),
-            Err(e) => return Err(what(&e.to_string())),
+            Err(e) => {
+                let e = e.to_string();
+                return Err((what(&e), error_at(latex, &e)));
+            }
         }
     }
     let config = RenderConfig {
@@ -128,7 +150,7 @@ pub fn typeset(latex: &str, display: bool) -> Result<String, String> {
     };
     let mut html = String::new();
     push_mathml(&mut html, events.into_iter(), config)
-        .map_err(|e| format!("this formula cannot be typeset: {e}"))?;
+        .map_err(|e| (format!("this formula cannot be typeset: {e}"), None))?;
     // pulldown-latex 0.8 gives `\ `, `~` and `\nobreakspace` as the text `&nbsp;`, which
     // its writer escapes again: the reader would see the entity's name.
     Ok(html.replace("&amp;nbsp;", "&nbsp;"))
@@ -173,6 +195,56 @@ fn what(message: &str) -> String {
     let first = message.lines().next().unwrap_or_default();
     let first = first.strip_prefix("parsing error: ").unwrap_or(first);
     format!("this formula cannot be read: {first}")
+}
+
+/// How many bytes of a formula pulldown-latex 0.8 shows on each side of the place where
+/// it stopped (its `CONTEXT_SIZE`).
+const CONTEXT: usize = 12;
+
+/// The byte of `latex` at which the reader of LaTeX stopped, from the context its
+/// error `message` shows: the formula's text from [`CONTEXT`] bytes before that place
+/// (`…` when that is not the formula's start) to [`CONTEXT`] bytes after it. The place
+/// is known when the context begins after the formula's start or ends before its end,
+/// and is found in the formula once only; otherwise (a short formula, a context of a
+/// macro's expansion) `None`, and the error is told at the whole formula.
+fn error_at(latex: &str, message: &str) -> Option<usize> {
+    // The formula's own text is the last part of the context: lines after `│…` or
+    // `│ ` up to the line of carets.
+    let context = message.rsplit("│\n").next()?;
+    let mut lines = context.lines();
+    let first = lines.next()?.strip_prefix('│')?;
+    let (after_start, first) = match first.strip_prefix('…') {
+        Some(rest) => (true, rest),
+        None => (false, first.strip_prefix(' ')?),
+    };
+    let mut shown = first.to_string();
+    for line in lines {
+        let line = line.strip_prefix("│ ")?;
+        if !line.is_empty() && line.chars().all(|c| c == '^') {
+            break;
+        }
+        shown.push('\n');
+        shown.push_str(line);
+    }
+    let from = latex.find(&shown)?;
+    let next = from + latex[from..].chars().next().map_or(1, char::len_utf8);
+    if latex.get(next..).is_none_or(|rest| rest.contains(&shown)) {
+        return None;
+    }
+    // The context's lines lose a last line break, which the formula may still have.
+    let end = from + shown.len();
+    let to_the_end = matches!(&latex[end..], "" | "\n" | "\r\n");
+    let at = if after_start {
+        from + CONTEXT
+    } else if !to_the_end {
+        end.checked_sub(CONTEXT)?
+    } else {
+        return None;
+    };
+    // On a character's first byte, and within the formula.
+    (0..=at.min(latex.len().saturating_sub(1)))
+        .rev()
+        .find(|&i| latex.is_char_boundary(i))
 }
 
 /// Where `latex` has a `%` that is not escaped (`\%`), which begins a comment.
@@ -236,6 +308,30 @@ mod tests {
         assert!(!spaced.contains("&amp;"), "{spaced}");
         let block = typeset("x^2", true).unwrap();
         assert!(block.starts_with("<math display=\"block\""), "{block}");
+    }
+
+    /// Where the reader of LaTeX stopped, from the context of its message: found for a
+    /// formula longer than the context, on either side; not for a short one.
+    #[test]
+    fn an_error_is_placed_where_the_reader_stopped() {
+        let at = |latex: &str| typeset_at(latex, false).unwrap_err().1;
+        let long = "\\alpha + \\beta + \\gamma + \\delta + x^a^b + \\zeta + \\eta + \\theta";
+        let placed = at(long).unwrap();
+        assert!(
+            long[placed..].starts_with('^'),
+            "{placed}: {}",
+            &long[placed..]
+        );
+        assert!(placed >= long.find("x^a").unwrap(), "{placed}");
+        // Near the start, and near the end.
+        let early = "x^a^b + \\zeta + \\eta + \\theta + \\iota + \\kappa";
+        let placed = at(early).unwrap();
+        assert!(early[placed..].starts_with("^b"), "{placed}");
+        let late = "\\alpha + \\beta + \\gamma + \\delta + x^a^b";
+        let placed = at(late).unwrap();
+        assert!(late[placed..].starts_with("^b"), "{placed}");
+        assert_eq!(at("a^b^c"), None);
+        assert_eq!(at("\\frac{1}"), None);
     }
 
     #[test]
