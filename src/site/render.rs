@@ -366,7 +366,7 @@ fn close_quotes(stream: &mut Events, body: &str) {
                     before = Some(c);
                 }
             }
-            Event::Code(text) | Event::InlineMath(text) => {
+            Event::Code(text) | Event::InlineMath(text) | Event::DisplayMath(text) => {
                 before = text.chars().last().or(before);
             }
             Event::Start(tag) if is_inline(tag) => {}

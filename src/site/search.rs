@@ -96,7 +96,15 @@ pub(super) fn unsearched(
 /// writes the search index there: its files would mix with the index's, and a search
 /// would read a stale index's chunks as this one's.
 pub(super) fn own_index(root: &std::path::Path) -> Option<crate::diag::Diagnostic> {
-    root.join("static").join(FOLDER).exists().then(|| {
+    // A file the copy of static/ would publish: one below the folder itself, not
+    // behind a symbolic link, which the copy passes over.
+    let folder = root.join("static").join(FOLDER);
+    let publishes = std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_dir())
+        && walkdir::WalkDir::new(&folder)
+            .into_iter()
+            .flatten()
+            .any(|entry| entry.file_type().is_file());
+    publishes.then(|| {
         crate::diag::Diagnostic::in_file(
             &format!("static/{FOLDER}/"),
             format!(

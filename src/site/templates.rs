@@ -123,21 +123,7 @@ fn mains(text: &str) -> (bool, Vec<String>) {
     let main = lower.match_indices("<main").any(|(at, tag)| {
         lower[at + tag.len()..].starts_with(|c: char| c == '>' || c.is_ascii_whitespace())
     });
-    let included = text
-        .split("{%")
-        .skip(1)
-        .filter_map(|tag| {
-            let rest = tag
-                .trim_start_matches('-')
-                .trim_start()
-                .strip_prefix("include")?;
-            let rest = rest.trim_start();
-            let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-            let name = &rest[1..];
-            Some(name[..name.find(quote)?].to_string())
-        })
-        .collect();
-    (main, included)
+    (main, named(text, "include"))
 }
 
 /// The template a page is rendered with: its front matter's, else the home page's or
@@ -164,13 +150,46 @@ fn written(text: &str) -> (Vec<String>, Option<String>) {
             }
         }
     }
-    let parent = text.split_once("{% extends").and_then(|(_, rest)| {
-        let rest = rest.trim_start();
-        let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
-        let name = &rest[1..];
-        Some(name[..name.find(quote)?].to_string())
-    });
+    let parent = named(text, "extends").into_iter().next();
     (ids, parent)
+}
+
+/// The templates that `{% keyword … %}` tags of `text` name (`{%- extends "base.html"
+/// %}`, `{% include ["a.html", "b.html"] %}`), in order; names built from variables
+/// are not known.
+fn named(text: &str, keyword: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for tag in text.split("{%").skip(1) {
+        let tag = tag.split("%}").next().unwrap_or_default();
+        let Some(rest) = tag
+            .trim_start_matches('-')
+            .trim_start()
+            .strip_prefix(keyword)
+        else {
+            continue;
+        };
+        if !rest.starts_with([' ', '\t', '\n', '\r', '"', '\'', '`', '[']) {
+            continue;
+        }
+        let rest = rest.trim_start();
+        let list = rest.strip_prefix('[');
+        let mut rest = list.unwrap_or(rest).trim_start();
+        while let Some(quote) = rest
+            .chars()
+            .next()
+            .filter(|c| matches!(c, '"' | '\'' | '`'))
+        {
+            let Some((name, after)) = rest[1..].split_once(quote) else {
+                break;
+            };
+            names.push(name.to_string());
+            if list.is_none() {
+                break;
+            }
+            rest = after.trim_start().trim_start_matches(',').trim_start();
+        }
+    }
+    names
 }
 
 /// Loads the defaults, then every `*.html` under `root/templates`, which replace a
@@ -319,6 +338,15 @@ mod tests {
                 "<body>{%- include 'part.html' -%}</body>".into(),
             ),
             ("loop.html".into(), "{% include \"loop2.html\" %}".into()),
+            ("tight.html".into(), "{%-extends \"base.html\"-%}".into()),
+            (
+                "listed.html".into(),
+                "{% include [\"gone.html\", 'part.html'] ignore missing %}".into(),
+            ),
+            (
+                "included.html".into(),
+                "{% raw %}{% includes 'part.html' %}{% endraw %}".into(),
+            ),
             ("loop2.html".into(), "{% include \"loop.html\" %}".into()),
         ])
         .unwrap();
@@ -328,6 +356,9 @@ mod tests {
             ("bare.html", false),
             ("whole.html", true),
             ("loop.html", false),
+            ("tight.html", true),
+            ("listed.html", true),
+            ("included.html", false),
             ("missing.html", true),
         ] {
             assert_eq!(templates.has_main(name), main, "{name}");

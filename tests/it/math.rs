@@ -122,6 +122,26 @@ fn a_display_formula_is_a_region_the_keyboard_reaches() {
     );
 }
 
+/// In a link or a heading, a display formula is part of their text: no region (a
+/// focusable element in a link, a name in the heading's) and no number of its own.
+#[test]
+fn a_display_formula_in_a_link_or_a_heading_has_no_region() {
+    let rendered = published("## Mass $$m$$\n\n[see $$x$$](#a) and $$y$$\n");
+    assert_eq!(
+        rendered.html,
+        format!(
+            "<h2 id=\"mass-m\">Mass {} <a class=\"anchor\" href=\"#mass-m\" \
+             aria-label=\"Link to this section\">#</a></h2>\n<p><a href=\"#a\">see {}</a> \
+             and {}</p>\n",
+            display("m"),
+            display("x"),
+            region(&display("y"))
+        )
+    );
+    assert_eq!(rendered.toc[0].title, "Mass m");
+    assert_eq!(rendered.toc[0].html, format!("Mass {}", inline("m")));
+}
+
 #[test]
 fn a_formula_in_a_heading_is_typeset_and_its_source_makes_the_anchor() {
     let rendered = published("## The $3^n$ of layers\n\n## Two\n");

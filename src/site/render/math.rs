@@ -204,10 +204,16 @@ const CONTEXT: usize = 12;
 /// The byte of `latex` at which the reader of LaTeX stopped, from the context its
 /// error `message` shows: the formula's text from [`CONTEXT`] bytes before that place
 /// (`…` when that is not the formula's start) to [`CONTEXT`] bytes after it. The place
-/// is known when the context begins after the formula's start or ends before its end,
-/// and is found in the formula once only; otherwise (a short formula, a context of a
-/// macro's expansion) `None`, and the error is told at the whole formula.
+/// is known when the context begins after the formula's start or ends before its end
+/// at a one-byte character, and is found in the formula once only; otherwise (a short
+/// formula, a macro's expansion) `None`, and the error is told at the whole formula.
 fn error_at(latex: &str, message: &str) -> Option<usize> {
+    // After a macro of the formula's own is expanded, the reader's places are the
+    // expansion's, not the formula's.
+    let defines = ["\\def", "\\newcommand", "\\renewcommand", "\\let"];
+    if message.contains("which was expanded from") || defines.iter().any(|d| latex.contains(d)) {
+        return None;
+    }
     // The formula's own text is the last part of the context: lines after `│…` or
     // `│ ` up to the line of carets.
     let context = message.rsplit("│\n").next()?;
@@ -231,12 +237,14 @@ fn error_at(latex: &str, message: &str) -> Option<usize> {
     if latex.get(next..).is_none_or(|rest| rest.contains(&shown)) {
         return None;
     }
-    // The context's lines lose a last line break, which the formula may still have.
+    // The context's edges are the place less and plus CONTEXT bytes, each moved back
+    // to the start of its character: exact where that character is a byte (ASCII). Its
+    // lines lose a last line break, which the formula may still have after it.
     let end = from + shown.len();
-    let to_the_end = matches!(&latex[end..], "" | "\n" | "\r\n");
-    let at = if after_start {
+    let one_byte = |c: Option<char>| c.is_some_and(|c| c.is_ascii() && c != '\n' && c != '\r');
+    let at = if after_start && one_byte(latex[from..].chars().next()) {
         from + CONTEXT
-    } else if !to_the_end {
+    } else if one_byte(latex[end..].chars().next()) {
         end.checked_sub(CONTEXT)?
     } else {
         return None;
@@ -332,6 +340,20 @@ mod tests {
         assert!(late[placed..].starts_with("^b"), "{placed}");
         assert_eq!(at("a^b^c"), None);
         assert_eq!(at("\\frac{1}"), None);
+        // After a macro, the context's places are its expansion's.
+        assert_eq!(
+            at("\\def\\R{\\mathbb{R}}\\R + \\alpha + \\beta + x^a^b + \\gamma + \\delta"),
+            None
+        );
+        // A context that begins inside a character of several bytes is not exact at its
+        // start; its end still is.
+        let wide = "\\text{éééé}ax^a^b + \\alpha + \\beta + \\gamma";
+        let placed = at(wide).unwrap();
+        assert!(
+            wide[placed..].starts_with("^b"),
+            "{placed}: {}",
+            &wide[placed..]
+        );
     }
 
     #[test]

@@ -125,7 +125,10 @@ impl Plan {
                         _ => title.push_str(&text),
                     }
                 }
-                (Event::Code(text) | Event::InlineMath(text), Some((_, title))) => {
+                (
+                    Event::Code(text) | Event::InlineMath(text) | Event::DisplayMath(text),
+                    Some((_, title)),
+                ) => {
                     title.push_str(&tokens.restore(text));
                 }
                 (Event::End(TagEnd::Heading(_)), Some(_)) => {

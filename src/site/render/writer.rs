@@ -120,7 +120,9 @@ impl<'w> Writer<'w> {
                 match other {
                     // A heading's formula is typeset when the heading is written,
                     // which also gives its source to the table of contents.
-                    Event::InlineMath(_) if open.heading.is_some() => written.push(other),
+                    Event::InlineMath(_) | Event::DisplayMath(_) if open.heading.is_some() => {
+                        written.push(other)
+                    }
                     other => self.rewrite(other, &range, &mut written),
                 }
             }
@@ -261,6 +263,11 @@ impl<'w> Writer<'w> {
             }
             // A display formula wider than the column scrolls sideways inside its
             // region, which the keyboard reaches and names, as a code block's.
+            // In a link, a formula is part of its text: no region of its own there.
+            Event::DisplayMath(latex) if self.links > 0 || self.html_links > 0 => {
+                let html = math::html(&self.typeset, &tokens.restore(&latex), true);
+                written.push(Event::InlineHtml(CowStr::from(html)));
+            }
             Event::DisplayMath(latex) => {
                 self.formulas += 1;
                 let html = format!(
@@ -476,7 +483,9 @@ fn heading_html(
     let title: String = inner
         .iter()
         .filter_map(|e| match e {
-            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) => Some(t.as_ref()),
+            Event::Text(t) | Event::Code(t) | Event::InlineMath(t) | Event::DisplayMath(t) => {
+                Some(t.as_ref())
+            }
             _ => None,
         })
         .collect();
@@ -486,13 +495,19 @@ fn heading_html(
         .iter()
         .filter_map(|e| match e {
             Event::Text(t) | Event::Code(t) => Some(escape(t)),
-            Event::InlineMath(latex) => Some(math::html(typeset, latex, false)),
+            Event::InlineMath(latex) | Event::DisplayMath(latex) => {
+                Some(math::html(typeset, latex, false))
+            }
             _ => None,
         })
         .collect();
     let inner = inner.into_iter().map(|e| match e {
         Event::InlineMath(latex) => {
             Event::InlineHtml(CowStr::from(math::html(typeset, &latex, false)))
+        }
+        // A display formula in a heading is the heading's text: no region of its own.
+        Event::DisplayMath(latex) => {
+            Event::InlineHtml(CowStr::from(math::html(typeset, &latex, true)))
         }
         other => other,
     });
