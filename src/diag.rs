@@ -93,6 +93,13 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic as a warning, as `build` and `check` print one beside the
+    /// site: its text with `warning:` where an error has `error:`.
+    pub fn to_warning(&self) -> String {
+        let text = self.to_string();
+        format!("warning: {}", text.strip_prefix("error: ").unwrap_or(&text))
+    }
+
     /// Adds a hint.
     pub fn with_help(mut self, help: Option<String>) -> Diagnostic {
         self.help = help.map(bounded);

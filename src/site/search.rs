@@ -73,7 +73,7 @@ pub(super) fn unsearched(
                 1 => format!("the page rendered with it, `/{}`,", urls[0]),
                 n => format!("the {n} pages rendered with it (the first `/{}`)", urls[0]),
             };
-            let diagnostic = crate::diag::Diagnostic::in_file(
+            crate::diag::Diagnostic::in_file(
                 &format!("templates/{name}"),
                 format!(
                     "this template has no `<main>` (nor do the templates it extends or \
@@ -85,9 +85,8 @@ pub(super) fn unsearched(
                 "put the page's content in `<main>…</main>`, or set `search: false` in \
                  site.yaml"
                     .to_string(),
-            ));
-            let text = diagnostic.to_string();
-            format!("warning: {}", text.strip_prefix("error: ").unwrap_or(&text))
+            ))
+            .to_warning()
         })
         .collect()
 }

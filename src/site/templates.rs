@@ -61,12 +61,20 @@ pub(super) fn write_sheets(staging: &super::output::Staging) -> Result<(), Failu
 pub struct Templates {
     /// The templates, ready to render.
     pub tera: Tera,
-    /// For each template: the ids its text writes as they are (`id="main"`), and the
-    /// template it extends.
-    written: BTreeMap<String, (Vec<String>, Option<String>)>,
-    /// For each template: whether its text writes a `<main>` element, and the
-    /// templates it includes.
-    mains: BTreeMap<String, (bool, Vec<String>)>,
+    /// For each template, what its own text says.
+    written: BTreeMap<String, Written>,
+}
+
+/// What a template's own text says of the page around a body.
+struct Written {
+    /// The ids it writes as they are (`id="main"`).
+    ids: Vec<String>,
+    /// The template it extends.
+    parent: Option<String>,
+    /// Whether it writes a `<main>` element.
+    main: bool,
+    /// The templates it includes.
+    included: Vec<String>,
 }
 
 impl Templates {
@@ -79,11 +87,11 @@ impl Templates {
         // `seen` stops a template that extends itself, which Tera refuses anyway.
         while let Some(name) = next.filter(|n| !seen.contains(n)) {
             seen.push(name);
-            let Some((written, parent)) = self.written.get(name) else {
+            let Some(written) = self.written.get(name) else {
                 break;
             };
-            ids.extend(written.iter().cloned());
-            next = parent.as_deref();
+            ids.extend(written.ids.iter().cloned());
+            next = written.parent.as_deref();
         }
         ids
     }
@@ -92,7 +100,7 @@ impl Templates {
     /// templates' text: its own, the ones it extends and the ones they include (true
     /// for a template that is not there, which is a problem of its own).
     pub fn has_main(&self, name: &str) -> bool {
-        if !self.mains.contains_key(name) {
+        if !self.written.contains_key(name) {
             return true;
         }
         let mut todo = vec![name];
@@ -102,15 +110,14 @@ impl Templates {
                 continue;
             }
             seen.push(name);
-            if let Some((main, included)) = self.mains.get(name) {
-                if *main {
-                    return true;
-                }
-                todo.extend(included.iter().map(String::as_str));
+            let Some(written) = self.written.get(name) else {
+                continue;
+            };
+            if written.main {
+                return true;
             }
-            if let Some((_, Some(parent))) = self.written.get(name) {
-                todo.push(parent);
-            }
+            todo.extend(written.included.iter().map(String::as_str));
+            todo.extend(written.parent.as_deref());
         }
         false
     }
@@ -233,11 +240,16 @@ pub fn sources(root: &Path) -> Result<Vec<(String, String)>, Failure> {
 pub fn compile(templates: Vec<(String, String)>) -> Result<Templates, Failure> {
     let written = templates
         .iter()
-        .map(|(name, text)| (name.clone(), written(text)))
-        .collect();
-    let mains = templates
-        .iter()
-        .map(|(name, text)| (name.clone(), mains(text)))
+        .map(|(name, text)| {
+            let ((ids, parent), (main, included)) = (written(text), mains(text));
+            let what = Written {
+                ids,
+                parent,
+                main,
+                included,
+            };
+            (name.clone(), what)
+        })
         .collect();
     let mut tera = Tera::default();
     tera.autoescape_on(vec![".html"]);
@@ -245,11 +257,7 @@ pub fn compile(templates: Vec<(String, String)>) -> Result<Templates, Failure> {
     tera.set_escape_fn(crate::chart::table::escape);
     tera.add_raw_templates(templates)
         .map_err(|e| Failure::Input(vec![Diagnostic::in_file("templates/", describe(&e))]))?;
-    Ok(Templates {
-        tera,
-        written,
-        mains,
-    })
+    Ok(Templates { tera, written })
 }
 
 /// A Tera error with its causes, in one line.

@@ -96,11 +96,7 @@ pub(super) fn warnings<'a>(
                 "split the page: its text alone has that many elements".to_string(),
             )),
         };
-        let text = diagnostic.to_string();
-        out.push(format!(
-            "warning: {}",
-            text.strip_prefix("error: ").unwrap_or(&text)
-        ));
+        out.push(diagnostic.to_warning());
     }
     out
 }

@@ -57,17 +57,9 @@ pub unsafe extern "C" fn page(
     // SAFETY: as documented.
     unsafe {
         answer(ptr, len, |text| {
-            // Split where the host's lengths say; lengths that do not fall between
-            // characters give a text that is not UTF-8, and the errors say so.
-            match (
-                text.split_at_checked(window_len),
-                text.get(window_len..window_len.saturating_add(caption_len)),
-                text.get(window_len.saturating_add(caption_len)..),
-            ) {
-                (Some((window, _)), Some(caption), Some(yaml)) => {
-                    retrylab::wasm_api::page(yaml, window, caption)
-                }
-                _ => NOT_UTF8.to_string(),
+            match split(text, window_len, caption_len) {
+                Some((window, caption, yaml)) => retrylab::wasm_api::page(yaml, window, caption),
+                None => NOT_UTF8.to_string(),
             }
         })
     }
@@ -168,18 +160,12 @@ pub unsafe extern "C" fn page_of_runs(
             let words: Vec<u64> = (runs.chunks_exact(8))
                 .map(|word| u64::from_le_bytes(word.try_into().unwrap_or_default()))
                 .collect();
-            let Ok(text) = std::str::from_utf8(text) else {
-                return NOT_UTF8.into();
-            };
-            match (
-                text.split_at_checked(window_len),
-                text.get(window_len..window_len.saturating_add(caption_len)),
-                text.get(window_len.saturating_add(caption_len)..),
-            ) {
-                (Some((window, _)), Some(caption), Some(yaml)) => {
+            let parts = std::str::from_utf8(text).ok();
+            match parts.and_then(|text| split(text, window_len, caption_len)) {
+                Some((window, caption, yaml)) => {
                     retrylab::wasm_api::page_of_runs(yaml, window, caption, &words)
                 }
-                _ => NOT_UTF8.to_string(),
+                None => NOT_UTF8.to_string(),
             }
             .into_bytes()
         })
@@ -194,6 +180,15 @@ pub unsafe extern "C" fn page_of_runs(
 pub unsafe extern "C" fn settings(ptr: *mut u8, len: usize) -> u64 {
     // SAFETY: as documented.
     unsafe { answer(ptr, len, retrylab::wasm_api::settings) }
+}
+
+/// The figure's window, its caption and the YAML of `text`, split where the host's
+/// lengths say; `None` for lengths that do not fall between characters, which makes a
+/// text that is not UTF-8, as the errors say.
+fn split(text: &str, window_len: usize, caption_len: usize) -> Option<(&str, &str, &str)> {
+    let (window, rest) = text.split_at_checked(window_len)?;
+    let (caption, yaml) = rest.split_at_checked(caption_len)?;
+    Some((window, caption, yaml))
 }
 
 /// The errors JSON for an input that is not UTF-8 text.

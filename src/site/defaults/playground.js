@@ -37,9 +37,9 @@ export async function load(source) {
   const wasm = instance.exports;
 
   // Each part goes in one after the other in one buffer, a text as UTF-8 and bytes as
-  // they are; `exported` gets the buffer and the byte lengths of all but the last, and
-  // its answer is read as text, or with `raw` as a copy of its bytes.
-  const send = (exported, raw, ...parts) => {
+  // they are: the buffer's address and length, then the byte lengths of all but the
+  // last part, as the module's functions take them.
+  const write = (parts) => {
     const encoded = parts.map((part) => typeof part === "string" ? encoder.encode(part) : part);
     const length = encoded.reduce((sum, part) => sum + part.length, 0);
     const at = wasm.alloc(length);
@@ -49,7 +49,12 @@ export async function load(source) {
       memory.set(part, offset);
       offset += part.length;
     }
-    const packed = BigInt.asUintN(64, exported(at, length, ...encoded.slice(0, -1).map((p) => p.length)));
+    return [at, length, ...encoded.slice(0, -1).map((p) => p.length)];
+  };
+  // `exported` gets the parts; its answer is read as text, or with `raw` as a copy of
+  // its bytes.
+  const send = (exported, raw, ...parts) => {
+    const packed = BigInt.asUintN(64, exported(...write(parts)));
     const ptr = Number(packed >> 32n);
     const len = Number(packed & 0xffffffffn);
     // Read before freeing; memory.buffer may have been replaced by a growth during the call.
@@ -71,16 +76,13 @@ export async function load(source) {
     // A page's runs split among workers (`retrylab::wasm_api::jobs`, `run_jobs` and
     // `page_of_runs`): how many there are to split (0: run the page with `page`), a
     // worker's share from..to as bytes, and the page drawn from every share, in order.
-    jobs: (yaml) => {
-      const encoded = encoder.encode(yaml);
-      const at = wasm.alloc(encoded.length);
-      new Uint8Array(wasm.memory.buffer, at, encoded.length).set(encoded);
-      return wasm.jobs(at, encoded.length);
-    },
+    jobs: (yaml) => wasm.jobs(...write([yaml])),
     runJobs: (yaml, from, to) => send((at, length) => wasm.run_jobs(at, length, from, to), true, yaml),
-    pageOfRuns: (yaml, window, caption, runs) => {
-      const lengths = [window, caption, yaml].map((text) => encoder.encode(text).length);
-      return send((at, length) => wasm.page_of_runs(at, length, ...lengths), false, window, caption, yaml, ...runs);
-    },
+    // The module takes the lengths of the window, the caption and the YAML; the runs'
+    // lengths after them are not its arguments (the empty part keeps the YAML's length
+    // among them whatever the runs).
+    pageOfRuns: (yaml, window, caption, runs) => send(
+      (at, length, ...lengths) => wasm.page_of_runs(at, length, ...lengths.slice(0, 3)),
+      false, window, caption, yaml, ...runs, new Uint8Array(0)),
   };
 }

@@ -38,7 +38,7 @@ pub(super) fn check<'s>(
     tokens: &Tokens,
     out: &mut Rendered,
 ) -> Typeset {
-    let mut typeset_ = Typeset::new();
+    let mut mathml_of = Typeset::new();
     for (event, range) in stream {
         let (Event::InlineMath(latex) | Event::DisplayMath(latex)) = event else {
             continue;
@@ -70,7 +70,7 @@ pub(super) fn check<'s>(
             },
             None => match typeset_at(&latex, display) {
                 Ok(mathml) => {
-                    typeset_.insert((latex.to_string(), display), mathml);
+                    mathml_of.insert((latex.to_string(), display), mathml);
                     continue;
                 }
                 // Told at the character where the reader of LaTeX stopped, when it
@@ -92,14 +92,14 @@ pub(super) fn check<'s>(
         };
         out.formulas.push(bad);
     }
-    typeset_
+    mathml_of
 }
 
 /// The formula as MathML: `<math>` inline, `<math display="block">` for a display, as
 /// [`check`] typeset it. A formula [`check`] refused is written as its source, in code,
 /// for `check`'s sake (the build stops at the error).
-pub(super) fn html(typeset_: &Typeset, latex: &str, display: bool) -> String {
-    match typeset_.get(&(latex.to_string(), display)) {
+pub(super) fn html(mathml_of: &Typeset, latex: &str, display: bool) -> String {
+    match mathml_of.get(&(latex.to_string(), display)) {
         Some(mathml) => mathml.clone(),
         None => typeset(latex, display)
             .unwrap_or_else(|_| format!("<code>{}</code>", crate::chart::table::escape(latex))),
