@@ -27,6 +27,7 @@ pub mod render;
 pub mod scaffold;
 pub mod search;
 pub mod serve;
+pub mod sources;
 pub mod templates;
 pub mod ticks;
 pub mod weight;
@@ -187,6 +188,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     if config.search {
         problems.extend(search::own_index(root));
     }
+    let sources = sources::read_for_site(root, &mut problems)?;
 
     // 2. Simulate and draw.
     let simulated = match problems.is_empty() {
@@ -211,21 +213,33 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     });
 
     // 3. Render and check the links.
+    let shared = write::Shared {
+        config: &config,
+        sources: sources.as_ref(),
+        highlights: &memo.highlights,
+    };
     let (rendered, more) = render_pages(
         &content,
         &parts,
-        &config,
+        &shared,
         templates.as_ref().map(|(_, t)| t),
         drawn
             .as_ref()
             .map(|(figures, by_id)| (figures.as_slice(), by_id)),
-        &memo.highlights,
         memo.keeps_pages.then_some(&mut memo.pages),
     );
     memo.highlights.rotate();
     problems.extend(more);
     let ids = parts_ids(pages, &rendered, &parts);
     problems.extend(links::problems(&content, &ids, &rendered));
+    // A source no page cites, once every page is read: only when the file was read and
+    // every citation could be.
+    if let Some(sources) = &sources
+        && rendered.iter().all(|r| r.citations.is_empty())
+    {
+        let cited = rendered.iter().flat_map(|r| &r.cited).map(String::as_str);
+        problems.extend(sources::uncited(sources, &cited.collect()));
+    }
     let templates = memo.templates.insert(match templates {
         Some(templates) => templates,
         // Only a problem leaves the templates unread, and it stops here.

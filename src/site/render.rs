@@ -3,6 +3,7 @@
 //! linked, GitHub's alerts as callouts, internal links resolved against `base_url`.
 
 mod autolinks;
+mod citations;
 mod footnotes;
 mod ids;
 mod math;
@@ -14,12 +15,13 @@ mod writer;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
-use pulldown_cmark::{CowStr, Event, Options, Parser, TagEnd};
+use pulldown_cmark::{BrokenLink, CowStr, Event, LinkType, Options, Parser, TagEnd};
 use serde::Serialize;
 
 pub use super::links::Link;
 use crate::chart::table::escape;
 use crate::directive::markdown_options;
+pub use citations::BadCitation;
 use footnotes::Footnotes;
 pub use ids::slug;
 pub use math::{BadFormula, typeset};
@@ -110,6 +112,10 @@ pub struct Rendered {
     pub taken: Vec<TakenId>,
     /// Formulas that cannot be typeset.
     pub formulas: Vec<BadFormula>,
+    /// Citations that cannot be written.
+    pub citations: Vec<BadCitation>,
+    /// The key of every source the page cites.
+    pub cited: std::collections::BTreeSet<String>,
     /// Conditions (by the byte offset of their `{{ if … }}`) whose sentence is not
     /// written as one element: it crosses the end of emphasis or a link, or stands
     /// where no HTML can (a link's text, a title).
@@ -142,6 +148,8 @@ pub struct Context<'a> {
     pub smart_punctuation: bool,
     /// Code highlighted by earlier builds, and this one's.
     pub highlights: &'a super::highlight::Kept,
+    /// The site's sources, which citations name; `None` when it has none.
+    pub sources: Option<&'a super::sources::Sources>,
 }
 
 /// A body an earlier build rendered, with everything it was rendered from: `serve`
@@ -161,6 +169,7 @@ pub struct Remembered {
     values: Vec<(Range<usize>, String)>,
     marks: BTreeMap<usize, Mark>,
     smart_punctuation: bool,
+    sources: Option<super::sources::Sources>,
     /// What it rendered to.
     pub rendered: Rendered,
 }
@@ -179,6 +188,7 @@ impl Remembered {
             values: cx.values.to_vec(),
             marks: cx.marks.clone(),
             smart_punctuation: cx.smart_punctuation,
+            sources: cx.sources.cloned(),
             rendered,
         }
     }
@@ -197,6 +207,7 @@ impl Remembered {
             marks,
             smart_punctuation,
             highlights: _,
+            sources,
         } = cx;
         self.smart_punctuation == *smart_punctuation
             && self.url == *url
@@ -208,6 +219,7 @@ impl Remembered {
             && self.reserved == *reserved
             && self.pages == **pages
             && self.figures == **figures
+            && self.sources.as_ref() == *sources
     }
 }
 
@@ -285,6 +297,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
         html.push_str(&list);
         html.push_str(Footnotes::close());
     }
+    html.push_str(&writer.plan.citations.list(cx.sources));
     let mut out = writer.out;
     // A condition never ended as it began (it crossed a footnote, or stood in a link's
     // text or a title, where its markers are no HTML).
@@ -305,8 +318,16 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
 
 /// The events of a body, each with its range in the body, runs of text merged so that a
 /// token split by the parser is seen whole.
+///
+/// A link written `[@…]` with no definition is a citation: it comes as a link of the
+/// type [`LinkType::ShortcutUnknown`], which nothing else gives.
 fn read<'s>(tokens: &'s Tokens, options: Options) -> Events<'s> {
-    let parser = Parser::new_ext(&tokens.source, options).into_offset_iter();
+    let citation = |link: BrokenLink<'s>| {
+        (link.link_type == LinkType::Shortcut && link.reference.trim_start().starts_with('@'))
+            .then_some((CowStr::Borrowed(""), CowStr::Borrowed("")))
+    };
+    let parser = Parser::new_with_broken_link_callback(&tokens.source, options, Some(citation))
+        .into_offset_iter();
     let mut stream: Vec<(Event, Range<usize>)> = Vec::new();
     let mut pending_text: Option<(String, Range<usize>)> = None;
     for (event, range) in parser {
@@ -698,6 +719,7 @@ mod tests {
                 marks: &BTreeMap::new(),
                 smart_punctuation: true,
                 highlights: &Default::default(),
+                sources: None,
             },
         )
     }
@@ -912,6 +934,7 @@ mod tests {
                 marks: &BTreeMap::new(),
                 smart_punctuation: true,
                 highlights: &Default::default(),
+                sources: None,
             },
         );
         for href in [

@@ -1,5 +1,6 @@
 //! `retrylab serve`: builds the site, serves its output folder over HTTP on loopback,
-//! rebuilds when content, templates, static files, scenario files or `site.yaml` change,
+//! rebuilds when content, templates, static files, scenario files, `site.yaml` or
+//! `sources.yaml` change,
 //! and reloads the open pages through Server-Sent Events.
 //!
 //! Like `zola serve`, it builds into the site's output folder (`public/` unless told
@@ -292,12 +293,19 @@ impl Hosts {
 }
 
 /// The site's inputs: `content/`, `templates/`, `static/`, `scenarios/` (which blocks may
-/// extend) and `site.yaml`.
+/// extend), `site.yaml` and `sources.yaml`.
 fn watched_paths(root: &Path) -> Vec<PathBuf> {
-    ["content", "templates", "static", "scenarios", "site.yaml"]
-        .iter()
-        .map(|p| root.join(p))
-        .collect()
+    [
+        "content",
+        "templates",
+        "static",
+        "scenarios",
+        "site.yaml",
+        super::sources::FILE,
+    ]
+    .iter()
+    .map(|p| root.join(p))
+    .collect()
 }
 
 /// Whether a changed path is one of the site's inputs (not the output or the cache).
@@ -748,6 +756,7 @@ mod tests {
         assert!(relevant(&root.join("static/style.css"), &watched, &output));
         assert!(relevant(&root.join("content/a.md"), &watched, &output));
         assert!(relevant(&root.join("site.yaml"), &watched, &output));
+        assert!(relevant(&root.join("sources.yaml"), &watched, &output));
         for own in [
             "static/out",
             "static/out/index.html",

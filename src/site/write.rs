@@ -17,18 +17,27 @@ use crate::chart::table::escape;
 use crate::diag::{Diagnostic, Failure, LineIndex};
 use crate::directive::reference;
 
+/// What every page of the site is rendered with, besides its own parts.
+pub(super) struct Shared<'a> {
+    /// The site's config.
+    pub config: &'a Config,
+    /// The site's sources, which citations name.
+    pub sources: Option<&'a super::sources::Sources>,
+    /// Code highlighted by earlier builds, and this one's.
+    pub highlights: &'a highlight::Kept,
+}
+
 /// Renders every page's Markdown. Without results (for `check`) figures and values are
 /// left empty. Links to missing pages are returned as problems.
 pub(super) fn render_pages(
     content: &page::Content,
     parts: &[PageParts],
-    config: &Config,
+    shared: &Shared,
     templates: Option<&templates::Templates>,
     results: Option<(&[Figures], &ResultsById)>,
-    highlights: &highlight::Kept,
     mut remembered: Option<&mut HashMap<String, render::Remembered>>,
 ) -> (Vec<Rendered>, Vec<Diagnostic>) {
-    let pages = &content.pages;
+    let (pages, config) = (&content.pages, shared.config);
     // What this build rendered, for the next build: only what it used is kept.
     let mut kept = HashMap::new();
     let content_paths = content.addresses();
@@ -69,7 +78,8 @@ pub(super) fn render_pages(
             values: &values,
             marks: &marks,
             smart_punctuation: config.smart_punctuation,
-            highlights,
+            highlights: shared.highlights,
+            sources: shared.sources,
         };
         let rendered = match remembered.as_mut() {
             None => render::render(page.body(), &cx),
@@ -77,14 +87,18 @@ pub(super) fn render_pages(
         };
         tell_unbalanced(page, part, &rendered, &index, &mut problems);
         tell_taken(page, &rendered, written.as_deref(), &index, &mut problems);
-        for bad in &rendered.formulas {
-            problems.push(at(
-                page,
-                &index,
-                &bad.range,
-                bad.message.clone(),
-                Some(bad.help.clone()),
-            ));
+        let bad = (rendered
+            .formulas
+            .iter()
+            .map(|b| (&b.range, &b.message, &b.help)))
+        .chain(
+            rendered
+                .citations
+                .iter()
+                .map(|b| (&b.range, &b.message, &b.help)),
+        );
+        for (range, message, help) in bad {
+            problems.push(at(page, &index, range, message.clone(), Some(help.clone())));
         }
         out.push(rendered);
     }

@@ -353,13 +353,22 @@ fn the_article_cites_resilience4js_randomized_functions_at_their_lines() {
         .collect();
     assert_eq!(advice.len(), 1, "{advice:#?}");
     assert!(
-        advice[0].contains("resilience4j/resilience4j@v2.4.0 ")
-            && advice[0].contains("IntervalFunction.java:71-94, 130-229"),
+        advice[0].contains("[@r4j-interval-function, lines 71-94, 130-229]"),
         "{}",
         advice[0]
     );
+    let text = std::fs::read_to_string("sources.yaml").unwrap();
+    let sources = retrylab::site::sources::read(&text).unwrap();
+    let entry = sources.get("r4j-interval-function").unwrap();
+    assert_eq!(
+        entry.address().as_deref(),
+        Some(
+            "https://github.com/resilience4j/resilience4j/blob/v2.4.0/resilience4j-core/src/\
+             main/java/io/github/resilience4j/core/IntervalFunction.java"
+        )
+    );
     for p in article_paragraphs() {
-        assert!(!p.contains("IntervalFunction.java:18-29"), "{p}");
+        assert!(!p.contains("lines 18-29"), "{p}");
     }
 }
 

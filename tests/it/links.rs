@@ -265,7 +265,14 @@ fn every_link_and_anchor_of_this_site_resolves() {
     // A copy, so that the build's cache stays out of the working tree; the simulations
     // of this site take a few seconds even in a debug build.
     let site = tempfile::tempdir().unwrap();
-    for part in ["site.yaml", "content", "scenarios", "templates", "static"] {
+    for part in [
+        "site.yaml",
+        "sources.yaml",
+        "content",
+        "scenarios",
+        "templates",
+        "static",
+    ] {
         let from = root().join(part);
         if from.is_dir() {
             copy_tree(&from, &site.path().join(part));

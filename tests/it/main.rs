@@ -6,6 +6,7 @@ mod beyond;
 mod bundles;
 mod cards;
 mod check_is_build;
+mod citations;
 mod content;
 mod corpus;
 mod engine_facts;

@@ -20,7 +20,9 @@ fn check_with(page: &str, changes: &[(&str, &str)]) -> (i32, String) {
             copy_tree(&root().join(folder), &site.join(folder));
         }
     }
-    std::fs::copy(root().join("site.yaml"), site.join("site.yaml")).unwrap();
+    for file in ["site.yaml", "sources.yaml"] {
+        std::fs::copy(root().join(file), site.join(file)).unwrap();
+    }
     let path = site.join("content").join(page);
     let mut text = std::fs::read_to_string(&path).unwrap();
     for (from, to) in changes {

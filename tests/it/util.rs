@@ -171,6 +171,7 @@ pub fn render_alone(
             marks: &std::collections::BTreeMap::new(),
             smart_punctuation: true,
             highlights: &Default::default(),
+            sources: None,
         },
     )
 }

@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use pulldown_cmark::{Event, Tag, TagEnd};
+use pulldown_cmark::{Event, LinkType, Tag, TagEnd};
 
+use super::citations::Citations;
 use super::footnotes::{self, Footnotes};
 use super::ids::{self, Ids, slug};
 use super::raw_html;
@@ -47,6 +48,8 @@ pub struct Plan {
     pub headings: BTreeMap<usize, String>,
     /// The footnotes, numbered as their references are written.
     pub footnotes: Footnotes,
+    /// The citations of the site's sources, numbered as they are written.
+    pub citations: Citations,
 }
 
 impl Plan {
@@ -94,6 +97,27 @@ impl Plan {
             }
         }
         let footnotes = Footnotes::new(&defined, &uses, &mut ids);
+        let found: Vec<Range<usize>> = stream
+            .iter()
+            .filter(|(event, _)| {
+                matches!(
+                    event,
+                    Event::Start(Tag::Link {
+                        link_type: LinkType::ShortcutUnknown,
+                        ..
+                    })
+                )
+            })
+            .map(|(_, range)| range.clone())
+            .collect();
+        let citations = Citations::new(
+            &found,
+            tokens.body,
+            cx.sources,
+            &mut ids,
+            &mut out.citations,
+            &mut out.cited,
+        );
         // The anchors the page's own HTML writes (`<a id="x">`, `<a name="x">`), as
         // they are, after the custom and footnote ids: a heading keeps off them too.
         let mut block: Option<String> = None;
@@ -142,6 +166,7 @@ impl Plan {
             ids,
             headings,
             footnotes,
+            citations,
         }
     }
 }

@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 use pulldown_cmark::{
-    BlockQuoteKind, CodeBlockKind, CowStr, Event, HeadingLevel, Tag, TagEnd, html,
+    BlockQuoteKind, CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Tag, TagEnd, html,
 };
 
 use super::super::links;
@@ -179,6 +179,20 @@ impl<'w> Writer<'w> {
             }
             Event::End(TagEnd::CodeBlock) if open.directive => open.directive = false,
             _ if open.directive => {}
+            // A citation is written whole, from its text as the body has it.
+            Event::Start(Tag::Link {
+                link_type: LinkType::ShortcutUnknown,
+                ..
+            }) if !open.citation => {
+                open.citation = true;
+                let html = self
+                    .plan
+                    .citations
+                    .cite(range, tokens.body, self.cx.sources);
+                written.push(Event::InlineHtml(CowStr::from(html)));
+            }
+            Event::End(TagEnd::Link) if open.citation => open.citation = false,
+            _ if open.citation => {}
             Event::Start(Tag::CodeBlock(kind)) => {
                 let language = match kind {
                     CodeBlockKind::Fenced(info) => {
@@ -442,6 +456,8 @@ impl<'w> Writer<'w> {
 struct Open<'s> {
     /// Inside a directive's block, which its figure replaces.
     directive: bool,
+    /// Inside a citation, which is written whole at its start.
+    citation: bool,
     /// A code block being collected: its language, or "" for none, and its text.
     code: Option<(String, String)>,
     /// A heading being collected: its tag, its id, and the events inside it.

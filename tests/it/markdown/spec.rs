@@ -79,6 +79,7 @@ pub fn page(markdown: &str, smart_punctuation: bool) -> String {
             marks: &std::collections::BTreeMap::new(),
             smart_punctuation,
             highlights: &Default::default(),
+            sources: None,
         },
     )
     .html
