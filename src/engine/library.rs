@@ -350,7 +350,9 @@ pub struct Source {
     pub version: &'static str,
     /// What "by default" means: the call with no retry settings.
     pub default: &'static str,
-    /// Where the defaults are written: repository, tag, file and lines.
+    /// Where the defaults are written: `owner/name@tag path:lines, lines; path:lines`,
+    /// a repository on GitHub named again where the next file is in another. The
+    /// reference links each file at its tag and lines (`site::docs`).
     pub source: &'static str,
     /// What the library does with a server's Retry-After, where "ignored" would say
     /// less than the truth.
@@ -440,8 +442,8 @@ pub const SOURCES: [Source; 11] = [
         version: "2.0.12",
         default: "`new RetryTemplate()`",
         source: "spring-projects/spring-retry@v2.0.12 src/main/java/org/springframework/retry/\
-                 support/RetryTemplate.java:93-95; .../retry/policy/SimpleRetryPolicy.java:69, \
-                 213-224",
+                 support/RetryTemplate.java:93-95; src/main/java/org/springframework/retry/\
+                 policy/SimpleRetryPolicy.java:69, 213-224",
         retry_after: None,
     },
     // spring-retryable
@@ -450,8 +452,9 @@ pub const SOURCES: [Source; 11] = [
         version: "2.0.12",
         default: "`@Retryable`",
         source: "spring-projects/spring-retry@v2.0.12 src/main/java/org/springframework/retry/\
-                 annotation/Retryable.java:131-133, 150; .../retry/annotation/Backoff.java:59, \
-                 69; .../retry/backoff/BackOffPolicyBuilder.java:218-281",
+                 annotation/Retryable.java:131-133, 150; src/main/java/org/springframework/\
+                 retry/annotation/Backoff.java:59, 69; src/main/java/org/springframework/retry/\
+                 backoff/BackOffPolicyBuilder.java:218-281",
         retry_after: None,
     },
     // go-backoff

@@ -73,8 +73,68 @@ fn code(text: &str) -> String {
     format!("<code>{}</code>", escape(text))
 }
 
-/// Inline Markdown-ish text of the tables: backticks become code.
+/// Inline Markdown-ish text of the tables: backticks become code, and a library's
+/// source written after the last `: ` or in closing parentheses is linked
+/// ([`source_links`]).
 fn prose(text: &str) -> String {
+    if let Some((before, tail)) = text.rsplit_once(": ")
+        && let Some(links) = source_links(tail)
+    {
+        return format!("{}: {links}", plain(before));
+    }
+    if let Some(open) = text.rfind(" (")
+        && let Some(inner) = text[open + 2..].strip_suffix(')')
+        && let Some(links) = source_links(inner)
+    {
+        return format!("{} ({links})", plain(&text[..open]));
+    }
+    plain(text)
+}
+
+/// The files of a library's source as [`crate::engine::library::Source::source`] writes
+/// them (`owner/name@tag path:lines, lines; path:lines`), each file linked at its tag and
+/// each range of lines to its lines; `None` for text not so written.
+pub fn source_links(text: &str) -> Option<String> {
+    use super::sources::{parse_lines, permalink};
+    let mut repository: Option<(&str, &str)> = None;
+    let mut out = Vec::new();
+    for segment in text.split(';') {
+        let mut segment = segment.trim();
+        let mut html = String::new();
+        if let Some((head, rest)) = segment.split_once(' ')
+            && let Some((name, version)) = head.split_once('@')
+        {
+            repository = Some((name, version));
+            html.push_str(&escape(head));
+            html.push(' ');
+            segment = rest;
+        }
+        let (name, version) = repository?;
+        let (path, lines) = segment.rsplit_once(':')?;
+        if path.is_empty() || path.contains(char::is_whitespace) || path.starts_with('.') {
+            return None;
+        }
+        let whole = permalink(name, version, path, None);
+        html.push_str(&format!(
+            "<a href=\"{}\"><code>{}</code></a>:",
+            escape(&whole),
+            escape(path)
+        ));
+        let each: Vec<String> = parse_lines(lines)?
+            .into_iter()
+            .map(|l| {
+                let address = permalink(name, version, path, Some(l));
+                format!("<a href=\"{}\">{}</a>", escape(&address), l.shown())
+            })
+            .collect();
+        html.push_str(&each.join(", "));
+        out.push(html);
+    }
+    Some(out.join("; "))
+}
+
+/// Inline Markdown-ish text: backticks become code.
+fn plain(text: &str) -> String {
     let mut out = String::new();
     for (i, part) in escape(text).split('`').enumerate() {
         if i % 2 == 1 {
@@ -327,6 +387,42 @@ pub fn table_named(name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_librarys_source_is_linked_at_its_tag_and_lines() {
+        use crate::engine::library::SOURCES;
+        for source in SOURCES {
+            let links = source_links(source.source);
+            assert!(links.is_some(), "{}", source.source);
+            // As many links to lines as ranges written.
+            let ranges = source.source.matches(['-', ',']).count();
+            let links = links.unwrap_or_default();
+            assert!(links.matches("#L").count() >= ranges.min(1), "{links}");
+        }
+        assert_eq!(
+            source_links("a/b@v1 x/y.py:4-5, 9; z.md:1").as_deref(),
+            Some(
+                "a/b@v1 <a href=\"https://github.com/a/b/blob/v1/x/y.py\"><code>x/y.py</code></a>:\
+                 <a href=\"https://github.com/a/b/blob/v1/x/y.py#L4-L5\">4–5</a>, \
+                 <a href=\"https://github.com/a/b/blob/v1/x/y.py#L9\">9</a>; \
+                 <a href=\"https://github.com/a/b/blob/v1/z.md\"><code>z.md</code></a>:\
+                 <a href=\"https://github.com/a/b/blob/v1/z.md?plain=1#L1\">1</a>"
+            )
+        );
+        for not in [
+            "",
+            "x.py:4",
+            "a/b@v1 x.py",
+            "a/b@v1 .../x.py:4",
+            "a/b@v1 x.py:0",
+        ] {
+            assert_eq!(source_links(not), None, "{not}");
+        }
+        // The go-backoff row's Retry-After, in parentheses, is linked too.
+        let table = strategies().html();
+        assert!(table.contains("(ihrwein/backoff@v0.4.0 <a href=\"https://github.com/ihrwein/backoff/blob/v0.4.0/src/retry.rs\">"));
+        assert!(!table.contains("..."), "an abbreviated path is no link");
+    }
 
     #[test]
     fn every_named_table_exists_and_lists_its_keys() {

@@ -129,6 +129,24 @@ pub fn parse_lines(text: &str) -> Option<Vec<Lines>> {
     Some(out)
 }
 
+/// The address of a file of a repository on GitHub at `version` (a tag or a commit),
+/// at `lines` when given. A file that GitHub shows rendered (Markdown,
+/// reStructuredText, AsciiDoc, Org) is linked as its text (`?plain=1`), where alone its
+/// lines have anchors.
+pub fn permalink(repository: &str, version: &str, path: &str, lines: Option<Lines>) -> String {
+    let address = format!("https://github.com/{repository}/blob/{version}/{path}");
+    let Some(lines) = lines else {
+        return address;
+    };
+    let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let rendered = matches!(
+        extension.as_deref(),
+        Some("md" | "markdown" | "mdown" | "rst" | "adoc" | "asciidoc" | "org")
+    );
+    let plain = if rendered { "?plain=1" } else { "" };
+    format!("{address}{plain}{}", lines.anchor())
+}
+
 /// A book's chapter, as its entry lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chapter {
@@ -186,11 +204,11 @@ impl Entry {
     /// page's `url`.
     pub fn address(&self) -> Option<String> {
         match self.kind {
-            Kind::Code => Some(format!(
-                "https://github.com/{}/blob/{}/{}",
+            Kind::Code => Some(permalink(
                 self.repository.as_deref()?,
                 self.version.as_deref()?,
-                self.path.as_deref()?
+                self.path.as_deref()?,
+                None,
             )),
             Kind::Rfc => Some(format!(
                 "https://www.rfc-editor.org/rfc/rfc{}",
@@ -204,14 +222,15 @@ impl Entry {
     /// file that GitHub shows rendered (Markdown, reStructuredText, AsciiDoc, Org) is
     /// shown as its text (`?plain=1`), where alone its lines have anchors.
     pub fn at_lines(&self, lines: Lines) -> Option<String> {
-        let path = self.path.as_deref().unwrap_or_default();
-        let extension = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
-        let rendered = matches!(
-            extension.as_deref(),
-            Some("md" | "markdown" | "mdown" | "rst" | "adoc" | "asciidoc" | "org")
-        );
-        let plain = if rendered { "?plain=1" } else { "" };
-        Some(format!("{}{plain}{}", self.address()?, lines.anchor()))
+        match self.kind {
+            Kind::Code => Some(permalink(
+                self.repository.as_deref()?,
+                self.version.as_deref()?,
+                self.path.as_deref()?,
+                Some(lines),
+            )),
+            _ => None,
+        }
     }
 
     /// The address of a section: an RFC's (`10.2.3`), or one a page's `sections` list.

@@ -377,6 +377,12 @@ fn this_sites_library_article_keeps_every_source_it_cited() {
             assert!(html.matches(&link).count() >= 2, "{link}");
         }
     }
+    // The table of every default links each file its defaults were read from, at its
+    // tag and lines.
+    for source in retrylab::engine::library::SOURCES {
+        let links = retrylab::site::docs::source_links(source.source).unwrap();
+        assert!(html.contains(&links), "{}", source.source);
+    }
     // No source is left as text to copy: none in a code span, none pointing at a file
     // of the project that a reader of the site cannot reach.
     let text = std::fs::read_to_string("content/library-defaults.md").unwrap();
