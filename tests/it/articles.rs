@@ -186,6 +186,11 @@ fn every_footnote_resolves_and_every_link_out_is_a_well_formed_address() {
         for event in Parser::new_ext(&text, markdown_options()) {
             if let Event::Text(t) = &event {
                 prose.push_str(t);
+                // A citation of the site's sources (`[@key, lines 4-5]`) links its
+                // source; the build checks its key and `sources.yaml` its address.
+                if let Some((_, linked)) = definition.as_mut() {
+                    *linked |= prose.contains("[@");
+                }
                 continue;
             }
             if let Some(at) = prose.find("[^") {
@@ -233,6 +238,18 @@ fn every_footnote_resolves_and_every_link_out_is_a_well_formed_address() {
         }
         for l in defined.difference(&referenced) {
             problems.push(format!("{name}: [^{l}] is defined but never referenced"));
+        }
+    }
+    // Every address of the site's sources, each part cited included, is well formed.
+    let text = std::fs::read_to_string(root().join("sources.yaml")).unwrap();
+    let sources = retrylab::site::sources::read(&text).unwrap();
+    for entry in sources.entries.values() {
+        let parts = (entry.chapters.values().chain(entry.sections.values()))
+            .filter_map(|part| part.url.clone());
+        for address in entry.address().into_iter().chain(parts) {
+            if let Some(why) = malformed(&address) {
+                problems.push(format!("sources.yaml: {}: <{address}> {why}", entry.key));
+            }
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

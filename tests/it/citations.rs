@@ -268,10 +268,11 @@ fn a_broken_sources_file_is_one_error_at_its_place() {
     assert!(errors.ends_with("error: 1 problem found\n"), "{errors}");
 }
 
-/// Every source the retry-libraries article cited in code spans before its sources
-/// became data (`owner/name@version path:lines`), each still a permalink on the page.
+/// Every source the articles cited before their sources became data, each still a link
+/// on its page: the retry-libraries article's code spans (`owner/name@version
+/// path:lines`), as permalinks, and every footnote's links.
 #[test]
-fn this_sites_library_article_keeps_every_source_it_cited() {
+fn this_sites_articles_keep_every_source_they_cited() {
     let before = [
         (
             "boto/botocore",
@@ -377,6 +378,23 @@ fn this_sites_library_article_keeps_every_source_it_cited() {
             assert!(html.matches(&link).count() >= 2, "{link}");
         }
     }
+    // Every source a footnote of the articles linked before the sources became data,
+    // still linked from its page (at the lines read, where the link gave none).
+    let moved = std::fs::read_to_string("tests/fixtures/footnote-sources.txt").unwrap();
+    let mut pages = std::collections::BTreeMap::new();
+    for line in moved.lines().filter(|l| !l.starts_with('#')) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let (page, address) = (fields[0], *fields.last().unwrap());
+        let html = pages
+            .entry(page)
+            .or_insert_with(|| std::fs::read_to_string(out.join(page).join("index.html")).unwrap());
+        let link = format!("href=\"{}\"", address.replace('&', "&amp;"));
+        assert!(
+            html.contains(&link),
+            "{page}: {address} is no longer linked"
+        );
+    }
+    assert_eq!(pages.len(), 5, "{:?}", pages.keys());
     // The table of every default links each file its defaults were read from, at its
     // tag and lines.
     for source in retrylab::engine::library::SOURCES {
