@@ -233,11 +233,18 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     let ids = parts_ids(pages, &rendered, &parts);
     problems.extend(links::problems(&content, &ids, &rendered));
     // A source no page cites, once every page is read: only when the file was read and
-    // every citation could be.
+    // every citation could be. A draft left out of the build still cites its sources.
     if let Some(sources) = &sources
         && rendered.iter().all(|r| r.citations.is_empty())
     {
-        let cited = rendered.iter().flat_map(|r| &r.cited).map(String::as_str);
+        let drafts: Vec<_> = content
+            .drafts
+            .iter()
+            .map(|d| render::keys_in(d.body()))
+            .collect();
+        let cited = (rendered.iter().flat_map(|r| &r.cited))
+            .chain(drafts.iter().flatten())
+            .map(String::as_str);
         problems.extend(sources::uncited(sources, &cited.collect()));
     }
     let templates = memo.templates.insert(match templates {

@@ -127,6 +127,8 @@ pub struct Content {
     pub files: Vec<Copied>,
     /// The files of `static/`, by their path below it.
     pub statics: Vec<String>,
+    /// The drafts left out of the build: a source only a draft cites is still cited.
+    pub drafts: Vec<Page>,
 }
 
 /// A file of `content/` that is no page: a picture, a download, data beside a page.
@@ -174,6 +176,7 @@ pub fn load_content(root: &Path, drafts: bool) -> Result<(Content, Vec<Diagnosti
     let mut others = Vec::new();
     // The folders of drafts left out (`a/` for `a/index.md`): their files stay out too.
     let mut left_out: Vec<String> = Vec::new();
+    let mut drafts_left_out = Vec::new();
     for entry in WalkDir::new(&content).sort_by_file_name() {
         let entry = entry.map_err(|e| Failure::Other(format!("cannot read content/: {e}")))?;
         let path = entry.path();
@@ -204,6 +207,7 @@ pub fn load_content(root: &Path, drafts: bool) -> Result<(Content, Vec<Diagnosti
                 if path.file_name().is_some_and(|n| n == "index.md") && !folder.is_empty() {
                     left_out.push(folder);
                 }
+                drafts_left_out.push(page);
             }
             Ok(page) => pages.push(page),
             Err(mut p) => problems.append(&mut p),
@@ -227,6 +231,7 @@ pub fn load_content(root: &Path, drafts: bool) -> Result<(Content, Vec<Diagnosti
             pages,
             files,
             statics,
+            drafts: drafts_left_out,
         },
         problems,
     ))

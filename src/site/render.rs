@@ -21,7 +21,7 @@ use serde::Serialize;
 pub use super::links::Link;
 use crate::chart::table::escape;
 use crate::directive::markdown_options;
-pub use citations::BadCitation;
+pub use citations::{BadCitation, keys_in};
 use footnotes::Footnotes;
 pub use ids::slug;
 pub use math::{BadFormula, typeset};

@@ -460,3 +460,22 @@ a6-text:
     );
     assert!(errors.contains("did you mean `pushback`?"), "{errors}");
 }
+
+#[test]
+fn a_source_only_a_draft_cites_is_cited() {
+    // The page cites two of the three sources; a draft left out of the build cites the
+    // third, which is no source "never cited".
+    let page = "---\ntitle: Cited\n---\nA [@rfc9110, § 10.2.3] and [@sre-book, chapter 21].\n";
+    let site = site(page, Some(SOURCES));
+    let draft = "---\ntitle: Later\ndraft: true\n---\nSoon [@botocore-standard, lines 1-2].\n";
+    std::fs::write(site.path().join("content/later.md"), draft).unwrap();
+    let out = site.path().join("public");
+    let (code, _, stderr) = build(site.path(), &out);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!out.join("later").exists());
+    // Without the draft, the source is cited nowhere.
+    std::fs::remove_file(site.path().join("content/later.md")).unwrap();
+    let (code, _, stderr) = build(site.path(), &out);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("error: the source `botocore-standard` is never cited"), "{stderr}");
+}

@@ -177,6 +177,32 @@ fn check(cites: &[Cite], sources: Option<&Sources>) -> Result<(), (String, Strin
     Ok(())
 }
 
+/// The keys of the sources a page's `body` cites, as the page would be read: for a
+/// draft left out of the build, whose sources are still cited.
+pub fn keys_in(body: &str) -> BTreeSet<String> {
+    use pulldown_cmark::{BrokenLink, CowStr, Event, LinkType, Parser, Tag};
+    let citation = |link: BrokenLink<'_>| {
+        (link.link_type == LinkType::Shortcut && link.reference.trim_start().starts_with('@'))
+            .then_some((CowStr::Borrowed(""), CowStr::Borrowed("")))
+    };
+    let options = crate::directive::markdown_options();
+    Parser::new_with_broken_link_callback(body, options, Some(citation))
+        .into_offset_iter()
+        .filter(|(event, _)| {
+            matches!(
+                event,
+                Event::Start(Tag::Link {
+                    link_type: LinkType::ShortcutUnknown,
+                    ..
+                })
+            )
+        })
+        .filter_map(|(_, range)| parse(body.get(range)?).ok())
+        .flatten()
+        .map(|cite| cite.key)
+        .collect()
+}
+
 /// A citation that cannot be written: placed at its brackets.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadCitation {
