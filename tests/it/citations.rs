@@ -477,5 +477,31 @@ fn a_source_only_a_draft_cites_is_cited() {
     std::fs::remove_file(site.path().join("content/later.md")).unwrap();
     let (code, _, stderr) = build(site.path(), &out);
     assert_eq!(code, 1);
-    assert!(stderr.contains("error: the source `botocore-standard` is never cited"), "{stderr}");
+    assert!(
+        stderr.contains("error: the source `botocore-standard` is never cited"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_citation_where_none_can_stand_is_told_there() {
+    let page = "---\ntitle: Cited\n---\n## Why [@rfc9110, § 1]\n\n[see [@rfc9110, § 2]](https://example.org)\n\n\
+                ![a [@rfc9110, § 3]](/x.svg)\n\n[@rfc9110, § 4; @sre-book, chapter 21; @botocore-standard, lines 1-2]\n";
+    let site = site(page, Some(SOURCES));
+    std::fs::create_dir(site.path().join("static")).unwrap();
+    std::fs::write(site.path().join("static/x.svg"), "<svg/>").unwrap();
+    let errors = errors(site.path());
+    for (place, at) in [
+        ("a heading", "content/cited.md:4:8"),
+        ("a link's text", "content/cited.md:6:6"),
+        ("an image's description", "content/cited.md:8:5"),
+    ] {
+        assert!(
+            errors.contains(&format!(
+                "error: a citation cannot stand in {place}\n --> {at}"
+            )),
+            "{place}\n{errors}"
+        );
+    }
+    assert!(errors.ends_with("error: 3 problems found\n"), "{errors}");
 }

@@ -223,6 +223,8 @@ pub struct Citations {
     ids: BTreeMap<String, String>,
     /// The sources in the order of their numbers.
     order: Vec<String>,
+    /// Each source's number, once cited.
+    numbers: BTreeMap<String, usize>,
     /// What the page cites of each source, as written.
     cited: BTreeMap<String, Cited>,
     /// The id of the list's heading.
@@ -234,7 +236,7 @@ impl Citations {
     /// `sources`, and gives each source cited an id that avoids those of `ids`. A
     /// citation that cannot be written goes to `bad`; every key cited to `keys`.
     pub fn new(
-        found: &[Range<usize>],
+        found: &[(Range<usize>, Option<&str>)],
         body: &str,
         sources: Option<&Sources>,
         ids: &mut Ids,
@@ -242,7 +244,16 @@ impl Citations {
         keys: &mut BTreeSet<String>,
     ) -> Citations {
         let mut citations = Citations::default();
-        for range in found {
+        for (range, misplaced) in found {
+            if let Some(place) = misplaced {
+                bad.push(BadCitation {
+                    range: range.clone(),
+                    message: format!("a citation cannot stand in {place}"),
+                    help: "cite in the text of the sentence, after the heading, image or link"
+                        .to_string(),
+                });
+                continue;
+            }
             let written = body.get(range.clone()).unwrap_or_default();
             let checked = parse(written)
                 .map_err(|message| (message, SYNTAX.to_string()))
@@ -283,13 +294,11 @@ impl Citations {
             let (Some(entry), Some(id)) = (sources.get(&cite.key), self.ids.get(&cite.key)) else {
                 continue;
             };
-            let number = match self.order.iter().position(|k| *k == cite.key) {
-                Some(i) => i + 1,
-                None => {
-                    self.order.push(cite.key.clone());
-                    self.order.len()
-                }
-            };
+            let next = self.order.len() + 1;
+            let number = *self.numbers.entry(cite.key.clone()).or_insert_with(|| {
+                self.order.push(cite.key.clone());
+                next
+            });
             let cited = self.cited.entry(cite.key.clone()).or_default();
             let (shown, tip) = locator_html(entry, &cite.locator, cited);
             let id = escape(id);

@@ -97,19 +97,36 @@ impl Plan {
             }
         }
         let footnotes = Footnotes::new(&defined, &uses, &mut ids);
-        let found: Vec<Range<usize>> = stream
-            .iter()
-            .filter(|(event, _)| {
-                matches!(
-                    event,
-                    Event::Start(Tag::Link {
-                        link_type: LinkType::ShortcutUnknown,
-                        ..
-                    })
-                )
-            })
-            .map(|(_, range)| range.clone())
-            .collect();
+        // Each citation, and where it stands when that is no place for one: a heading
+        // (whose text is a link in the table of contents), an image's description (which
+        // is text), or a link's text (which a citation would end: `[see [@a]](url)`).
+        let mut found: Vec<(Range<usize>, Option<&'static str>)> = Vec::new();
+        let (mut in_heading, mut in_image) = (false, 0usize);
+        for (event, range) in stream {
+            match event {
+                Event::Start(Tag::Heading { .. }) => in_heading = true,
+                Event::End(TagEnd::Heading(_)) => in_heading = false,
+                Event::Start(Tag::Image { .. }) => in_image += 1,
+                Event::End(TagEnd::Image) => in_image = in_image.saturating_sub(1),
+                Event::Start(Tag::Link {
+                    link_type: LinkType::ShortcutUnknown,
+                    ..
+                }) => {
+                    let after = tokens.body.get(range.end..).unwrap_or_default();
+                    let misplaced = if in_heading {
+                        Some("a heading")
+                    } else if in_image > 0 {
+                        Some("an image's description")
+                    } else if after.starts_with("](") || after.starts_with("][") {
+                        Some("a link's text")
+                    } else {
+                        None
+                    };
+                    found.push((range.clone(), misplaced));
+                }
+                _ => {}
+            }
+        }
         let citations = Citations::new(
             &found,
             tokens.body,
