@@ -33,7 +33,7 @@
 //!   (`min + random · (max − min + 1)`), the model in microseconds, rounded; the two
 //!   differ by less than a microsecond.
 //!
-//! Left out, with the reason (see docs/library-defaults.md of the project):
+//! Left out, with the reason (see the site's page `content/library-sources.md`):
 //! Envoy retries nothing without a `retry_on`, and its always-on limit (three retries in
 //! flight per cluster) is not in the model; Finagle requeues only nacks and unsent
 //! requests, never a 503, and caps requeues per request by the budget's balance, which

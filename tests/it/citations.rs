@@ -395,6 +395,15 @@ fn this_sites_articles_keep_every_source_they_cited() {
         );
     }
     assert_eq!(pages.len(), 5, "{:?}", pages.keys());
+    // Every line the notes on the libraries' defaults cited, before they became the
+    // page `library-sources/`, a permalink there.
+    let notes = std::fs::read_to_string("tests/fixtures/library-notes-sources.txt").unwrap();
+    let record = std::fs::read_to_string(out.join("library-sources/index.html")).unwrap();
+    let cited: Vec<&str> = notes.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(cited.len(), 157);
+    for address in cited {
+        assert!(record.contains(&format!("href=\"{address}\"")), "{address}");
+    }
     // The table of every default links each file its defaults were read from, at its
     // tag and lines.
     for source in retrylab::engine::library::SOURCES {
