@@ -232,10 +232,11 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     problems.extend(more);
     let ids = parts_ids(pages, &rendered, &parts);
     problems.extend(links::problems(&content, &ids, &rendered));
-    // A source no page cites, once every page is read: only when the file was read and
-    // every citation could be. A draft left out of the build still cites its sources.
+    // A source no page cites, once every page is read: only when nothing else is wrong,
+    // since a page that could not be read or a citation that could not be leaves its
+    // sources uncited. A draft left out of the build still cites its sources.
     if let Some(sources) = &sources
-        && rendered.iter().all(|r| r.citations.is_empty())
+        && problems.is_empty()
     {
         let drafts: Vec<_> = content
             .drafts

@@ -15,7 +15,7 @@ mod writer;
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 
-use pulldown_cmark::{BrokenLink, CowStr, Event, LinkType, Options, Parser, TagEnd};
+use pulldown_cmark::{CowStr, Event, Options, Parser, TagEnd};
 use serde::Serialize;
 
 pub use super::links::Link;
@@ -320,12 +320,9 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
 /// token split by the parser is seen whole.
 ///
 /// A link written `[@…]` with no definition is a citation: it comes as a link of the
-/// type [`LinkType::ShortcutUnknown`], which nothing else gives.
+/// type [`pulldown_cmark::LinkType::ShortcutUnknown`], which nothing else gives.
 fn read<'s>(tokens: &'s Tokens, options: Options) -> Events<'s> {
-    let citation = |link: BrokenLink<'s>| {
-        (link.link_type == LinkType::Shortcut && link.reference.trim_start().starts_with('@'))
-            .then_some((CowStr::Borrowed(""), CowStr::Borrowed("")))
-    };
+    let citation = citations::as_citation(&tokens.source);
     let parser = Parser::new_with_broken_link_callback(&tokens.source, options, Some(citation))
         .into_offset_iter();
     let mut stream: Vec<(Event, Range<usize>)> = Vec::new();

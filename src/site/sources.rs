@@ -104,6 +104,14 @@ impl Lines {
     }
 }
 
+/// `line` before one line, `lines` before any more.
+pub fn lines_word(lines: &[Lines]) -> &'static str {
+    match lines {
+        [one] if one.first == one.last => "line",
+        _ => "lines",
+    }
+}
+
 /// Reads `425-429, 100` (a hyphen or an en dash between the ends): `None` for anything
 /// else, a range that runs backwards, or a line 0.
 pub fn parse_lines(text: &str) -> Option<Vec<Lines>> {
@@ -165,8 +173,8 @@ pub struct Entry {
     pub pos: Pos,
     /// Its kind.
     pub kind: Kind,
-    /// What the source says that the site relies on, as inline Markdown (code spans,
-    /// emphasis): shown after the entry in the page's list.
+    /// What the source says that the site relies on, as HTML from one paragraph of
+    /// Markdown (text, code spans, emphasis): shown after the entry in the page's list.
     pub note: Option<String>,
     /// Who wrote it.
     pub authors: Vec<String>,
@@ -319,12 +327,7 @@ impl Entry {
                     let each: Vec<String> = (lines.iter())
                         .map(|&l| link(self.at_lines(l), l.shown()))
                         .collect();
-                    let word = match lines.len() == 1
-                        && lines.first().is_some_and(|l| l.first == l.last)
-                    {
-                        true => "line",
-                        false => "lines",
-                    };
+                    let word = lines_word(&lines.iter().copied().collect::<Vec<_>>());
                     parts.push(format!("{word} {}", each.join(", ")));
                 }
             }
@@ -376,7 +379,7 @@ impl Entry {
         html.push('.');
         if let Some(note) = &self.note {
             html.push(' ');
-            html.push_str(&inline_markdown(note));
+            html.push_str(note);
         }
         html
     }
@@ -393,14 +396,50 @@ pub struct Cited {
     pub chapters: Vec<String>,
 }
 
-/// Inline Markdown (code spans, emphasis, links) as HTML without a paragraph around it.
-fn inline_markdown(text: &str) -> String {
+/// A note's Markdown as HTML without a paragraph around it: one paragraph of text, code
+/// spans and emphasis, or what it holds besides (a link, whose address no check would
+/// follow; a list, a heading or HTML, which would break the list of references).
+fn note_html(text: &str) -> Result<String, String> {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let events: Vec<Event> = Parser::new_ext(text, Options::ENABLE_STRIKETHROUGH).collect();
+    let inner = match events.as_slice() {
+        [
+            Event::Start(Tag::Paragraph),
+            inner @ ..,
+            Event::End(TagEnd::Paragraph),
+        ] => inner,
+        [] => &[],
+        _ => return Err("one paragraph".to_string()),
+    };
+    for event in inner {
+        let fine = match event {
+            Event::Text(_) | Event::Code(_) | Event::SoftBreak | Event::HardBreak => true,
+            Event::Start(tag) => matches!(tag, Tag::Emphasis | Tag::Strong | Tag::Strikethrough),
+            Event::End(tag) => {
+                matches!(
+                    tag,
+                    TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough
+                )
+            }
+            _ => false,
+        };
+        if !fine {
+            return Err(match event {
+                Event::Start(Tag::Link { .. } | Tag::Image { .. }) => "no link",
+                Event::Html(_) | Event::InlineHtml(_) => "no HTML",
+                _ => "only text, code and emphasis",
+            }
+            .to_string());
+        }
+    }
     let mut html = String::new();
-    let parser = pulldown_cmark::Parser::new(text);
-    pulldown_cmark::html::push_html(&mut html, parser);
-    let html = html.trim_end();
-    let html = html.strip_prefix("<p>").unwrap_or(html);
-    html.strip_suffix("</p>").unwrap_or(html).to_string()
+    pulldown_cmark::html::push_html(&mut html, inner.iter().cloned());
+    Ok(html)
+}
+
+/// Whether `url` is an address a reader's browser opens: `https://` or `http://`.
+fn is_address(url: &str) -> bool {
+    url.starts_with("https://") || url.starts_with("http://")
 }
 
 /// The site's sources, by key, and where each stands in the file.
@@ -547,7 +586,7 @@ fn entry(key: &str, key_node: &Node, node: &Node, problems: &mut Vec<Problem>) -
             None
         }
     };
-    let note = text("note");
+    let note_text = text("note");
     let title = text("title");
     let publisher = text("publisher")
         .or_else(|| text("venue"))
@@ -561,6 +600,24 @@ fn entry(key: &str, key_node: &Node, node: &Node, problems: &mut Vec<Problem>) -
     let name = text("name");
     let lines_text = text("lines");
     let number_text = text("number");
+    let note = match (note_text, map.get("note")) {
+        (Some(note), Some(node)) => match note_html(&note) {
+            Ok(html) => Some(html),
+            Err(what) => {
+                problems.push(Problem::at(
+                    node,
+                    format!("`{key}.note` must be {what}"),
+                    Some(
+                        "a note is one paragraph of text, `code` and *emphasis*; a source it \
+                         names is an entry of its own"
+                            .to_string(),
+                    ),
+                ));
+                None
+            }
+        },
+        _ => None,
+    };
     let mut needs = |name: &str, meaning: &str| {
         if let Err(p) = map.required(name, meaning) {
             problems.push(p);
@@ -597,14 +654,31 @@ fn entry(key: &str, key_node: &Node, node: &Node, problems: &mut Vec<Problem>) -
             ));
         }
     }
+    // Each is a part of an address as it is written: a `#`, `?` or `%` would end it or
+    // change it.
     for (name, value) in [("version", &version), ("path", &path)] {
         if let (Some(value), Some(node)) = (value, map.get(name))
-            && (value.chars().any(char::is_whitespace) || value.starts_with('/'))
+            && (value.contains(|c: char| c.is_whitespace() || "#?%\"<>\\".contains(c))
+                || value.starts_with('/')
+                || value
+                    .split('/')
+                    .any(|part| part.is_empty() || part == "." || part == ".."))
         {
             problems.push(Problem::at(
                 node,
-                format!("`{key}.{name}` cannot hold a space or begin with `/`"),
-                None,
+                format!(
+                    "`{key}.{name}` must be a {} as GitHub writes it, found `{value}`",
+                    if name == "path" {
+                        "path of a file"
+                    } else {
+                        "tag or commit"
+                    }
+                ),
+                Some(
+                    "no space, `#`, `?`, `%`, `\"`, `<`, `>` or `\\`, no `/` at its start or \
+                     end, no `.` or `..` as a part"
+                        .to_string(),
+                ),
             ));
         }
     }
@@ -635,7 +709,7 @@ fn entry(key: &str, key_node: &Node, node: &Node, problems: &mut Vec<Problem>) -
     }
     if let Some(node) = map.get("url")
         && let Some(url) = &url
-        && !(url.starts_with("https://") || url.starts_with("http://"))
+        && !is_address(url)
     {
         problems.push(Problem::at(
             node,
@@ -742,9 +816,7 @@ fn parts_of(
         let url = fields.text("url");
         match (title, url) {
             (Err(p), _) | (_, Err(p)) => problems.push(p),
-            (Ok(_), Ok(Some(url)))
-                if !(url.starts_with("https://") || url.starts_with("http://")) =>
-            {
+            (Ok(_), Ok(Some(url))) if !is_address(url) => {
                 problems.push(Problem::at(
                     fields.get("url").unwrap_or(part),
                     format!("`{prefix}url` must be an address beginning with https://"),

@@ -514,3 +514,87 @@ fn a_citation_where_none_can_stand_is_told_there() {
     }
     assert!(errors.ends_with("error: 3 problems found\n"), "{errors}");
 }
+
+#[test]
+fn a_citation_over_two_lines_or_in_a_quote_reads_as_on_one() {
+    let page = "---\ntitle: Cited\n---\n## References\n\n<a id=\"ref-rfc9110\"></a>\n\n\
+                Wrapped [@sre-book, chapter\n21] and [@botocore-standard, lines\n4-5].\n\n\
+                > Quoted [@rfc9110,\n> § 10.2.3].\n";
+    let site = site(page, Some(SOURCES));
+    let out = site.path().join("public");
+    let (code, _, stderr) = build(site.path(), &out);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(out.join("cited/index.html")).unwrap();
+    assert!(
+        html.contains(
+            ", chapter <a href=\"https://sre.google/sre-book/handling-overload/\">21</a>]"
+        )
+    );
+    assert!(html.contains("#L4-L5\">4–5</a>]"));
+    assert!(html.contains(
+        ", § <a href=\"https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3\">10.2.3</a>]"
+    ));
+    // The page's own anchors keep their ids; the list's make way.
+    assert!(
+        html.contains("<h2 id=\"references\">References <a"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<h2 id=\"references-1\">References</h2>"),
+        "{html}"
+    );
+    assert!(html.contains("<li id=\"ref-rfc9110-1\">"), "{html}");
+    assert_eq!(html.matches("id=\"ref-rfc9110\"").count(), 1);
+}
+
+#[test]
+fn what_a_citation_or_an_entry_cannot_hold_is_told_at_its_place() {
+    let page = "---\ntitle: Cited\n---\n[see [@rfc9110, § 5] here](https://example.org)\n\n\
+                A [@rfc9110, § Retry-After]. B [@rfc9110;]. C [@sre-book, chapter 21]. \
+                D![@rfc9110]. E [@rfc9110, § {{ tiny.clients }}].\n\n\
+                ```sim\nid: tiny\nclients: 5\nhorizon: 10s\nserver: {capacity: 5}\n\
+                strategies: [fixed]\nruns: 2\n```\n";
+    let site = site(page, Some(SOURCES));
+    let errors = errors(site.path());
+    for said in [
+        "error: a citation cannot stand in a link's text\n --> content/cited.md:4:6",
+        "error: `§ Retry-After` is no section number of an RFC\n --> content/cited.md:6:3",
+        "error: a citation has an empty part",
+        "error: `![@…]` is how an image is written, not a citation\n --> content/cited.md:6:73",
+        "error: a reference cannot stand in a citation\n --> content/cited.md:6:88",
+        "error: 5 problems found",
+    ] {
+        assert!(errors.contains(said), "{said}\n{errors}");
+    }
+    // An entry's note is one paragraph of text; its path and version are an address's.
+    for (field, said) in [
+        (
+            "  note: see [the docs](https://example.org)\n",
+            "error: `botocore-standard.note` must be no link\n --> sources.yaml:3:9",
+        ),
+        (
+            "  note: \"# Heading\"\n",
+            "error: `botocore-standard.note` must be one paragraph",
+        ),
+        (
+            "  path: a/b#c.py\n",
+            "error: `botocore-standard.path` must be a path of a file as GitHub writes it",
+        ),
+        (
+            "  version: v1?x\n",
+            "error: `botocore-standard.version` must be a tag or commit",
+        ),
+    ] {
+        let name = field.trim().split(':').next().unwrap();
+        let sources: String = SOURCES
+            .lines()
+            .filter(|l| !l.starts_with(&format!("  {name}:")) || l.contains("kind"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            .replacen("  kind: code\n", &format!("  kind: code\n{field}"), 1);
+        let site = self::site(PAGE, Some(&sources));
+        let told = self::errors(site.path());
+        assert!(told.contains(said), "{said}\n{told}");
+        assert!(told.ends_with("error: 1 problem found\n"), "{told}");
+    }
+}

@@ -54,6 +54,11 @@ pub fn parse(written: &str) -> Result<Vec<Cite>, String> {
     let mut cites = Vec::new();
     for part in inner.split(';') {
         let part = part.trim();
+        if part.is_empty() {
+            return Err(
+                "a citation has an empty part: each part between `;` cites a source".to_string(),
+            );
+        }
         let Some(rest) = part.strip_prefix('@') else {
             return Err(format!(
                 "`{part}` in a citation is no source: each part begins with `@` and its key"
@@ -115,9 +120,11 @@ fn check(cites: &[Cite], sources: Option<&Sources>) -> Result<(), (String, Strin
     let Some(sources) = sources else {
         return Err((
             format!("`@{}` is cited, but the site has no sources", cites[0].key),
-            "list the site's sources in `sources.yaml` beside `site.yaml` (see the authors' \
-             reference, \"Sources and citations\")"
-                .to_string(),
+            format!(
+                "list the site's sources in `sources.yaml` beside `site.yaml` (see the authors' \
+                 reference, \"Sources and citations\"); for the text itself, write `\\[@{}`",
+                &cites[0].key
+            ),
         ));
     };
     if sources.unread {
@@ -125,13 +132,26 @@ fn check(cites: &[Cite], sources: Option<&Sources>) -> Result<(), (String, Strin
     }
     for cite in cites {
         let Some(entry) = sources.get(&cite.key) else {
-            return Err((
-                format!("there is no source `{}`", cite.key),
-                crate::suggest::help(&cite.key, sources.keys(), "sources in sources.yaml"),
-            ));
+            let help = match sources.entries.is_empty() {
+                true => "sources.yaml lists no source yet: add one under this key".to_string(),
+                false => crate::suggest::help(&cite.key, sources.keys(), "sources in sources.yaml"),
+            };
+            return Err((format!("there is no source `{}`", cite.key), help));
         };
         match (&cite.locator, entry.kind) {
             (Locator::Lines(_), Kind::Code) => {}
+            (Locator::Section(section), Kind::Rfc)
+                if !section
+                    .split('.')
+                    .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric())) =>
+            {
+                return Err((
+                    format!("`§ {section}` is no section number of an RFC"),
+                    "write the section's number as the RFC's contents give it, `§ 10.2.3`; \
+                     cite two sections as `[@a, § 1; @a, § 2]`"
+                        .to_string(),
+                ));
+            }
             (Locator::Lines(_), _) => {
                 return Err((
                     format!("`{}` is no code: it has no lines to cite", cite.key),
@@ -180,13 +200,9 @@ fn check(cites: &[Cite], sources: Option<&Sources>) -> Result<(), (String, Strin
 /// The keys of the sources a page's `body` cites, as the page would be read: for a
 /// draft left out of the build, whose sources are still cited.
 pub fn keys_in(body: &str) -> BTreeSet<String> {
-    use pulldown_cmark::{BrokenLink, CowStr, Event, LinkType, Parser, Tag};
-    let citation = |link: BrokenLink<'_>| {
-        (link.link_type == LinkType::Shortcut && link.reference.trim_start().starts_with('@'))
-            .then_some((CowStr::Borrowed(""), CowStr::Borrowed("")))
-    };
+    use pulldown_cmark::{Event, LinkType, Parser, Tag};
     let options = crate::directive::markdown_options();
-    Parser::new_with_broken_link_callback(body, options, Some(citation))
+    Parser::new_with_broken_link_callback(body, options, Some(as_citation(body)))
         .into_offset_iter()
         .filter(|(event, _)| {
             matches!(
@@ -202,6 +218,35 @@ pub fn keys_in(body: &str) -> BTreeSet<String> {
         .map(|cite| cite.key)
         .collect()
 }
+
+/// The parser's answer to a link without a definition in `source`, the text it reads:
+/// one written `[@…]` is a citation, which comes as a link of the type
+/// [`pulldown_cmark::LinkType::ShortcutUnknown`] (nothing else gives one); any other
+/// stays text, as in CommonMark. An image (`![@…]`) is no citation: it stays text too.
+pub fn as_citation<'s>(
+    source: &'s str,
+) -> impl FnMut(
+    pulldown_cmark::BrokenLink<'s>,
+) -> Option<(pulldown_cmark::CowStr<'s>, pulldown_cmark::CowStr<'s>)> {
+    use pulldown_cmark::{CowStr, LinkType};
+    move |link| {
+        // The span of an image's link starts at its `!` or just after it.
+        let image = source
+            .get(link.span.start..)
+            .is_some_and(|s| s.starts_with('!'))
+            || source
+                .get(..link.span.start)
+                .is_some_and(|b| b.ends_with('!'));
+        let cites = link.link_type == LinkType::Shortcut
+            && link.reference.trim_start().starts_with('@')
+            && !image;
+        cites.then_some((CowStr::Borrowed(""), CowStr::Borrowed("")))
+    }
+}
+
+/// A citation as the page reads it: its range in the body, and its text, or what is
+/// wrong with it where it stands, with what to do.
+pub type Found = (Range<usize>, Result<String, (String, String)>);
 
 /// A citation that cannot be written: placed at its brackets.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,25 +281,25 @@ impl Citations {
     /// `sources`, and gives each source cited an id that avoids those of `ids`. A
     /// citation that cannot be written goes to `bad`; every key cited to `keys`.
     pub fn new(
-        found: &[(Range<usize>, Option<&str>)],
-        body: &str,
+        found: &[Found],
         sources: Option<&Sources>,
         ids: &mut Ids,
         bad: &mut Vec<BadCitation>,
         keys: &mut BTreeSet<String>,
     ) -> Citations {
         let mut citations = Citations::default();
-        for (range, misplaced) in found {
-            if let Some(place) = misplaced {
-                bad.push(BadCitation {
-                    range: range.clone(),
-                    message: format!("a citation cannot stand in {place}"),
-                    help: "cite in the text of the sentence, after the heading, image or link"
-                        .to_string(),
-                });
-                continue;
-            }
-            let written = body.get(range.clone()).unwrap_or_default();
+        for (range, read) in found {
+            let written = match read {
+                Ok(written) => written,
+                Err((message, help)) => {
+                    bad.push(BadCitation {
+                        range: range.clone(),
+                        message: message.clone(),
+                        help: help.clone(),
+                    });
+                    continue;
+                }
+            };
             let checked = parse(written)
                 .map_err(|message| (message, SYNTAX.to_string()))
                 .and_then(|cites| check(&cites, sources).map(|()| cites));
@@ -362,10 +407,7 @@ fn locator_html(entry: &Entry, locator: &Locator, cited: &mut Cited) -> (String,
                 .zip(&shown)
                 .map(|(&l, s)| link(entry.at_lines(l), s))
                 .collect();
-            let word = match lines.as_slice() {
-                [one] if one.first == one.last => "line",
-                _ => "lines",
-            };
+            let word = crate::site::sources::lines_word(lines);
             (
                 format!(", {word} {}", each.join(", ")),
                 format!("{word} {}", shown.join(", ")),

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use pulldown_cmark::{Event, LinkType, Tag, TagEnd};
 
-use super::citations::Citations;
+use super::citations::{Citations, Found};
 use super::footnotes::{self, Footnotes};
 use super::ids::{self, Ids, slug};
 use super::raw_html;
@@ -97,44 +97,6 @@ impl Plan {
             }
         }
         let footnotes = Footnotes::new(&defined, &uses, &mut ids);
-        // Each citation, and where it stands when that is no place for one: a heading
-        // (whose text is a link in the table of contents), an image's description (which
-        // is text), or a link's text (which a citation would end: `[see [@a]](url)`).
-        let mut found: Vec<(Range<usize>, Option<&'static str>)> = Vec::new();
-        let (mut in_heading, mut in_image) = (false, 0usize);
-        for (event, range) in stream {
-            match event {
-                Event::Start(Tag::Heading { .. }) => in_heading = true,
-                Event::End(TagEnd::Heading(_)) => in_heading = false,
-                Event::Start(Tag::Image { .. }) => in_image += 1,
-                Event::End(TagEnd::Image) => in_image = in_image.saturating_sub(1),
-                Event::Start(Tag::Link {
-                    link_type: LinkType::ShortcutUnknown,
-                    ..
-                }) => {
-                    let after = tokens.body.get(range.end..).unwrap_or_default();
-                    let misplaced = if in_heading {
-                        Some("a heading")
-                    } else if in_image > 0 {
-                        Some("an image's description")
-                    } else if after.starts_with("](") || after.starts_with("][") {
-                        Some("a link's text")
-                    } else {
-                        None
-                    };
-                    found.push((range.clone(), misplaced));
-                }
-                _ => {}
-            }
-        }
-        let citations = Citations::new(
-            &found,
-            tokens.body,
-            cx.sources,
-            &mut ids,
-            &mut out.citations,
-            &mut out.cited,
-        );
         // The anchors the page's own HTML writes (`<a id="x">`, `<a name="x">`), as
         // they are, after the custom and footnote ids: a heading keeps off them too.
         let mut block: Option<String> = None;
@@ -179,6 +141,16 @@ impl Plan {
                 _ => {}
             }
         }
+        // The citations, once every other id is given: a page's own anchors (a heading
+        // `## References`, an `<a id="ref-x">`) keep their ids, and the list's make way.
+        let found = citations_in(stream, tokens, cx.smart_punctuation);
+        let citations = Citations::new(
+            &found,
+            cx.sources,
+            &mut ids,
+            &mut out.citations,
+            &mut out.cited,
+        );
         Plan {
             ids,
             headings,
@@ -186,6 +158,116 @@ impl Plan {
             citations,
         }
     }
+}
+
+/// Each citation of a page (a link of the type [`LinkType::ShortcutUnknown`], which only
+/// `[@…]` gives) with its text as the Markdown reads it (escapes undone, its lines joined,
+/// a quote's markers left out, as written where smart punctuation made dashes), or what
+/// is wrong with its place: a heading (whose text is a link in the table of contents),
+/// an image's description (which is text), a link's text (which a citation would end:
+/// `[see [@a] here](url)`), or a reference inside it.
+fn citations_in(
+    stream: &[(Event, Range<usize>)],
+    tokens: &Tokens,
+    smart_punctuation: bool,
+) -> Vec<Found> {
+    let mut found = Vec::new();
+    let (mut in_heading, mut in_image) = (false, 0usize);
+    // The citation being read: its range, its text, and a reference met inside it.
+    let mut open: Option<(Range<usize>, String, bool)> = None;
+    for (event, range) in stream {
+        if let Some((_, text, reference)) = open.as_mut() {
+            match event {
+                Event::End(TagEnd::Link) => {
+                    let (at, text, reference) = open.take().expect("a citation is open");
+                    let misplaced = if in_heading {
+                        Some("a heading")
+                    } else if in_image > 0 {
+                        Some("an image's description")
+                    } else if in_link_text(tokens.body, at.end) {
+                        Some("a link's text")
+                    } else {
+                        None
+                    };
+                    let help = "a citation stands in the text of a sentence: cite after the \
+                                heading, image or link, and write a number as it is";
+                    let read = match (misplaced, reference) {
+                        (Some(place), _) => Err((
+                            format!("a citation cannot stand in {place}"),
+                            help.to_string(),
+                        )),
+                        (None, true) => Err((
+                            "a reference cannot stand in a citation".to_string(),
+                            help.to_string(),
+                        )),
+                        (None, false) => Ok(text.split_whitespace().collect::<Vec<_>>().join(" ")),
+                    };
+                    found.push((at, read));
+                }
+                Event::Text(t) | Event::Code(t) => {
+                    *reference |= tokens.mark.as_deref().is_some_and(|m| t.contains(m));
+                    match tokens.body.get(range.clone()) {
+                        Some(written) if smart_punctuation => text.push_str(&unsmart(t, written)),
+                        _ => text.push_str(t),
+                    }
+                }
+                Event::SoftBreak | Event::HardBreak => text.push(' '),
+                Event::InlineHtml(t) | Event::InlineMath(t) => text.push_str(t),
+                _ => {}
+            }
+            continue;
+        }
+        match event {
+            // `Wow![@a]` reads as an image's syntax, and stays text: say so.
+            Event::Text(t) if t.contains("![@") => {
+                let written = tokens.body.get(range.clone()).unwrap_or_default();
+                let at = written.find("![@").map_or(range.start, |i| range.start + i);
+                let end = written[at - range.start..]
+                    .find(']')
+                    .map_or(at + 3, |e| at + e + 1);
+                found.push((
+                    at..end,
+                    Err((
+                        "`![@…]` is how an image is written, not a citation".to_string(),
+                        "write a space between `!` and `[@…]`, or `!\\[@…]` for the text"
+                            .to_string(),
+                    )),
+                ));
+            }
+            Event::Start(Tag::Heading { .. }) => in_heading = true,
+            Event::End(TagEnd::Heading(_)) => in_heading = false,
+            Event::Start(Tag::Image { .. }) => in_image += 1,
+            Event::End(TagEnd::Image) => in_image = in_image.saturating_sub(1),
+            Event::Start(Tag::Link {
+                link_type: LinkType::ShortcutUnknown,
+                ..
+            }) => open = Some((range.clone(), String::new(), false)),
+            _ => {}
+        }
+    }
+    found
+}
+
+/// Whether the text after `at` in `body` closes a bracket opened before it as a link's
+/// text (`](` or `][`), within its paragraph: a citation at `at` would then stand in
+/// the text of a link, which it ends.
+fn in_link_text(body: &str, at: usize) -> bool {
+    let rest = body.get(at..).unwrap_or_default();
+    let rest = rest.split("\n\n").next().unwrap_or_default();
+    let mut depth = 0usize;
+    let mut chars = rest.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '[' => depth += 1,
+            ']' if depth > 0 => depth -= 1,
+            ']' => return rest[i + 1..].starts_with(['(', '[']),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Takes every `id` and `name` that `html` gives an element.
