@@ -91,22 +91,35 @@ fn prose(text: &str) -> String {
     plain(text)
 }
 
+/// One file of a library's source, as [`source_files`] reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile<'a> {
+    /// The repository, `owner/name`, when named before this file (`owner/name@tag path`).
+    pub named: Option<&'a str>,
+    /// The repository on GitHub, `owner/name`.
+    pub repository: &'a str,
+    /// The tag or commit.
+    pub version: &'a str,
+    /// The file's path.
+    pub path: &'a str,
+    /// The lines cited.
+    pub lines: Vec<super::sources::Lines>,
+}
+
 /// The files of a library's source as [`crate::engine::library::Source::source`] writes
-/// them (`owner/name@tag path:lines, lines; path:lines`), each file linked at its tag and
-/// each range of lines to its lines; `None` for text not so written.
-pub fn source_links(text: &str) -> Option<String> {
-    use super::sources::{parse_lines, permalink};
+/// them (`owner/name@tag path:lines, lines; path:lines`): a repository named again where
+/// the next file is in another. `None` for text not so written.
+pub fn source_files(text: &str) -> Option<Vec<SourceFile<'_>>> {
     let mut repository: Option<(&str, &str)> = None;
-    let mut out = Vec::new();
+    let mut files = Vec::new();
     for segment in text.split(';') {
         let mut segment = segment.trim();
-        let mut html = String::new();
+        let mut named = None;
         if let Some((head, rest)) = segment.split_once(' ')
             && let Some((name, version)) = head.split_once('@')
         {
             repository = Some((name, version));
-            html.push_str(&escape(head));
-            html.push(' ');
+            named = Some(head);
             segment = rest;
         }
         let (name, version) = repository?;
@@ -114,23 +127,44 @@ pub fn source_links(text: &str) -> Option<String> {
         if path.is_empty() || path.contains(char::is_whitespace) || path.starts_with('.') {
             return None;
         }
-        let whole = permalink(name, version, path, None);
-        html.push_str(&format!(
-            "<a href=\"{}\"><code>{}</code></a>:",
-            escape(&whole),
-            escape(path)
-        ));
-        let each: Vec<String> = parse_lines(lines)?
-            .into_iter()
-            .map(|l| {
-                let address = permalink(name, version, path, Some(l));
-                format!("<a href=\"{}\">{}</a>", escape(&address), l.shown())
-            })
-            .collect();
-        html.push_str(&each.join(", "));
-        out.push(html);
+        files.push(SourceFile {
+            named,
+            repository: name,
+            version,
+            path,
+            lines: super::sources::parse_lines(lines)?,
+        });
     }
-    Some(out.join("; "))
+    Some(files)
+}
+
+/// [`source_files`] as HTML: each file linked at its tag, and each range of lines to its
+/// lines.
+pub fn source_links(text: &str) -> Option<String> {
+    use super::sources::permalink;
+    let files = source_files(text)?;
+    let html: Vec<String> = files
+        .iter()
+        .map(|f| {
+            let whole = permalink(f.repository, f.version, f.path, None);
+            let each: Vec<String> = (f.lines.iter())
+                .map(|&l| {
+                    let address = permalink(f.repository, f.version, f.path, Some(l));
+                    format!("<a href=\"{}\">{}</a>", escape(&address), l.shown())
+                })
+                .collect();
+            format!(
+                "{}<a href=\"{}\"><code>{}</code></a>:{}",
+                f.named
+                    .map(|n| format!("{} ", escape(n)))
+                    .unwrap_or_default(),
+                escape(&whole),
+                escape(f.path),
+                each.join(", ")
+            )
+        })
+        .collect();
+    Some(html.join("; "))
 }
 
 /// Inline Markdown-ish text: backticks become code.

@@ -598,3 +598,35 @@ fn what_a_citation_or_an_entry_cannot_hold_is_told_at_its_place() {
         assert!(told.ends_with("error: 1 problem found\n"), "{told}");
     }
 }
+
+/// The table of library defaults and the articles cite the same files: where both name a
+/// file of a repository, the articles cite it at the table's version (besides any older
+/// one a page compares), so a version moved in one is not left behind in the other.
+#[test]
+fn the_library_table_and_the_sources_agree_on_every_version() {
+    let text = std::fs::read_to_string("sources.yaml").unwrap();
+    let sources = retrylab::site::sources::read(&text).unwrap();
+    let mut shared = 0;
+    for source in retrylab::engine::library::SOURCES {
+        for file in retrylab::site::docs::source_files(source.source).unwrap() {
+            let versions: Vec<&str> = (sources.entries.values())
+                .filter(|e| {
+                    e.repository.as_deref() == Some(file.repository)
+                        && e.path.as_deref() == Some(file.path)
+                })
+                .filter_map(|e| e.version.as_deref())
+                .collect();
+            if !versions.is_empty() {
+                shared += 1;
+                assert!(
+                    versions.contains(&file.version),
+                    "the table reads {} at {}, sources.yaml at {versions:?}",
+                    file.path,
+                    file.version
+                );
+            }
+        }
+    }
+    // The articles cite most of the table's files.
+    assert!(shared >= 15, "{shared}");
+}
