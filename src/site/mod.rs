@@ -241,7 +241,7 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
         let drafts: Vec<_> = content
             .drafts
             .iter()
-            .map(|d| render::keys_in(d.body()))
+            .map(|d| render::cited_in(d.body()))
             .collect();
         let cited = (rendered.iter().flat_map(|r| &r.cited))
             .chain(drafts.iter().flatten())

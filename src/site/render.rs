@@ -21,7 +21,7 @@ use serde::Serialize;
 pub use super::links::Link;
 use crate::chart::table::escape;
 use crate::directive::markdown_options;
-pub use citations::{BadCitation, keys_in};
+pub use citations::BadCitation;
 use footnotes::Footnotes;
 pub use ids::slug;
 pub use math::{BadFormula, typeset};
@@ -314,6 +314,19 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     nest(&mut out.toc);
     out.ids = writer.plan.ids.into_set();
     out
+}
+
+/// The keys of the sources `body` cites, read as [`render`] reads a page's citations:
+/// for a draft left out of the build, whose sources are still cited.
+pub fn cited_in(body: &str) -> std::collections::BTreeSet<String> {
+    let tokens = Tokens::new(body, &[]);
+    let stream = read(&tokens, markdown_options());
+    plan::citations_in(&stream, &tokens, false)
+        .into_iter()
+        .filter_map(|(_, text)| citations::parse(&text.ok()?).ok())
+        .flatten()
+        .map(|cite| cite.key)
+        .collect()
 }
 
 /// The events of a body, each with its range in the body, runs of text merged so that a

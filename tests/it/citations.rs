@@ -630,3 +630,13 @@ fn the_library_table_and_the_sources_agree_on_every_version() {
     // The articles cite most of the table's files.
     assert!(shared >= 15, "{shared}");
 }
+
+#[test]
+fn a_drafts_citation_is_read_as_a_pages_over_two_lines_of_a_quote() {
+    let page = "---\ntitle: Cited\n---\nA [@rfc9110, § 10.2.3] and [@sre-book, chapter 21].\n";
+    let site = site(page, Some(SOURCES));
+    let draft = "---\ntitle: Later\ndraft: true\n---\n> Soon [@rfc9110, § 1;\n> @botocore-standard, lines 1-2].\n";
+    std::fs::write(site.path().join("content/later.md"), draft).unwrap();
+    let (code, _, stderr) = build(site.path(), &site.path().join("public"));
+    assert_eq!(code, 0, "{stderr}");
+}

@@ -167,56 +167,27 @@ fn check(cites: &[Cite], sources: Option<&Sources>) -> Result<(), (String, Strin
                     format!("`[@{}, lines 425-429]`, or `lines:` in its entry", cite.key),
                 ));
             }
-            (Locator::Section(section), Kind::Web)
-                if !entry.sections.is_empty() && !entry.sections.contains_key(section) =>
-            {
-                return Err((
-                    format!("`{}` lists no section `{section}`", cite.key),
-                    crate::suggest::help(
-                        section,
-                        entry.sections.keys().map(String::as_str),
-                        "sections it lists",
-                    ),
-                ));
-            }
-            (Locator::Chapter(chapter), Kind::Book)
-                if !entry.chapters.is_empty() && !entry.chapters.contains_key(chapter) =>
-            {
-                return Err((
-                    format!("`{}` lists no chapter {chapter}", cite.key),
-                    crate::suggest::help(
-                        chapter,
-                        entry.chapters.keys().map(String::as_str),
-                        "chapters it lists",
-                    ),
-                ));
+            (Locator::Section(part), Kind::Web) | (Locator::Chapter(part), Kind::Book) => {
+                // A chapter is a number, a section a name.
+                let (parts, what, shown) = match entry.kind {
+                    Kind::Book => (&entry.chapters, "chapter", part.to_string()),
+                    _ => (&entry.sections, "section", format!("`{part}`")),
+                };
+                if !parts.is_empty() && !parts.contains_key(part) {
+                    return Err((
+                        format!("`{}` lists no {what} {shown}", cite.key),
+                        crate::suggest::help(
+                            part,
+                            parts.keys().map(String::as_str),
+                            &format!("{what}s it lists"),
+                        ),
+                    ));
+                }
             }
             _ => {}
         }
     }
     Ok(())
-}
-
-/// The keys of the sources a page's `body` cites, as the page would be read: for a
-/// draft left out of the build, whose sources are still cited.
-pub fn keys_in(body: &str) -> BTreeSet<String> {
-    use pulldown_cmark::{Event, LinkType, Parser, Tag};
-    let options = crate::directive::markdown_options();
-    Parser::new_with_broken_link_callback(body, options, Some(as_citation(body)))
-        .into_offset_iter()
-        .filter(|(event, _)| {
-            matches!(
-                event,
-                Event::Start(Tag::Link {
-                    link_type: LinkType::ShortcutUnknown,
-                    ..
-                })
-            )
-        })
-        .filter_map(|(_, range)| parse(body.get(range)?).ok())
-        .flatten()
-        .map(|cite| cite.key)
-        .collect()
 }
 
 /// The parser's answer to a link without a definition in `source`, the text it reads:

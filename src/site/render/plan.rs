@@ -166,7 +166,7 @@ impl Plan {
 /// is wrong with its place: a heading (whose text is a link in the table of contents),
 /// an image's description (which is text), a link's text (which a citation would end:
 /// `[see [@a] here](url)`), or a reference inside it.
-fn citations_in(
+pub(super) fn citations_in(
     stream: &[(Event, Range<usize>)],
     tokens: &Tokens,
     smart_punctuation: bool,
