@@ -77,6 +77,32 @@ impl Block {
         }
     }
 
+    /// What its figure offers a cross-reference: each name (`fig-{id}`, and
+    /// `tbl-{id}` for a scenario's results table) with the id it leads to.
+    pub(super) fn named(&self) -> Vec<(String, String)> {
+        match self {
+            Block::Sim(sim, _) => {
+                let id = &sim.scenario.id;
+                vec![
+                    (format!("fig-{id}"), format!("sim-{id}")),
+                    (format!("tbl-{id}"), format!("{id}-results-caption")),
+                ]
+            }
+            Block::Sweep(sweep) => {
+                vec![(format!("fig-{}", sweep.id), format!("sweep-{}", sweep.id))]
+            }
+            Block::Schedule(schedule) => vec![(
+                format!("fig-{}", schedule.id),
+                format!("schedule-{}", schedule.id),
+            )],
+            Block::Live(block) => {
+                let id = &block.directive.scenario;
+                vec![(format!("fig-live-{id}"), format!("live-{id}"))]
+            }
+            Block::Table(_) => Vec::new(),
+        }
+    }
+
     /// The ids its figure holds, known without drawing it, so that `check` keeps a
     /// heading off them as `build` does: the figure's own (`sim-{id}`, the anchor a link
     /// names), and those of its charts and tables, each `{id}-` and a name.

@@ -11,6 +11,7 @@ mod plan;
 mod raw_html;
 mod slug_table;
 mod writer;
+mod xrefs;
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
@@ -27,6 +28,7 @@ pub use ids::slug;
 pub use math::{BadFormula, typeset};
 use plan::{Plan, split_notes};
 use writer::Writer;
+pub use xrefs::Named;
 
 /// Events of the parser, each with its byte range in the body.
 type Events<'s> = Vec<(Event<'s>, Range<usize>)>;
@@ -150,6 +152,10 @@ pub struct Context<'a> {
     pub highlights: &'a super::highlight::Kept,
     /// The site's sources, which citations name; `None` when it has none.
     pub sources: Option<&'a super::sources::Sources>,
+    /// The page's directives' figures and tables, each with its place, the name a
+    /// cross-reference gives it and its anchor, to be numbered with the images named as
+    /// figures ([`xrefs`]).
+    pub named: &'a [Named],
 }
 
 /// A body an earlier build rendered, with everything it was rendered from: `serve`
@@ -170,6 +176,7 @@ pub struct Remembered {
     marks: BTreeMap<usize, Mark>,
     smart_punctuation: bool,
     sources: Option<super::sources::Sources>,
+    named: Vec<Named>,
     /// What it rendered to.
     pub rendered: Rendered,
 }
@@ -189,6 +196,7 @@ impl Remembered {
             marks: cx.marks.clone(),
             smart_punctuation: cx.smart_punctuation,
             sources: cx.sources.cloned(),
+            named: cx.named.to_vec(),
             rendered,
         }
     }
@@ -208,6 +216,7 @@ impl Remembered {
             smart_punctuation,
             highlights: _,
             sources,
+            named,
         } = cx;
         self.smart_punctuation == *smart_punctuation
             && self.url == *url
@@ -220,6 +229,7 @@ impl Remembered {
             && self.pages == **pages
             && self.figures == **figures
             && self.sources.as_ref() == *sources
+            && self.named == *named
     }
 }
 
@@ -730,6 +740,7 @@ mod tests {
                 smart_punctuation: true,
                 highlights: &Default::default(),
                 sources: None,
+                named: &[],
             },
         )
     }
@@ -945,6 +956,7 @@ mod tests {
                 smart_punctuation: true,
                 highlights: &Default::default(),
                 sources: None,
+                named: &[],
             },
         );
         for href in [

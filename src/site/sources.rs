@@ -519,6 +519,20 @@ pub fn read(source: &str) -> Result<Sources, Vec<Diagnostic>> {
                 ));
                 continue;
             }
+            if key.starts_with("fig-") || key.starts_with("tbl-") {
+                problems.push(Problem::at(
+                    key_node,
+                    format!(
+                        "`{key}` would name a figure or a table: `[@{key}]` is a cross-reference"
+                    ),
+                    Some(
+                        "a source's key cannot begin with `fig-` or `tbl-`, which name the \
+                         page's figures and tables; choose another"
+                            .to_string(),
+                    ),
+                ));
+                continue;
+            }
             let Some(node) = map.get(key) else {
                 problems.push(Problem::at(
                     key_node,

@@ -67,6 +67,13 @@ pub(super) fn render_pages(
         let reserved: Vec<String> = (written.iter().flatten().cloned())
             .chain(part.blocks.iter().flat_map(|placed| placed.block.ids()))
             .collect();
+        let named: Vec<render::Named> = (part.blocks.iter())
+            .flat_map(|placed| {
+                let at = placed.at;
+                let names = placed.block.named().into_iter();
+                names.map(move |(name, anchor)| (at, name, anchor))
+            })
+            .collect();
         let content_path = page.file.strip_prefix("content/").unwrap_or(&page.file);
         let cx = render::Context {
             url: &page.url,
@@ -80,6 +87,7 @@ pub(super) fn render_pages(
             smart_punctuation: config.smart_punctuation,
             highlights: shared.highlights,
             sources: shared.sources,
+            named: &named,
         };
         let rendered = match remembered.as_mut() {
             None => render::render(page.body(), &cx),

@@ -1,9 +1,7 @@
 //! Sources as data: `sources.yaml`, `[@key]` citations, each page's list of references,
 //! and the links to the exact lines, sections and chapters cited.
 
-use std::path::Path;
-
-use crate::util::{build, run};
+use crate::util::{build, failed_alike as errors};
 
 /// Three sources of three kinds: a file of code at a tag, an RFC, a book with chapters.
 const SOURCES: &str = "\
@@ -51,19 +49,6 @@ fn site(page: &str, sources: Option<&str>) -> tempfile::TempDir {
         std::fs::write(root.join("sources.yaml"), sources).unwrap();
     }
     dir
-}
-
-/// `check`'s and `build`'s errors on `root`, which must be the same; the last good
-/// output must stay.
-fn errors(root: &Path) -> String {
-    let out = root.join("public");
-    let (code, _, check) = run(&["check", "--root", root.to_str().unwrap()]);
-    assert_eq!(code, 1, "{check}");
-    let (code, _, built) = build(root, &out);
-    assert_eq!(code, 1, "{built}");
-    assert_eq!(check, built);
-    assert!(!out.exists(), "a failed build wrote {}", out.display());
-    check
 }
 
 #[test]

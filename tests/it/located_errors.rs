@@ -334,7 +334,9 @@ fn a_sweep_shows_its_figure_caption() {
     assert_eq!(code, 0, "{stderr}");
     let html = std::fs::read_to_string(dir.path().join("out/index.html")).unwrap();
     assert!(
-        html.contains("<figcaption>Calls &amp; the crowd</figcaption>"),
+        html.contains(
+            "<figcaption><span class=\"caption-number\">Figure 1:</span> Calls &amp; the crowd</figcaption>"
+        ),
         "{html}"
     );
 }

@@ -53,4 +53,5 @@ mod tick_data;
 mod timeouts_article;
 mod util;
 mod warm_cache;
+mod xrefs;
 mod yaml_maps;

@@ -172,6 +172,20 @@ pub fn render_alone(
             smart_punctuation: true,
             highlights: &Default::default(),
             sources: None,
+            named: &[],
         },
     )
+}
+
+/// `check`'s and `build`'s errors on the site at `root`, which must fail alike, with
+/// the same messages; the failed build must write no output.
+pub fn failed_alike(root: &std::path::Path) -> String {
+    let out = root.join("public");
+    let (code, _, check) = run(&["check", "--root", root.to_str().unwrap()]);
+    assert_eq!(code, 1, "{check}");
+    let (code, _, built) = build(root, &out);
+    assert_eq!(code, 1, "{built}");
+    assert_eq!(check, built);
+    assert!(!out.exists(), "a failed build wrote {}", out.display());
+    check
 }

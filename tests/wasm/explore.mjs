@@ -129,6 +129,12 @@ function agrees(path, text, json, settings) {
   return value === n;
 }
 
+// A caption's number as the page writes it ("Figure 2:"), which the module does not
+// draw, and the HTML without it.
+const NUMBER = /<span class="caption-number">[^<]*<\/span> /;
+const captionNumber = (html) => html.match(NUMBER)?.[0] ?? "";
+const unnumbered = (html) => html.replace(NUMBER, "");
+
 // The state of a figure on the page: its charts, caption, tables and references. The
 // chart's data is opened, for ticks.js to build its table, from the build's CSV file
 // or from the engine's CSV after a redraw, and `csv` is what its link gives.
@@ -443,8 +449,9 @@ try {
       if (again.out.errors) fail(`${id}: the module refuses the built scenario: ${again.out.errors[0].message}`);
       else {
         if (JSON.stringify(again.charts) !== JSON.stringify(built.charts)) fail(`${id}: the module's charts differ from the built figure's`);
-        if (again.caption !== built.caption) fail(`${id}: the module's caption differs from the built figure's: ${JSON.stringify(again.caption)} | ${JSON.stringify(built.caption)}`);
-        if (`\n${again.out.table}` !== built.results) fail(`${id}: the module's results table differs from the built one`);
+        if (again.caption !== unnumbered(built.caption)) fail(`${id}: the module's caption differs from the built figure's: ${JSON.stringify(again.caption)} | ${JSON.stringify(built.caption)}`);
+        if (`\n${again.out.table}` !== unnumbered(built.results)) fail(`${id}: the module's results table differs from the built one`);
+        if (!captionNumber(built.caption).includes("Figure") || !captionNumber(built.results).includes("Table")) fail(`${id}: the built figure or its table has no number`);
         if (again.out.figure.csv !== built.csv) fail(`${id}: the module's data (CSV) differs from the built file`);
         if ((again.out.figure.replicas_csv ?? null) !== (built.replicas?.csv ?? null)) fail(`${id}: the module's data of each replica (CSV) differs from the built file`);
         const place = (html) => html.replace(/ href="[^"]*"/g, "").replace(/(<div class="sim-ticks-box"[^>]*?)( data-filled="[^"]*")?>[^]*$/, "$1>");
@@ -467,6 +474,10 @@ try {
           if (state.hash !== `#${id}:${knob.name}=${yamlValue}`) fail(`${label}: the address is ${state.hash}`);
           if (!state.changed || state.resetDisabled) fail(`${label}: the figure is not marked as changed, or Reset is disabled`);
           if (!state.live.startsWith("Rerun with")) fail(`${label}: the live region says ${JSON.stringify(state.live)}`);
+          // The rerun keeps the figure's number and its table's.
+          if (captionNumber(state.caption) !== captionNumber(built.caption) || captionNumber(state.results) !== captionNumber(built.results)) {
+            fail(`${label}: the rerun lost its numbers: ${JSON.stringify(captionNumber(state.caption))}, ${JSON.stringify(captionNumber(state.results))}`);
+          }
           // A fleet's data of each replica is the rerun's, which the page holds.
           if (state.replicas && !state.replicas.href.startsWith("blob:")) {
             fail(`${label}: the link to each replica's data still gives the article's`);

@@ -87,6 +87,8 @@ function stateOf(figure) {
     reset: box.querySelector(".sim-explore-reset"),
     live: box.querySelector(".sim-explore-live"),
     seq: 0, shown: 0, changedAt: 0,
+    // The figure's number and its table's ("Figure 2:"), which a rerun keeps.
+    numbers: [figure, results].map((e) => e?.querySelector(":is(figcaption, caption) > .caption-number")?.outerHTML ?? ""),
     refs: [...document.querySelectorAll("[data-ref]")].filter((e) => e.dataset.ref.startsWith(`${id}.`)),
     conditions: [...document.querySelectorAll("[data-if]")].filter((e) => scenarioOf(e.dataset.if) === id),
   };
@@ -224,8 +226,12 @@ function apply(state, out) {
   }
   const { figure } = state;
   charts(figure, out.figure.charts);
-  figure.querySelector("figcaption").innerHTML = out.figure.caption;
-  if (state.results) state.results.innerHTML = `\n${out.table}`;
+  const [number, tableNumber] = state.numbers;
+  figure.querySelector("figcaption").innerHTML = number ? `${number} ${out.figure.caption}` : out.figure.caption;
+  if (state.results) {
+    state.results.innerHTML = `\n${out.table}`;
+    if (tableNumber) state.results.querySelector("caption")?.insertAdjacentHTML("afterbegin", `${tableNumber} `);
+  }
   if (state.data) {
     const summary = state.data.querySelector("summary").outerHTML;
     state.data.innerHTML = `\n${summary}\n${out.figure.ticks}`;

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use super::ids::{Ids, plain_slug};
+use super::xrefs::{self, Numbered};
 use crate::chart::table::escape;
 use crate::site::sources::{Cited, Entry, Kind, Lines, Sources, is_key, parse_lines};
 
@@ -66,7 +67,7 @@ pub fn parse(written: &str) -> Result<Vec<Cite>, String> {
         };
         let end = rest.find([',', ' ', '\t', '\n']).unwrap_or(rest.len());
         let (key, after) = rest.split_at(end);
-        if !is_key(key) {
+        if !is_key(key) && !xrefs::is_name(key) {
             return Err(format!("`@{key}` is no key a source can have"));
         }
         let after = after.trim();
@@ -190,6 +191,73 @@ fn check(cites: &[Cite], sources: Option<&Sources>) -> Result<(), (String, Strin
     Ok(())
 }
 
+/// Checks a cross-reference's names (`[@fig-crowd; @tbl-crowd]`) against the page's
+/// figures and tables: the names, or what is wrong, with what to do.
+fn cross_reference(
+    cites: &[Cite],
+    numbered: &BTreeMap<String, Numbered>,
+) -> Result<Vec<String>, (String, String)> {
+    let mut names = Vec::new();
+    for cite in cites {
+        let Some(kind) = xrefs::Kind::of(&cite.key) else {
+            return Err((
+                format!(
+                    "`@{}` is a source, and a citation of sources cannot name a figure or a table",
+                    cite.key
+                ),
+                "cite the sources and refer to the figure apart: `[@fig-crowd] shows it [@a]`"
+                    .to_string(),
+            ));
+        };
+        if cite.locator != Locator::Whole {
+            return Err((
+                format!(
+                    "a cross-reference names a whole {}: `@{}` takes nothing after a comma",
+                    kind.word().to_lowercase(),
+                    cite.key
+                ),
+                format!(
+                    "write `[@{}]`; say in the sentence which part of it you mean",
+                    cite.key
+                ),
+            ));
+        }
+        if !numbered.contains_key(&cite.key) {
+            let word = kind.word().to_lowercase();
+            let same: Vec<&str> = numbered
+                .keys()
+                .filter(|n| xrefs::Kind::of(n) == Some(kind))
+                .map(String::as_str)
+                .collect();
+            let help = match same.is_empty() {
+                true => format!(
+                    "this page has no {word} to refer to: a {word} of this page is named by its \
+                     directive's id, `@{}-ID`{}",
+                    &cite.key[..3],
+                    match kind {
+                        xrefs::Kind::Figure =>
+                            ", or by `{#fig-name}` after an image alone in its paragraph",
+                        xrefs::Kind::Table => " (a scenario's results table)",
+                    }
+                ),
+                false => crate::suggest::help(&cite.key, same, &format!("{word}s of this page")),
+            };
+            // `@tbl-x` of a figure with no table of its own, or `@fig-x` of a table.
+            let other = match kind {
+                xrefs::Kind::Figure => format!("tbl-{}", &cite.key[4..]),
+                xrefs::Kind::Table => format!("fig-{}", &cite.key[4..]),
+            };
+            let help = match numbered.get(&other) {
+                Some(n) => format!("`@{other}` is {} of this page", n.label()),
+                None => help,
+            };
+            return Err((format!("this page has no {word} `{}`", cite.key), help));
+        }
+        names.push(cite.key.clone());
+    }
+    Ok(names)
+}
+
 /// The parser's answer to a link without a definition in `source`, the text it reads:
 /// one written `[@…]` is a citation, which comes as a link of the type
 /// [`pulldown_cmark::LinkType::ShortcutUnknown`] (nothing else gives one); any other
@@ -235,6 +303,11 @@ pub struct BadCitation {
 pub struct Citations {
     /// Each citation that can be written, by its start in the body.
     at: BTreeMap<usize, Vec<Cite>>,
+    /// Each cross-reference (`[@fig-crowd]`), by its start in the body: the names of
+    /// what it refers to.
+    xrefs: BTreeMap<usize, Vec<String>>,
+    /// The page's figures and tables, by name.
+    numbered: BTreeMap<String, Numbered>,
     /// The id of each cited source's entry in the list.
     ids: BTreeMap<String, String>,
     /// The sources in the order of their numbers.
@@ -249,16 +322,24 @@ pub struct Citations {
 
 impl Citations {
     /// Reads the citations at `found` (each one's range in `body`), checks them against
-    /// `sources`, and gives each source cited an id that avoids those of `ids`. A
+    /// `sources`, and gives each source cited an id that avoids those of `ids`; a
+    /// cross-reference is checked against the page's figures and tables, `numbered`. A
     /// citation that cannot be written goes to `bad`; every key cited to `keys`.
     pub fn new(
         found: &[Found],
         sources: Option<&Sources>,
+        numbered: &[Numbered],
         ids: &mut Ids,
         bad: &mut Vec<BadCitation>,
         keys: &mut BTreeSet<String>,
     ) -> Citations {
-        let mut citations = Citations::default();
+        let mut citations = Citations {
+            numbered: numbered
+                .iter()
+                .map(|n| (n.name.clone(), n.clone()))
+                .collect(),
+            ..Citations::default()
+        };
         for (range, read) in found {
             let written = match read {
                 Ok(written) => written,
@@ -271,9 +352,23 @@ impl Citations {
                     continue;
                 }
             };
-            let checked = parse(written)
-                .map_err(|message| (message, SYNTAX.to_string()))
-                .and_then(|cites| check(&cites, sources).map(|()| cites));
+            let cites = parse(written).map_err(|message| (message, SYNTAX.to_string()));
+            if let Ok(cites) = &cites
+                && cites.iter().any(|c| xrefs::is_name(&c.key))
+            {
+                match cross_reference(cites, &citations.numbered) {
+                    Ok(names) => {
+                        citations.xrefs.insert(range.start, names);
+                    }
+                    Err((message, help)) => bad.push(BadCitation {
+                        range: range.clone(),
+                        message,
+                        help,
+                    }),
+                }
+                continue;
+            }
+            let checked = cites.and_then(|cites| check(&cites, sources).map(|()| cites));
             match checked {
                 Ok(cites) => {
                     for cite in &cites {
@@ -302,6 +397,9 @@ impl Citations {
     /// entry, with the entry shown on hover or focus, and its locator linked to the part
     /// cited. A citation that cannot be written is its text as written.
     pub fn cite(&mut self, range: &Range<usize>, body: &str, sources: Option<&Sources>) -> String {
+        if let Some(names) = self.xrefs.get(&range.start) {
+            return xrefs::html(names, &self.numbered);
+        }
         let (Some(cites), Some(sources)) = (self.at.get(&range.start), sources) else {
             return escape(body.get(range.clone()).unwrap_or_default());
         };

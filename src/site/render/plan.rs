@@ -10,6 +10,7 @@ use super::citations::{Citations, Found};
 use super::footnotes::{self, Footnotes};
 use super::ids::{self, Ids, slug};
 use super::raw_html;
+use super::xrefs::{self, Numbered};
 use super::{Context, Events, Rendered, TakenId, Tokens};
 
 /// The events of a page outside footnote definitions, and each definition's by key.
@@ -48,8 +49,15 @@ pub struct Plan {
     pub headings: BTreeMap<usize, String>,
     /// The footnotes, numbered as their references are written.
     pub footnotes: Footnotes,
-    /// The citations of the site's sources, numbered as they are written.
+    /// The citations of the site's sources, numbered as they are written, and the
+    /// cross-references to the page's figures and tables.
     pub citations: Citations,
+    /// The page's figures and tables, numbered.
+    pub numbered: Vec<Numbered>,
+    /// Each image named as a figure (`![…](pic.png){#fig-name}`, alone in its
+    /// paragraph), by its paragraph's start in the body: its number, and where its
+    /// name's `{#…}` starts, which is not written.
+    pub image_figures: BTreeMap<usize, (Numbered, usize)>,
 }
 
 impl Plan {
@@ -83,6 +91,19 @@ impl Plan {
                         .push(taken(tokens.body, range, &id, custom_at.get(&id)));
                 }
                 headings.insert(range.start, id);
+            }
+        }
+        // The images named as figures, whose names are ids of the page, taken as the
+        // headings' own are; they are numbered with the directives' figures and tables.
+        let images = image_figures(stream, tokens.body);
+        for (range, name) in images.values() {
+            if !ids.take(name) {
+                let first = custom_at.get(name);
+                out.taken.push(TakenId {
+                    range: range.clone(),
+                    id: name.clone(),
+                    first: first.copied(),
+                });
             }
         }
         let mut defined = Vec::new();
@@ -141,12 +162,28 @@ impl Plan {
                 _ => {}
             }
         }
+        let named = (cx.named.iter().cloned()).chain(
+            images
+                .iter()
+                .map(|(&at, (_, name))| (at, name.clone(), name.clone())),
+        );
+        let numbered = xrefs::number(named.collect());
+        let image_figures = images
+            .iter()
+            .filter_map(|(&at, (range, _))| {
+                let n = numbered_at(&numbered, at).first()?;
+                Some((at, (n.clone(), range.start)))
+            })
+            .collect();
         // The citations, once every other id is given: a page's own anchors (a heading
         // `## References`, an `<a id="ref-x">`) keep their ids, and the list's make way.
-        let found = citations_in(stream, tokens, cx.smart_punctuation);
+        let mut found = citations_in(stream, tokens, cx.smart_punctuation);
+        found.extend(stray_names(stream, tokens.body, &images));
+        found.sort_by_key(|(range, _)| range.start);
         let citations = Citations::new(
             &found,
             cx.sources,
+            &numbered,
             &mut ids,
             &mut out.citations,
             &mut out.cited,
@@ -156,8 +193,159 @@ impl Plan {
             headings,
             footnotes,
             citations,
+            numbered,
+            image_figures,
         }
     }
+
+    /// The figures and tables of the directive whose block starts at `at`.
+    pub fn numbered_at(&self, at: usize) -> Vec<&Numbered> {
+        numbered_at(&self.numbered, at).iter().collect()
+    }
+}
+
+/// Names of figures and tables written where they are no cross-reference and name no
+/// figure, which would be published as text: `@fig-x` out of brackets (Quarto's way,
+/// which here is `[@fig-x]`), and `{#fig-x}` anywhere but after an image alone in its
+/// paragraph (`figures`), `{#tbl-x}` anywhere. Code, HTML and escapes (`\@fig-x`) are
+/// left alone, as are `[@…]` and a name inside a word or an address (`a@fig-x.org`).
+fn stray_names(
+    stream: &[(Event, Range<usize>)],
+    body: &str,
+    figures: &BTreeMap<usize, (Range<usize>, String)>,
+) -> Vec<Found> {
+    let named: std::collections::BTreeSet<usize> =
+        figures.values().map(|(range, _)| range.start).collect();
+    let mut found = Vec::new();
+    let (mut in_code, mut in_citation) = (false, false);
+    for (event, range) in stream {
+        match event {
+            Event::Start(Tag::CodeBlock(_)) => in_code = true,
+            Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Start(Tag::Link {
+                link_type: LinkType::ShortcutUnknown,
+                ..
+            }) => in_citation = true,
+            Event::End(TagEnd::Link) => in_citation = false,
+            Event::Text(_) if !in_code && !in_citation => {
+                let Some(written) = body.get(range.clone()) else {
+                    continue;
+                };
+                for prefix in ["@fig-", "@tbl-", "{#fig-", "{#tbl-"] {
+                    for (i, _) in written.match_indices(prefix) {
+                        let at = range.start + i;
+                        let before = body[..at].chars().next_back();
+                        let name_at = at + prefix.find(['@', '#']).unwrap_or(0) + 1;
+                        let length = body[name_at..]
+                            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_')))
+                            .unwrap_or(body.len() - name_at);
+                        let name = body[name_at..name_at + length].trim_end_matches('-');
+                        let bare = prefix.starts_with('@');
+                        let stray = match bare {
+                            true => {
+                                before.is_none_or(|c| c.is_whitespace() || "(\"'“‘".contains(c))
+                            }
+                            false => !named.contains(&at) && before != Some('\\'),
+                        };
+                        if !stray {
+                            continue;
+                        }
+                        let end = match bare {
+                            true => name_at + name.len(),
+                            false => body[at..]
+                                .find('}')
+                                .map_or(name_at + name.len(), |e| at + e + 1),
+                        };
+                        let (message, help) = match (bare, xrefs::Kind::of(name)) {
+                            (true, _) => (
+                                format!("`@{name}` is written as text: a cross-reference stands in brackets"),
+                                format!("write `[@{name}]` for its number with a link, or `\\@{name}` for the text"),
+                            ),
+                            (false, Some(xrefs::Kind::Figure)) => (
+                                format!("`{{#{name}}}` names no figure here"),
+                                "an image is a figure when it stands alone in its paragraph with its \
+                                 name after it: `![A description](pic.png){#fig-name}`; a \
+                                 directive's figure is named by its id, `[@fig-ID]`"
+                                    .to_string(),
+                            ),
+                            (false, _) => (
+                                format!("`{{#{name}}}` names no table: a Markdown table is not numbered"),
+                                "a scenario's results table is numbered, and named by the scenario's \
+                                 id: `[@tbl-ID]`"
+                                    .to_string(),
+                            ),
+                        };
+                        found.push((at..end, Err((message, help))));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The figures and tables of `numbered` (in the order of their places, as
+/// [`xrefs::number`] gives them) whose place is `at`.
+fn numbered_at(numbered: &[Numbered], at: usize) -> &[Numbered] {
+    let start = numbered.partition_point(|n| n.at < at);
+    let end = numbered.partition_point(|n| n.at <= at);
+    &numbered[start..end]
+}
+
+/// Each paragraph that is an image named as a figure, by the paragraph's start: an
+/// image alone but for a name written after it, `{#fig-name}`, whose range and name
+/// are given.
+fn image_figures(
+    stream: &[(Event, Range<usize>)],
+    body: &str,
+) -> BTreeMap<usize, (Range<usize>, String)> {
+    let mut found = BTreeMap::new();
+    for (i, (event, range)) in stream.iter().enumerate() {
+        if !matches!(event, Event::Start(Tag::Paragraph)) {
+            continue;
+        }
+        let Some((Event::Start(Tag::Image { .. }), _)) = stream.get(i + 1) else {
+            continue;
+        };
+        // The image's end, at its own depth: a description may hold an image.
+        let mut depth = 0usize;
+        let mut end = None;
+        for (event, image) in &stream[i + 1..] {
+            match event {
+                Event::Start(Tag::Image { .. }) => depth += 1,
+                Event::End(TagEnd::Image) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(image.end);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let Some(rest) = end.and_then(|end| Some((end, body.get(end..range.end)?))) else {
+            continue;
+        };
+        let (end, text) = rest;
+        let trimmed = text.trim();
+        let name = trimmed
+            .strip_prefix("{#")
+            .and_then(|t| t.strip_suffix('}'))
+            .filter(|name| xrefs::Kind::of(name) == Some(xrefs::Kind::Figure))
+            .filter(|name| {
+                name.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+            });
+        if let Some(name) = name {
+            let start = end + (text.len() - text.trim_start().len());
+            found.insert(
+                range.start,
+                (start..start + trimmed.len(), name.to_string()),
+            );
+        }
+    }
+    found
 }
 
 /// Each citation of a page (a link of the type [`LinkType::ShortcutUnknown`], which only
@@ -189,13 +377,18 @@ pub(super) fn citations_in(
                     } else {
                         None
                     };
-                    let help = "a citation stands in the text of a sentence: cite after the \
-                                heading, image or link, and write a number as it is";
+                    let help = "a citation or a cross-reference stands in the text of a \
+                                sentence: write it after the heading, image or link, and write \
+                                a number there as it is";
+                    let what =
+                        match super::xrefs::is_name(text.trim_start().trim_start_matches('@')) {
+                            true => "a cross-reference",
+                            false => "a citation",
+                        };
                     let read = match (misplaced, reference) {
-                        (Some(place), _) => Err((
-                            format!("a citation cannot stand in {place}"),
-                            help.to_string(),
-                        )),
+                        (Some(place), _) => {
+                            Err((format!("{what} cannot stand in {place}"), help.to_string()))
+                        }
                         (None, true) => Err((
                             "a reference cannot stand in a citation".to_string(),
                             help.to_string(),

@@ -14,6 +14,7 @@ use super::footnotes;
 use super::math;
 use super::plan::Plan;
 use super::raw_html;
+use super::xrefs;
 use super::{Context, Mark, Rendered, TocEntry, Tokens, code_block};
 use crate::chart::table::escape;
 use crate::directive::Kind;
@@ -171,7 +172,7 @@ impl<'w> Writer<'w> {
                 // Found by the block's place, where the directive was read; `check`
                 // draws no figure.
                 let html = match self.cx.figures.get(&range.start) {
-                    Some(html) => html.to_string(),
+                    Some(html) => xrefs::label_figure(html, &self.plan.numbered_at(range.start)),
                     None if self.cx.figures.is_empty() => String::new(),
                     None => panic!("no figure for the directive block at byte {}", range.start),
                 };
@@ -193,6 +194,35 @@ impl<'w> Writer<'w> {
             }
             Event::End(TagEnd::Link) if open.citation => open.citation = false,
             _ if open.citation => {}
+            // An image named as a figure: its paragraph is the figure, its description
+            // the caption, and its name is not written.
+            Event::Start(Tag::Paragraph) if self.plan.image_figures.contains_key(&range.start) => {
+                let (numbered, name_at) = self.plan.image_figures[&range.start].clone();
+                written.push(Event::Html(CowStr::from(format!(
+                    "<figure class=\"image\" id=\"{}\">\n",
+                    escape(&numbered.anchor)
+                ))));
+                open.image_figure = Some((numbered, name_at, String::new()));
+            }
+            Event::End(TagEnd::Paragraph) if open.image_figure.is_some() => {
+                let (numbered, _, caption) = open.image_figure.take().unwrap_or_default();
+                written.push(Event::Html(CowStr::from(format!(
+                    "\n<figcaption>{}{}</figcaption>\n</figure>\n",
+                    xrefs::number_html(&numbered),
+                    escape(caption.trim())
+                ))));
+            }
+            Event::Text(_) | Event::SoftBreak
+                if open
+                    .image_figure
+                    .as_ref()
+                    .is_some_and(|(_, name_at, _)| range.end > *name_at) => {}
+            Event::Text(ref text) | Event::Code(ref text) if open.image_figure.is_some() => {
+                if let Some((_, _, caption)) = open.image_figure.as_mut() {
+                    caption.push_str(&tokens.fill(text.clone()));
+                }
+                return Some(event);
+            }
             Event::Start(Tag::CodeBlock(kind)) => {
                 let language = match kind {
                     CodeBlockKind::Fenced(info) => {
@@ -458,6 +488,9 @@ struct Open<'s> {
     directive: bool,
     /// Inside a citation, which is written whole at its start.
     citation: bool,
+    /// Inside an image named as a figure: its number, where its name starts in the
+    /// body, and its caption so far, from its description.
+    image_figure: Option<(xrefs::Numbered, usize, String)>,
     /// A code block being collected: its language, or "" for none, and its text.
     code: Option<(String, String)>,
     /// A heading being collected: its tag, its id, and the events inside it.

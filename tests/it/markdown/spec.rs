@@ -80,6 +80,7 @@ pub fn page(markdown: &str, smart_punctuation: bool) -> String {
             smart_punctuation,
             highlights: &Default::default(),
             sources: None,
+            named: &[],
         },
     )
     .html
