@@ -103,6 +103,17 @@ impl Block {
         }
     }
 
+    /// The caption its author wrote, if any.
+    fn caption(&self) -> Option<&str> {
+        match self {
+            Block::Sim(sim, _) => sim.figure.caption.as_deref(),
+            Block::Sweep(sweep) => sweep.caption.as_deref(),
+            Block::Schedule(schedule) => schedule.caption.as_deref(),
+            Block::Live(block) => block.directive.caption.as_deref(),
+            Block::Table(_) => None,
+        }
+    }
+
     /// The ids its figure holds, known without drawing it, so that `check` keeps a
     /// heading off them as `build` does: the figure's own (`sim-{id}`, the anchor a link
     /// names), and those of its charts and tables, each `{id}-` and a name.
@@ -356,6 +367,43 @@ impl<'a> Reading<'a> {
         }
     }
 
+    /// A caption that names a figure or a table (`[@fig-x]`, `{#fig-x}`), which a
+    /// caption, being text, would publish as written: a problem at the name in the
+    /// block, or at the block's first line when the caption is another block's.
+    fn tell_named_caption(&mut self, p: usize, found: &directive::Found, block: &Block) {
+        let Some(caption) = block.caption() else {
+            return;
+        };
+        let names = ["@fig-", "@tbl-", "#fig-", "#tbl-"];
+        if !names.iter().any(|name| caption.contains(name)) {
+            return;
+        }
+        let in_body = (names.iter())
+            .filter_map(|name| found.body.find(name))
+            .min()
+            .map(|at| {
+                let name = found.body[at + 1..]
+                    .find(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_')))
+                    .map_or(found.body.len(), |e| at + 1 + e);
+                at..name
+            });
+        let range = in_body.unwrap_or(0..0);
+        let range = found.body_start + range.start..found.body_start + range.end;
+        self.problems.push(
+            self.lines.at(
+                p,
+                &range,
+                "a caption is text: a figure or a table it names is written as it stands"
+                    .to_string(),
+                Some(
+                    "refer to the figure in the sentences around it, `[@fig-crowd]`, and say in \
+                 the caption what this figure shows"
+                        .to_string(),
+                ),
+            ),
+        );
+    }
+
     /// Every page's directives, each read, in the order of the pages and of each page.
     fn read_directives(
         &mut self,
@@ -405,6 +453,9 @@ impl<'a> Reading<'a> {
             let blame = blame(&block, merged.as_ref(), &chain, &own);
             Ok((text, block, blame))
         });
+        if let Ok((_, block, _)) = &read {
+            self.tell_named_caption(p, found, block);
+        }
         match read {
             Ok((text, block, blame)) => Some(Read {
                 placed: Placed {

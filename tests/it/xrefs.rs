@@ -279,3 +279,85 @@ fn a_source_cannot_take_a_name_of_figures() {
         "{errors}"
     );
 }
+
+#[test]
+fn quarto_habits_names_in_notes_and_captions_and_names_taken_twice_are_errors() {
+    let page = "---
+title: Habits
+---
+In *@fig-pic*, and [-@fig-pic] too[^n]; see [@fig-pic; @fig-pic].
+
+[^n]: A note.
+
+    ![In a note](pic.svg){#fig-note}
+
+![An icon](pic.svg){#fig-pic}
+
+![The same icon](pic.svg){#fig-pic}
+
+![Classes](pic.svg){.wide #fig-wide}
+
+![Scenario's](pic.svg){#fig-first}
+
+## A heading {#fig-heading}
+
+```sim
+id: first
+clients: 20
+horizon: 30s
+server: {capacity: 5, tick: 1s}
+strategies: [fixed]
+figure:
+  caption: As [@fig-pic] shows.
+```
+";
+    let site = site(page);
+    let errors = errors(site.path());
+    for expected in [
+        "error: `@fig-pic` is written as text: a cross-reference stands in brackets\n --> content/figures.md:4:5\n",
+        "error: `[-@fig-pic]`, a number without its word, is not written here\n --> content/figures.md:4:20\n",
+        "error: the cross-reference names `fig-pic` twice\n",
+        "error: `{#fig-note}` names no figure: a figure cannot stand in a footnote\n --> content/figures.md:8:26\n",
+        "error: `fig-pic` is the name of an image above: each figure needs a name of its own\n  --> content/figures.md:12:26\n",
+        "error: `{.wide #fig-wide}` names no figure: an image's name is written alone in its braces\n",
+        "error: `fig-first` is the name of a directive's figure on this page: an image needs a name of its own\n  --> content/figures.md:16:23\n",
+        "error: `{#fig-heading}` would name a heading as a figure or a table",
+        "error: a caption is text: a figure or a table it names is written as it stands\n  --> content/figures.md:27:16\n",
+        "error: 9 problems found",
+    ] {
+        assert!(errors.contains(expected), "{expected}\n\n{errors}");
+    }
+}
+
+#[test]
+fn an_image_figure_s_caption_is_its_description_as_text() {
+    let page = "---
+title: Caption
+---
+See [@fig-pic].
+
+![A *pic* with `code` and
+two lines, $x^2$](pic.svg)  
+{#fig-pic}
+";
+    let site = site(page);
+    let out = site.path().join("public");
+    let (code, _, stderr) = build(site.path(), &out);
+    assert_eq!(code, 0, "{stderr}");
+    let html = std::fs::read_to_string(out.join("figures/index.html")).unwrap();
+    let figure = after(
+        &html,
+        "<figure class=\"image\" id=\"fig-pic\">",
+        "</figure>",
+    );
+    assert!(
+        figure.contains(
+            "<figcaption><span class=\"caption-number\">Figure 1:</span> A pic with code and two lines, x^2</figcaption>"
+        ),
+        "{figure}"
+    );
+    // Nothing after the image but its caption: no break, no name.
+    assert!(!figure.contains("<br"), "{figure}");
+    assert!(!figure.contains("{#"), "{figure}");
+    assert!(!html.contains("<p><figure"), "{html}");
+}

@@ -253,6 +253,12 @@ fn cross_reference(
             };
             return Err((format!("this page has no {word} `{}`", cite.key), help));
         }
+        if names.contains(&cite.key) {
+            return Err((
+                format!("the cross-reference names `{}` twice", cite.key),
+                "name each figure or table once in a pair of brackets".to_string(),
+            ));
+        }
         names.push(cite.key.clone());
     }
     Ok(names)

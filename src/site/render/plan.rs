@@ -55,9 +55,8 @@ pub struct Plan {
     /// The page's figures and tables, numbered.
     pub numbered: Vec<Numbered>,
     /// Each image named as a figure (`![…](pic.png){#fig-name}`, alone in its
-    /// paragraph), by its paragraph's start in the body: its number, and where its
-    /// name's `{#…}` starts, which is not written.
-    pub image_figures: BTreeMap<usize, (Numbered, usize)>,
+    /// paragraph), by its paragraph's start in the body, numbered.
+    pub image_figures: BTreeMap<usize, Numbered>,
 }
 
 impl Plan {
@@ -81,9 +80,25 @@ impl Plan {
         let mut headings = BTreeMap::new();
         // Custom ids first: they are the author's, and a generated id makes way for them.
         let mut custom_at: BTreeMap<String, usize> = BTreeMap::new();
+        // Names of figures written where they name none, told with the citations.
+        let mut misnamed: Vec<Found> = Vec::new();
         for (event, range) in stream {
             if let Event::Start(Tag::Heading { id: Some(id), .. }) = event {
                 let id = tokens.restore(id).into_string();
+                if xrefs::is_name(&id) {
+                    misnamed.push((
+                        taken(tokens.body, range, &id, None).range,
+                        Err((
+                            format!(
+                                "`{{#{id}}}` would name a heading as a figure or a table: the \
+                                 names `fig-…` and `tbl-…` are theirs"
+                            ),
+                            "give the heading another id; to name an image as a figure, \
+                             write `{#fig-name}` right after the image"
+                                .to_string(),
+                        )),
+                    ));
+                }
                 if ids.take(&id) {
                     custom_at.insert(id.clone(), range.start);
                 } else {
@@ -95,7 +110,31 @@ impl Plan {
         }
         // The images named as figures, whose names are ids of the page, taken as the
         // headings' own are; they are numbered with the directives' figures and tables.
-        let images = image_figures(stream, tokens.body);
+        let mut images = image_figures(stream, tokens.body);
+        // Where each image's name starts, told here if it is not its own.
+        let image_names: std::collections::BTreeSet<usize> =
+            images.values().map(|(range, _)| range.start).collect();
+        let mut seen = std::collections::BTreeSet::new();
+        images.retain(|_, (range, name)| {
+            let problem = if cx.named.iter().any(|(_, other, _)| other == name) {
+                Some(format!(
+                    "`{name}` is the name of a directive's figure on this page: an image \
+                     needs a name of its own"
+                ))
+            } else if !seen.insert(name.clone()) {
+                Some(format!(
+                    "`{name}` is the name of an image above: each figure needs a name of \
+                     its own"
+                ))
+            } else {
+                None
+            };
+            if let Some(message) = &problem {
+                let help = "choose another name, `{#fig-…}`, and refer to it by that name";
+                misnamed.push((range.clone(), Err((message.clone(), help.to_string()))));
+            }
+            problem.is_none()
+        });
         for (range, name) in images.values() {
             if !ids.take(name) {
                 let first = custom_at.get(name);
@@ -170,15 +209,13 @@ impl Plan {
         let numbered = xrefs::number(named.collect());
         let image_figures = images
             .iter()
-            .filter_map(|(&at, (range, _))| {
-                let n = numbered_at(&numbered, at).first()?;
-                Some((at, (n.clone(), range.start)))
-            })
+            .filter_map(|(&at, _)| Some((at, numbered_at(&numbered, at).first()?.clone())))
             .collect();
         // The citations, once every other id is given: a page's own anchors (a heading
         // `## References`, an `<a id="ref-x">`) keep their ids, and the list's make way.
         let mut found = citations_in(stream, tokens, cx.smart_punctuation);
-        found.extend(stray_names(stream, tokens.body, &images));
+        found.extend(stray_names(stream, tokens.body, &image_names));
+        found.extend(misnamed);
         found.sort_by_key(|(range, _)| range.start);
         let citations = Citations::new(
             &found,
@@ -206,22 +243,24 @@ impl Plan {
 
 /// Names of figures and tables written where they are no cross-reference and name no
 /// figure, which would be published as text: `@fig-x` out of brackets (Quarto's way,
-/// which here is `[@fig-x]`), and `{#fig-x}` anywhere but after an image alone in its
-/// paragraph (`figures`), `{#tbl-x}` anywhere. Code, HTML and escapes (`\@fig-x`) are
-/// left alone, as are `[@…]` and a name inside a word or an address (`a@fig-x.org`).
+/// which here is `[@fig-x]`, also in emphasis), Quarto's `[-@fig-x]`, and a name in
+/// braces (`{#fig-x}`, `{.wide #fig-x}`) anywhere but right after an image that is a
+/// paragraph of its own (`named` holds where each such name starts). Code, HTML and escapes (`\@fig-x`, `\{#fig-x}`)
+/// are left alone, as are `[@…]` and a name inside a word or an address
+/// (`a@fig-x.org`).
 fn stray_names(
     stream: &[(Event, Range<usize>)],
     body: &str,
-    figures: &BTreeMap<usize, (Range<usize>, String)>,
+    named: &std::collections::BTreeSet<usize>,
 ) -> Vec<Found> {
-    let named: std::collections::BTreeSet<usize> =
-        figures.values().map(|(range, _)| range.start).collect();
     let mut found = Vec::new();
-    let (mut in_code, mut in_citation) = (false, false);
+    let (mut in_code, mut in_citation, mut in_note) = (false, false, 0usize);
     for (event, range) in stream {
         match event {
             Event::Start(Tag::CodeBlock(_)) => in_code = true,
             Event::End(TagEnd::CodeBlock) => in_code = false,
+            Event::Start(Tag::FootnoteDefinition(_)) => in_note += 1,
+            Event::End(TagEnd::FootnoteDefinition) => in_note = in_note.saturating_sub(1),
             Event::Start(Tag::Link {
                 link_type: LinkType::ShortcutUnknown,
                 ..
@@ -231,51 +270,14 @@ fn stray_names(
                 let Some(written) = body.get(range.clone()) else {
                     continue;
                 };
-                for prefix in ["@fig-", "@tbl-", "{#fig-", "{#tbl-"] {
+                for prefix in ["@fig-", "@tbl-", "#fig-", "#tbl-"] {
                     for (i, _) in written.match_indices(prefix) {
                         let at = range.start + i;
-                        let before = body[..at].chars().next_back();
-                        let name_at = at + prefix.find(['@', '#']).unwrap_or(0) + 1;
-                        let length = body[name_at..]
-                            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_')))
-                            .unwrap_or(body.len() - name_at);
-                        let name = body[name_at..name_at + length].trim_end_matches('-');
-                        let bare = prefix.starts_with('@');
-                        let stray = match bare {
-                            true => {
-                                before.is_none_or(|c| c.is_whitespace() || "(\"'“‘".contains(c))
-                            }
-                            false => !named.contains(&at) && before != Some('\\'),
+                        let stray = match prefix.starts_with('@') {
+                            true => stray_at(body, at),
+                            false => stray_in_braces(body, at, named, in_note > 0),
                         };
-                        if !stray {
-                            continue;
-                        }
-                        let end = match bare {
-                            true => name_at + name.len(),
-                            false => body[at..]
-                                .find('}')
-                                .map_or(name_at + name.len(), |e| at + e + 1),
-                        };
-                        let (message, help) = match (bare, xrefs::Kind::of(name)) {
-                            (true, _) => (
-                                format!("`@{name}` is written as text: a cross-reference stands in brackets"),
-                                format!("write `[@{name}]` for its number with a link, or `\\@{name}` for the text"),
-                            ),
-                            (false, Some(xrefs::Kind::Figure)) => (
-                                format!("`{{#{name}}}` names no figure here"),
-                                "an image is a figure when it stands alone in its paragraph with its \
-                                 name after it: `![A description](pic.png){#fig-name}`; a \
-                                 directive's figure is named by its id, `[@fig-ID]`"
-                                    .to_string(),
-                            ),
-                            (false, _) => (
-                                format!("`{{#{name}}}` names no table: a Markdown table is not numbered"),
-                                "a scenario's results table is numbered, and named by the scenario's \
-                                 id: `[@tbl-ID]`"
-                                    .to_string(),
-                            ),
-                        };
-                        found.push((at..end, Err((message, help))));
+                        found.extend(stray);
                     }
                 }
             }
@@ -283,6 +285,125 @@ fn stray_names(
         }
     }
     found
+}
+
+/// The name that starts at `at` of `body` (after its `@` or `#`): letters, digits, `-`
+/// and `_`, without a last `-`.
+fn name_at(body: &str, at: usize) -> &str {
+    let rest = &body[at..];
+    let length = rest
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_')))
+        .unwrap_or(rest.len());
+    let name = &rest[..length];
+    match name.trim_end_matches(['-', '_']) {
+        "fig" | "tbl" => name,
+        trimmed => trimmed,
+    }
+}
+
+/// What is wrong with a name of a figure written `@fig-x` at `at` of `body`, out of a
+/// citation's brackets: text, unless it is part of a word or an address, or escaped.
+fn stray_at(body: &str, at: usize) -> Option<Found> {
+    let mut before = body[..at].chars().rev();
+    let (one, two) = (before.next(), before.next());
+    let name = name_at(body, at + 1);
+    let end = at + 1 + name.len();
+    if one == Some('-') && two == Some('[') {
+        return Some((
+            at - 2..end + usize::from(body[end..].starts_with(']')),
+            Err((
+                format!("`[-@{name}]`, a number without its word, is not written here"),
+                format!("write `[@{name}]`, which is \"Figure 2\" (or \"Table 1\") with a link"),
+            )),
+        ));
+    }
+    let in_word = one.is_some_and(|c| c.is_alphanumeric() || "\\[-./:+%=&?#@!".contains(c));
+    if in_word {
+        return None;
+    }
+    let help = match name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+    {
+        true => {
+            format!("write `[@{name}]` for its number with a link, or `\\@{name}` for the text")
+        }
+        false => {
+            "a figure's name is ASCII letters, digits, `-` and `_`: `[@fig-crowd]`".to_string()
+        }
+    };
+    Some((
+        at..end,
+        Err((
+            format!("`@{name}` is written as text: a cross-reference stands in brackets"),
+            help,
+        )),
+    ))
+}
+
+/// What is wrong with a name of a figure or a table written `#fig-x` at `at` of `body`
+/// in braces (`{#fig-x}`, `{.wide #fig-x}`), unless it is the name of an image figure
+/// (`named` holds where each starts), or escaped. `in_note`: it stands in a footnote.
+fn stray_in_braces(
+    body: &str,
+    at: usize,
+    named: &std::collections::BTreeSet<usize>,
+    in_note: bool,
+) -> Option<Found> {
+    // The brace that opens it, on its line, with no brace closed between.
+    let line_start = body[..at].rfind('\n').map_or(0, |n| n + 1);
+    let open = body[line_start..at]
+        .rfind(['{', '}'])
+        .map(|o| line_start + o)?;
+    if !body[open..].starts_with('{') || named.contains(&open) {
+        return None;
+    }
+    if body[..open].ends_with('\\') {
+        return None;
+    }
+    let close = body[at..].find(['}', '\n']).map_or(body.len(), |c| at + c);
+    let end = close + usize::from(body[close..].starts_with('}'));
+    let written = &body[open..end];
+    let name = name_at(body, at + 1);
+    let alone = written == format!("{{#{name}}}");
+    let ascii = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'));
+    let (message, help) = match xrefs::Kind::of(name) {
+        Some(xrefs::Kind::Table) => (
+            format!("`{written}` names no table: a Markdown table is not numbered"),
+            "a scenario's results table is numbered, and named by the scenario's id: \
+             `[@tbl-ID]`"
+                .to_string(),
+        ),
+        _ if !ascii => (
+            format!(
+                "`{written}` names no figure: a figure's name is ASCII letters, digits, `-` and `_`"
+            ),
+            "write it as `{#fig-crowd-chart}`".to_string(),
+        ),
+        _ if !alone => (
+            format!("`{written}` names no figure: an image's name is written alone in its braces"),
+            format!(
+                "write `{{#{name}}}` right after the image; classes and attributes are not read"
+            ),
+        ),
+        _ if in_note => (
+            format!("`{written}` names no figure: a figure cannot stand in a footnote"),
+            "a note is written at the page's end, and only when referred to: put the figure \
+             in the text"
+                .to_string(),
+        ),
+        _ => (
+            format!("`{written}` names no figure here"),
+            "an image is a figure when it is a paragraph of its own (a blank line before and \
+             after it; not in a list item or a table cell) with its name right after it: \
+             `![A description](pic.png){#fig-name}`; a directive's figure is named by its id, \
+             `[@fig-ID]`"
+                .to_string(),
+        ),
+    };
+    Some((open..end, Err((message, help))))
 }
 
 /// The figures and tables of `numbered` (in the order of their places, as
@@ -301,8 +422,16 @@ fn image_figures(
     body: &str,
 ) -> BTreeMap<usize, (Range<usize>, String)> {
     let mut found = BTreeMap::new();
+    // A note is written at the page's end, in the order of its references, and only
+    // when referred to: no figure stands in one.
+    let mut in_note = 0usize;
     for (i, (event, range)) in stream.iter().enumerate() {
-        if !matches!(event, Event::Start(Tag::Paragraph)) {
+        match event {
+            Event::Start(Tag::FootnoteDefinition(_)) => in_note += 1,
+            Event::End(TagEnd::FootnoteDefinition) => in_note = in_note.saturating_sub(1),
+            _ => {}
+        }
+        if in_note > 0 || !matches!(event, Event::Start(Tag::Paragraph)) {
             continue;
         }
         let Some((Event::Start(Tag::Image { .. }), _)) = stream.get(i + 1) else {

@@ -195,31 +195,53 @@ impl<'w> Writer<'w> {
             Event::End(TagEnd::Link) if open.citation => open.citation = false,
             _ if open.citation => {}
             // An image named as a figure: its paragraph is the figure, its description
-            // the caption, and its name is not written.
+            // the caption (as text, as the image's description is), and its name is not
+            // written.
             Event::Start(Tag::Paragraph) if self.plan.image_figures.contains_key(&range.start) => {
-                let (numbered, name_at) = self.plan.image_figures[&range.start].clone();
+                let numbered = self.plan.image_figures[&range.start].clone();
                 written.push(Event::Html(CowStr::from(format!(
                     "<figure class=\"image\" id=\"{}\">\n",
                     escape(&numbered.anchor)
                 ))));
-                open.image_figure = Some((numbered, name_at, String::new()));
+                open.image_figure = Some((numbered, false, String::new()));
             }
             Event::End(TagEnd::Paragraph) if open.image_figure.is_some() => {
                 let (numbered, _, caption) = open.image_figure.take().unwrap_or_default();
+                let caption = caption.split_whitespace().collect::<Vec<_>>().join(" ");
                 written.push(Event::Html(CowStr::from(format!(
                     "\n<figcaption>{}{}</figcaption>\n</figure>\n",
                     xrefs::number_html(&numbered),
-                    escape(caption.trim())
+                    escape(&caption)
                 ))));
             }
-            Event::Text(_) | Event::SoftBreak
-                if open
-                    .image_figure
-                    .as_ref()
-                    .is_some_and(|(_, name_at, _)| range.end > *name_at) => {}
+            // After the image, only its name and a line break are left.
+            _ if open
+                .image_figure
+                .as_ref()
+                .is_some_and(|(_, ended, _)| *ended) => {}
+            Event::End(TagEnd::Image) if self.images == 1 && open.image_figure.is_some() => {
+                if let Some((_, ended, _)) = open.image_figure.as_mut() {
+                    *ended = true;
+                }
+                return Some(event);
+            }
             Event::Text(ref text) | Event::Code(ref text) if open.image_figure.is_some() => {
                 if let Some((_, _, caption)) = open.image_figure.as_mut() {
                     caption.push_str(&tokens.fill(text.clone()));
+                }
+                return Some(event);
+            }
+            Event::InlineMath(ref latex) | Event::DisplayMath(ref latex)
+                if open.image_figure.is_some() =>
+            {
+                if let Some((_, _, caption)) = open.image_figure.as_mut() {
+                    caption.push_str(&tokens.restore(latex));
+                }
+                return Some(event);
+            }
+            Event::SoftBreak | Event::HardBreak if open.image_figure.is_some() => {
+                if let Some((_, _, caption)) = open.image_figure.as_mut() {
+                    caption.push(' ');
                 }
                 return Some(event);
             }
@@ -488,9 +510,9 @@ struct Open<'s> {
     directive: bool,
     /// Inside a citation, which is written whole at its start.
     citation: bool,
-    /// Inside an image named as a figure: its number, where its name starts in the
-    /// body, and its caption so far, from its description.
-    image_figure: Option<(xrefs::Numbered, usize, String)>,
+    /// Inside an image named as a figure: its number, whether its image has ended, and
+    /// its caption so far, from its description.
+    image_figure: Option<(xrefs::Numbered, bool, String)>,
     /// A code block being collected: its language, or "" for none, and its text.
     code: Option<(String, String)>,
     /// A heading being collected: its tag, its id, and the events inside it.
