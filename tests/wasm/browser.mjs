@@ -640,8 +640,10 @@ try {
 
   // Every try-it link runs its scenario to the article's results table and the chart's
   // data (the ticks the chart shows, each bar's calls), cell for cell.
+  // A caption without the number the article's page leads it with ("Table 2: "),
+  // which the playground, a page of one figure, does not.
   const textOf = (t) =>
-    [t.caption?.textContent ?? "", ...[...t.rows].map((r) => [...r.cells].map((c) => c.textContent).join(" | "))];
+    [(t.caption?.textContent ?? "").replace(/^(Figure|Table) \d+: /, ""), ...[...t.rows].map((r) => [...r.cells].map((c) => c.textContent).join(" | "))];
   const tableText = (p, selector) => p.locator(selector).evaluate(new Function("t", `return (${textOf})(t)`));
   // The playground's lane charts as the browser serialises them, without what its replay
   // adds (a clip of the bars), to compare with the article figure's charts, which the
