@@ -12,6 +12,7 @@ mod corpus;
 mod engine_facts;
 mod errors;
 mod explorable;
+mod external;
 mod extends;
 mod fleet;
 mod front_matter;
