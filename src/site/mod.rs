@@ -154,7 +154,12 @@ pub fn check_external(
     asked: &external::Options,
 ) -> (Result<Summary, Failure>, Option<external::Tally>) {
     let mut tally = None;
-    let result = pipeline_with(options, &mut Memo::new(), End::Check, Some((asked, &mut tally)));
+    let result = pipeline_with(
+        options,
+        &mut Memo::new(),
+        End::Check,
+        Some((asked, &mut tally)),
+    );
     (result, tally)
 }
 

@@ -80,7 +80,11 @@ impl Server {
 }
 
 /// Reads one request's head from `stream`, and writes what `reply` gives.
-fn serve(mut stream: TcpStream, reply: &dyn Fn(&str, &str, usize) -> Reply, log: &Mutex<Vec<Seen>>) {
+fn serve(
+    mut stream: TcpStream,
+    reply: &dyn Fn(&str, &str, usize) -> Reply,
+    log: &Mutex<Vec<Seen>>,
+) {
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
@@ -91,7 +95,10 @@ fn serve(mut stream: TcpStream, reply: &dyn Fn(&str, &str, usize) -> Reply, log:
     }
     let head = String::from_utf8_lossy(&head).into_owned();
     let mut words = head.split_whitespace();
-    let (method, path) = (words.next().unwrap_or("").to_string(), words.next().unwrap_or("").to_string());
+    let (method, path) = (
+        words.next().unwrap_or("").to_string(),
+        words.next().unwrap_or("").to_string(),
+    );
     let before = {
         let mut log = log.lock().unwrap();
         let before = log.iter().filter(|s| s.1 == path).count();
@@ -173,17 +180,28 @@ fn check(root: &Path, options: &Options) -> (String, Tally) {
 #[test]
 fn a_dead_address_is_told_at_every_place_it_is_written_and_asked_once() {
     let server = Server::start(|_, path, _| match path {
-        "/page" => answer("200 OK", &[("Content-Type", "text/html")], "<h1 id=\"top\">"),
+        "/page" => answer(
+            "200 OK",
+            &[("Content-Type", "text/html")],
+            "<h1 id=\"top\">",
+        ),
         _ => answer("404 Not Found", &[], ""),
     });
     let gone = server.at("/gone");
-    let sources = format!(
-        "paper:\n  kind: web\n  title: A paper\n  url: {gone}\n"
-    );
+    let sources = format!("paper:\n  kind: web\n  title: A paper\n  url: {gone}\n");
     let dir = site(
         &[
-            ("a.md", &page("A", &format!("See [this]({gone}) and [that]({}).", server.at("/page")))),
-            ("b.md", &page("B", &format!("Again, bare: {gone} [@paper]."))),
+            (
+                "a.md",
+                &page(
+                    "A",
+                    &format!("See [this]({gone}) and [that]({}).", server.at("/page")),
+                ),
+            ),
+            (
+                "b.md",
+                &page("B", &format!("Again, bare: {gone} [@paper].")),
+            ),
         ],
         Some(&sources),
     );
@@ -218,7 +236,10 @@ fn a_dead_address_is_told_at_every_place_it_is_written_and_asked_once() {
     let mut asked = server.requests();
     asked.sort();
     assert_eq!(asked, ["GET /gone", "HEAD /gone", "HEAD /page"]);
-    assert_eq!((tally.addresses, tally.hosts, tally.dead, tally.requests), (2, 1, 1, 3));
+    assert_eq!(
+        (tally.addresses, tally.hosts, tally.dead, tally.requests),
+        (2, 1, 1, 3)
+    );
     assert!(tally.to_string().starts_with("external links: 2 addresses on 1 host, 0 from the cache, 3 requests, 0 retried, 1 dead, 0 not checked"), "{tally}");
 }
 
@@ -235,7 +256,11 @@ fn a_429_is_asked_again_after_its_retry_after_and_a_503_after_its_date() {
             &[("Retry-After", "Thu, 01 Jan 1970 00:00:00 GMT")],
             "",
         ),
-        ("/later", _) => answer("429 Too Many Requests", &[("Retry-After", "1000000000000")], ""),
+        ("/later", _) => answer(
+            "429 Too Many Requests",
+            &[("Retry-After", "1000000000000")],
+            "",
+        ),
         _ => answer("200 OK", &[], ""),
     });
     let body = format!(
@@ -272,7 +297,11 @@ fn a_429_is_asked_again_after_its_retry_after_and_a_503_after_its_date() {
     };
     for path in ["/busy", "/down"] {
         let t = times(path);
-        assert!(t[1] - t[0] >= Duration::from_millis(900), "{path}: {:?}", t[1] - t[0]);
+        assert!(
+            t[1] - t[0] >= Duration::from_millis(900),
+            "{path}: {:?}",
+            t[1] - t[0]
+        );
     }
     // A wait of 31,709 years is not waited: the address is not checked, said so.
     let said = tally.notes.join("\n");
@@ -312,7 +341,10 @@ fn head_refused_is_asked_with_get_and_redirects_are_followed() {
     let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(20)));
     let base = &server.base;
     let problems = problems.replace(base.as_str(), "B");
-    let said: Vec<&str> = problems.lines().filter(|l| l.starts_with("error")).collect();
+    let said: Vec<&str> = problems
+        .lines()
+        .filter(|l| l.starts_with("error"))
+        .collect();
     assert_eq!(
         said,
         [
@@ -327,14 +359,21 @@ fn head_refused_is_asked_with_get_and_redirects_are_followed() {
     assert_eq!(tally.dead, 2);
     // A permanent move is a note, not a problem.
     let notes = tally.notes.join("\n").replace(base.as_str(), "B");
-    assert_eq!(notes, "note: `B/old` has moved for good to `B/three` (a permanent redirect)");
+    assert_eq!(
+        notes,
+        "note: `B/old` has moved for good to `B/three` (a permanent redirect)"
+    );
 }
 
 #[test]
 fn an_anchor_the_page_lacks_is_told_and_one_it_has_is_not() {
     let html = "<html><h2 id=\"present\">A</h2><a name=\"old-name\"></a></html>";
     let server = Server::start(move |_, path, _| match path {
-        "/doc" => answer("200 OK", &[("Content-Type", "text/html; charset=utf-8")], html),
+        "/doc" => answer(
+            "200 OK",
+            &[("Content-Type", "text/html; charset=utf-8")],
+            html,
+        ),
         "/data" => answer("200 OK", &[("Content-Type", "application/pdf")], "%PDF"),
         _ => answer("404 Not Found", &[], ""),
     });
@@ -350,7 +389,10 @@ fn an_anchor_the_page_lacks_is_told_and_one_it_has_is_not() {
         problems.starts_with("error: the page `B/doc` has no anchor `#presnt`\n"),
         "{problems}"
     );
-    assert!(problems.contains("= help: did you mean `#present`?"), "{problems}");
+    assert!(
+        problems.contains("= help: did you mean `#present`?"),
+        "{problems}"
+    );
     assert!(problems.ends_with("error: 1 problem found"), "{problems}");
     // One GET for the page, however many of its anchors are linked.
     let mut asked = server.requests();
@@ -384,7 +426,14 @@ fn the_cache_spares_a_good_address_and_asks_again_for_a_failed_one() {
     asked.sort();
     assert_eq!(
         asked,
-        ["GET /doc", "GET /gone", "GET /gone", "HEAD /gone", "HEAD /gone", "HEAD /ok"]
+        [
+            "GET /doc",
+            "GET /gone",
+            "GET /gone",
+            "HEAD /gone",
+            "HEAD /gone",
+            "HEAD /ok"
+        ]
     );
     // A cache file that is no cache is ignored and replaced, never an error.
     let file = dir.path().join(".retrylab-cache/external.json");
@@ -407,7 +456,13 @@ fn a_slow_host_is_not_checked_within_the_deadline() {
     let server = Server::start(|_, _, _| {
         Reply::Late(Duration::from_secs(30), b"HTTP/1.1 200 OK\r\n\r\n".to_vec())
     });
-    let dir = site(&[("a.md", &page("A", &format!("[slow]({})", server.at("/slow"))))], None);
+    let dir = site(
+        &[(
+            "a.md",
+            &page("A", &format!("[slow]({})", server.at("/slow"))),
+        )],
+        None,
+    );
     let started = Instant::now();
     let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(1)));
     assert_eq!(problems, "");
@@ -439,18 +494,33 @@ fn hostile_answers_and_addresses_are_told_without_a_panic() {
     let started = Instant::now();
     let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(20)));
     let problems = problems.replace(server.base.as_str(), "B");
-    let said: Vec<&str> = problems.lines().filter(|l| l.starts_with("error")).collect();
+    let said: Vec<&str> = problems
+        .lines()
+        .filter(|l| l.starts_with("error"))
+        .collect();
     assert_eq!(said.len(), 4, "{problems}");
-    assert!(said[0].starts_with("error: `B/garbage` fails: "), "{problems}");
+    assert!(
+        said[0].starts_with("error: `B/garbage` fails: "),
+        "{problems}"
+    );
     assert_eq!(said[1], "error: `https://` names no host");
-    assert!(said[2].starts_with("error: `http://a%20b/` is not an address"), "{problems}");
+    assert!(
+        said[2].starts_with("error: `http://a%20b/` is not an address"),
+        "{problems}"
+    );
     // A page with no end is read to the limit: its anchor is not judged.
     assert!(
-        tally.notes.iter().any(|n| n.contains("was not checked for the anchor `#deep`: it is not in the first 1 MB of the page")),
+        tally.notes.iter().any(|n| n.contains(
+            "was not checked for the anchor `#deep`: it is not in the first 1 MB of the page"
+        )),
         "{:?}",
         tally.notes
     );
-    assert!(server.requests().contains(&"HEAD /caf%C3%A9%20x".to_string()));
+    assert!(
+        server
+            .requests()
+            .contains(&"HEAD /caf%C3%A9%20x".to_string())
+    );
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 

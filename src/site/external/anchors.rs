@@ -48,10 +48,11 @@ fn attributes(html: &str, mut at: usize, found: &mut BTreeSet<String>) -> usize 
         if at >= bytes.len() || bytes[at] == b'>' {
             return (at + 1).min(bytes.len());
         }
-        let key_end = at + bytes[at..]
-            .iter()
-            .position(|b| b.is_ascii_whitespace() || *b == b'=' || *b == b'>')
-            .unwrap_or(bytes.len() - at);
+        let key_end = at
+            + bytes[at..]
+                .iter()
+                .position(|b| b.is_ascii_whitespace() || *b == b'=' || *b == b'>')
+                .unwrap_or(bytes.len() - at);
         let key = html[at..key_end].to_ascii_lowercase();
         at = key_end;
         while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
@@ -66,15 +67,16 @@ fn attributes(html: &str, mut at: usize, found: &mut BTreeSet<String>) -> usize 
         }
         let (start, end, next) = match bytes.get(at) {
             Some(&quote @ (b'"' | b'\'')) => {
-                let end = memchr::memchr(quote, &bytes[at + 1..])
-                    .map_or(bytes.len(), |e| at + 1 + e);
+                let end =
+                    memchr::memchr(quote, &bytes[at + 1..]).map_or(bytes.len(), |e| at + 1 + e);
                 (at + 1, end, (end + 1).min(bytes.len()))
             }
             _ => {
-                let end = at + bytes[at..]
-                    .iter()
-                    .position(|b| b.is_ascii_whitespace() || *b == b'>')
-                    .unwrap_or(bytes.len() - at);
+                let end = at
+                    + bytes[at..]
+                        .iter()
+                        .position(|b| b.is_ascii_whitespace() || *b == b'>')
+                        .unwrap_or(bytes.len() - at);
                 (at, end, end)
             }
         };
@@ -188,12 +190,17 @@ mod tests {
                     <script>if (a<b) { x = '<p id=\"in-script\">' }</script>\
                     <div data-id=\"no\" id=last><input disabled id=\"end\"";
         let found: Vec<String> = scan(html).into_iter().collect();
-        assert_eq!(
-            found,
-            ["caf&eacute;é&", "end", "last", "old", "why-jitter"]
-        );
+        assert_eq!(found, ["caf&eacute;é&", "end", "last", "old", "why-jitter"]);
         // Garbage is no panic.
-        for junk in ["<", "<a", "<a id", "<a id=", "<a id='x", "&#xffffffff;", "<\u{e9}"] {
+        for junk in [
+            "<",
+            "<a",
+            "<a id",
+            "<a id=",
+            "<a id='x",
+            "&#xffffffff;",
+            "<\u{e9}",
+        ] {
             let _ = scan(junk);
         }
     }

@@ -206,10 +206,8 @@ impl Asker {
         let mut cut = false;
         let left = self.deadline.saturating_duration_since(Instant::now());
         let reading = async {
-            while let Some(frame) = std::future::poll_fn(|cx| {
-                std::pin::Pin::new(&mut body).poll_frame(cx)
-            })
-            .await
+            while let Some(frame) =
+                std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
             {
                 let Ok(frame) = frame else {
                     return false;
@@ -248,9 +246,7 @@ impl Asker {
     async fn attempts(&self, uri: &Uri, method: &Method) -> Result<Response<Incoming>, Answer> {
         let host = self.host(uri.host().unwrap_or_default());
         let Ok(_turn) = host.acquire().await else {
-            return Err(Answer::Unchecked(
-                "the check was stopped".to_string(),
-            ));
+            return Err(Answer::Unchecked("the check was stopped".to_string()));
         };
         let attempts = self.options.attempts.max(1);
         let mut retry = 0;
@@ -305,16 +301,10 @@ impl Asker {
                 }
                 Ok(Ok(response)) => return Ok(response),
                 Ok(Err(e)) if e.is_connect() => {
-                    return Err(Answer::Dead(format!(
-                        "cannot be reached: {}",
-                        cause(&e)
-                    )));
+                    return Err(Answer::Dead(format!("cannot be reached: {}", cause(&e))));
                 }
                 Ok(Err(e)) if !is_transient(&e) || last => {
-                    return Err(Answer::Dead(format!(
-                        "fails: {}",
-                        cause(&e)
-                    )));
+                    return Err(Answer::Dead(format!("fails: {}", cause(&e))));
                 }
                 Ok(Err(_)) => self.backoff(retry),
                 Err(_) if limit < self.options.timeout => {
@@ -434,7 +424,10 @@ pub fn join(base: &Uri, location: &[u8]) -> Option<Uri> {
         let path = base.path();
         let (path, location) = match location.strip_prefix('?') {
             Some(_) => (path, location.to_string()),
-            None => (&path[..path.rfind('/').map_or(0, |i| i + 1)], location.to_string()),
+            None => (
+                &path[..path.rfind('/').map_or(0, |i| i + 1)],
+                location.to_string(),
+            ),
         };
         let joined = match location.starts_with('?') {
             true => format!("{path}{location}"),
@@ -490,7 +483,10 @@ mod tests {
         assert_eq!(j("../w").as_deref(), Some("https://a.org/x/w"));
         assert_eq!(j("../../../../w").as_deref(), Some("https://a.org/w"));
         assert_eq!(j("?s").as_deref(), Some("https://a.org/x/y/z?s"));
-        assert_eq!(j("/caf\u{e9} x#f").as_deref(), Some("https://a.org/caf%C3%A9%20x"));
+        assert_eq!(
+            j("/caf\u{e9} x#f").as_deref(),
+            Some("https://a.org/caf%C3%A9%20x")
+        );
         assert_eq!(j("http://"), None);
     }
 }

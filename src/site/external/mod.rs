@@ -33,8 +33,8 @@ use super::render::Rendered;
 use super::sources::Sources;
 use crate::diag::{Diagnostic, LineIndex};
 use crate::format::thousands;
-use ask::{Answer, Asker};
 pub use ask::AGENT;
+use ask::{Answer, Asker};
 
 /// How the check asks. The defaults are a polite client's; tests make them short.
 #[derive(Clone, Debug)]
@@ -116,7 +116,11 @@ impl fmt::Display for Tally {
     /// retried, 1 dead, 0 not checked`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let plural = |n: usize, one: &str, many: &str| {
-            format!("{} {}", thousands(n as u64), if n == 1 { one } else { many })
+            format!(
+                "{} {}",
+                thousands(n as u64),
+                if n == 1 { one } else { many }
+            )
         };
         write!(
             f,
@@ -134,7 +138,11 @@ impl fmt::Display for Tally {
 
 /// Every place the pages and their sources write an address that leaves the site over
 /// HTTP: the pages' in their order, then the sources', each once per key and address.
-pub fn written(content: &Content, rendered: &[Rendered], sources: Option<&Sources>) -> Vec<Written> {
+pub fn written(
+    content: &Content,
+    rendered: &[Rendered],
+    sources: Option<&Sources>,
+) -> Vec<Written> {
     let mut all = Vec::new();
     for (page, r) in content.pages.iter().zip(rendered) {
         if r.external.is_empty() {
@@ -297,7 +305,10 @@ pub fn check(root: &Path, written: &[Written], options: &Options) -> (Vec<Diagno
 
 /// Asks about each address, at most `concurrency` at once and `per_host` to a host,
 /// until the deadline: each one's answer, the requests sent and the retries among them.
-fn ask_all(to_ask: Vec<(String, Uri, bool)>, options: &Options) -> (Vec<(String, Answer)>, usize, usize) {
+fn ask_all(
+    to_ask: Vec<(String, Uri, bool)>,
+    options: &Options,
+) -> (Vec<(String, Answer)>, usize, usize) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build();
@@ -305,7 +316,9 @@ fn ask_all(to_ask: Vec<(String, Uri, bool)>, options: &Options) -> (Vec<(String,
         Ok(runtime) => runtime,
         Err(e) => {
             let why = format!("the check could not start: {e}");
-            let all = to_ask.into_iter().map(|(k, ..)| (k, Answer::Unchecked(why.clone())));
+            let all = to_ask
+                .into_iter()
+                .map(|(k, ..)| (k, Answer::Unchecked(why.clone())));
             return (all.collect(), 0, 0);
         }
     };
@@ -465,14 +478,20 @@ mod tests {
         };
         assert_eq!(
             asked("https://a.org/caf\u{e9} x?q=\"1\"#B%C3%A9"),
-            ("https://a.org/caf%C3%A9%20x?q=%221%22".to_string(), Some("Bé".to_string()))
+            (
+                "https://a.org/caf%C3%A9%20x?q=%221%22".to_string(),
+                Some("Bé".to_string())
+            )
         );
         assert_eq!(
             asked("https://github.com/o/r/blob/v1/x.py#L10-L20"),
             ("https://github.com/o/r/blob/v1/x.py".to_string(), None)
         );
         assert!(matches!(read("https://"), Read::Answered(Answer::Dead(_))));
-        assert!(matches!(read("https://a b/"), Read::Answered(Answer::Dead(_))));
+        assert!(matches!(
+            read("https://a b/"),
+            Read::Answered(Answer::Dead(_))
+        ));
         assert!(matches!(
             read("https://b\u{fc}cher.de/"),
             Read::Answered(Answer::Unchecked(_))

@@ -48,10 +48,7 @@ pub fn shown(wait: Duration) -> String {
         n if n < 7_200 => format!("{} min", n / 60),
         n if n < 172_800 => format!("{} h", n / 3_600),
         n if n < 63_072_000 => format!("{} days", n / 86_400),
-        n => format!(
-            "{} years",
-            crate::format::thousands(n / 31_536_000)
-        ),
+        n => format!("{} years", crate::format::thousands(n / 31_536_000)),
     }
 }
 
@@ -101,6 +98,9 @@ mod tests {
             assert_eq!(wait(bad), RetryAfter::Unreadable, "{bad}");
         }
         assert_eq!(retry_after(b"\xff", now), RetryAfter::Unreadable);
-        assert_eq!(shown(Duration::from_secs(1_000_000_000_000)), "31,709 years");
+        assert_eq!(
+            shown(Duration::from_secs(1_000_000_000_000)),
+            "31,709 years"
+        );
     }
 }

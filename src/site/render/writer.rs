@@ -462,7 +462,12 @@ impl<'w> Writer<'w> {
 /// Where a bare address `shown` stands in `body`, for the text at `range`: its own place
 /// when it is a part of `source` (the text as written) or found in the body's text
 /// there, else the whole text.
-fn shown_range(body: &str, shown: &str, source: Option<&str>, range: &Range<usize>) -> Range<usize> {
+fn shown_range(
+    body: &str,
+    shown: &str,
+    source: Option<&str>,
+    range: &Range<usize>,
+) -> Range<usize> {
     let written = body.get(range.clone()).unwrap_or_default();
     let inside = |within: &str| {
         let (start, at) = (within.as_ptr() as usize, shown.as_ptr() as usize);
