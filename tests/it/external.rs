@@ -41,6 +41,8 @@ type Seen = (String, String, Instant);
 struct Server {
     base: String,
     seen: Arc<Mutex<Vec<Seen>>>,
+    /// Requests being answered now, and the most there ever were at once.
+    busy: Arc<Mutex<(usize, usize)>>,
 }
 
 impl Server {
@@ -50,16 +52,25 @@ impl Server {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let busy: Arc<Mutex<(usize, usize)>> = Arc::default();
         let reply = Arc::new(reply);
-        let log = Arc::clone(&seen);
+        let (log, load) = (Arc::clone(&seen), Arc::clone(&busy));
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
-                let (reply, log) = (Arc::clone(&reply), Arc::clone(&log));
-                std::thread::spawn(move || serve(stream, &*reply, &log));
+                let (reply, log, load) = (Arc::clone(&reply), Arc::clone(&log), Arc::clone(&load));
+                std::thread::spawn(move || {
+                    {
+                        let mut load = load.lock().unwrap();
+                        load.0 += 1;
+                        load.1 = load.1.max(load.0);
+                    }
+                    serve(stream, &*reply, &log);
+                    load.lock().unwrap().0 -= 1;
+                });
             }
         });
-        Server { base, seen }
+        Server { base, seen, busy }
     }
 
     /// The address of `path` on this server.
@@ -549,4 +560,61 @@ fn a_site_with_no_external_link_makes_no_request() {
     let (code, _, stderr) = run(&["check", "--root", root]);
     assert_eq!((code, stderr.as_str()), (0, ""));
     assert!(server.requests().is_empty());
+}
+
+#[test]
+fn a_host_is_asked_at_most_twice_at_once() {
+    let server = Server::start(|_, _, _| {
+        Reply::Late(
+            Duration::from_millis(150),
+            b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+        )
+    });
+    let body: Vec<String> = (0..8)
+        .map(|n| format!("[{n}]({})", server.at(&format!("/{n}"))))
+        .collect();
+    let dir = site(&[("a.md", &page("A", &body.join(" ")))], None);
+    let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(20)));
+    assert_eq!(problems, "");
+    assert_eq!((tally.addresses, tally.requests, tally.dead), (8, 8, 0));
+    let most = server.busy.lock().unwrap().1;
+    assert!((1..=2).contains(&most), "{most} requests at once");
+}
+
+#[test]
+fn only_check_external_asks_and_a_dead_link_fails_it() {
+    let server = Server::start(|_, _, _| answer("404 Not Found", &[], ""));
+    let gone = server.at("/gone");
+    let dir = site(
+        &[("index.md", &page("Home", &format!("[gone]({gone})")))],
+        None,
+    );
+    let root = dir.path().to_str().unwrap();
+    let out = dir.path().join("public");
+    let (code, _, stderr) = run(&["check", "--root", root]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(&["build", "--root", root, "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(server.requests().is_empty());
+    let (code, stdout, stderr) = run(&[
+        "check",
+        "--external",
+        "--external-deadline",
+        "20",
+        "--root",
+        root,
+    ]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert!(
+        stderr.starts_with(&format!(
+            "external links: 1 address on 1 host, 0 from the cache, 2 requests, 0 retried, 1 dead, 0 not checked\n\
+             error: `{gone}` answers 404 Not Found\n"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.ends_with("error: 1 problem found\n"), "{stderr}");
+    assert_eq!(server.requests(), ["HEAD /gone", "GET /gone"]);
+    // The deadline is asked with --external only.
+    let (code, _, stderr) = run(&["check", "--external-deadline", "5", "--root", root]);
+    assert_eq!(code, 2, "{stderr}");
 }

@@ -322,7 +322,7 @@ fn ask_all(
             return (all.collect(), 0, 0);
         }
     };
-    runtime.block_on(async {
+    let asked = runtime.block_on(async {
         let asker = Arc::new(Asker::new(options));
         let deadline = tokio::time::Instant::now() + options.deadline;
         let mut tasks = tokio::task::JoinSet::new();
@@ -349,7 +349,10 @@ fn ask_all(
         let requests = asker.requests.load(Ordering::Relaxed);
         let retries = asker.retries.load(Ordering::Relaxed);
         (answers, requests, retries)
-    })
+    });
+    // A name still being looked up past the deadline is left to finish alone.
+    runtime.shutdown_background();
+    asked
 }
 
 /// The errors and notes of every place, by the answer its address had.
