@@ -370,10 +370,18 @@ fn head_refused_is_asked_with_get_and_redirects_are_followed() {
     assert_eq!(tally.dead, 2);
     // A permanent move is a note, not a problem.
     let notes = tally.notes.join("\n").replace(base.as_str(), "B");
-    assert_eq!(
-        notes,
-        "note: `B/old` has moved for good to `B/three` (a permanent redirect)"
+    assert!(
+        notes.starts_with(
+            "note: `B/old` has moved for good to `B/three` (a permanent redirect)\n \
+             --> content/a.md:4:"
+        ),
+        "{notes}"
     );
+    assert!(
+        notes.ends_with("= help: link to the new address"),
+        "{notes}"
+    );
+    assert_eq!(tally.notes.len(), 1);
 }
 
 #[test]

@@ -364,11 +364,10 @@ fn told(
     tally: &mut Tally,
 ) -> (Vec<Diagnostic>, Vec<String>) {
     let mut problems = Vec::new();
-    let mut warnings: Vec<Diagnostic> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
+    // What is said beside the errors, at its place: `warning` or `note`.
+    let mut said: Vec<(Diagnostic, &str)> = Vec::new();
     let mut dead: BTreeSet<String> = BTreeSet::new();
     let mut unchecked: BTreeSet<String> = BTreeSet::new();
-    let mut moved: BTreeSet<String> = BTreeSet::new();
     for (w, r) in written.iter().zip(reads) {
         let what = |text: String| match &w.source {
             Some(key) => format!("the source `{key}` links to `{}`, which {text}", w.url),
@@ -394,19 +393,20 @@ fn told(
             Answer::Unchecked(why) => {
                 unchecked.insert(key);
                 at.message = what(format!("was not checked: {why}"));
-                warnings.push(at);
+                said.push((at, "warning"));
             }
             Answer::Good {
                 anchors,
                 cut,
                 moved: to,
             } => {
-                if let Some(to) = to
-                    && moved.insert(key.clone())
-                {
-                    notes.push(format!(
-                        "note: `{key}` has moved for good to `{to}` (a permanent redirect)"
+                if let Some(to) = to {
+                    let mut note = at.clone();
+                    note.message = what(format!(
+                        "has moved for good to `{to}` (a permanent redirect)"
                     ));
+                    note.help = Some("link to the new address".to_string());
+                    said.push((note, "note"));
                 }
                 let (Some(fragment), Some(anchors)) = (fragment, anchors) else {
                     continue;
@@ -424,7 +424,7 @@ fn told(
                          of the page",
                         size(options.max_body)
                     ));
-                    warnings.push(at);
+                    said.push((at, "warning"));
                     continue;
                 }
                 dead.insert(key);
@@ -447,18 +447,16 @@ fn told(
     }
     tally.dead = dead.len();
     tally.unchecked = unchecked.len();
-    sort(&mut warnings);
-    let mut all: Vec<String> = warnings.iter().map(Diagnostic::to_warning).collect();
-    all.extend(notes);
-    (problems, all)
-}
-
-/// Diagnostics in the order of their files and places.
-fn sort(diagnostics: &mut [Diagnostic]) {
-    diagnostics.sort_by(|a, b| {
+    // In the order of files and places, as the errors are.
+    said.sort_by(|(a, _), (b, _)| {
         let place = |d: &Diagnostic| d.pos.map(|p| (p.line, p.column));
         a.file.cmp(&b.file).then(place(a).cmp(&place(b)))
     });
+    let said = said.iter().map(|(d, kind)| {
+        let text = d.to_string();
+        format!("{kind}: {}", text.strip_prefix("error: ").unwrap_or(&text))
+    });
+    (problems, said.collect())
 }
 
 /// `4 MB`.
