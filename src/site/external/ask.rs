@@ -115,9 +115,6 @@ impl Asker {
     /// Asks about `uri`: with GET and its page read for its anchors when `read`, else
     /// HEAD first. Redirects are followed to `max_redirects` hops.
     pub async fn ask(&self, uri: Uri, read: bool) -> Answer {
-        let Ok(_all) = self.all.acquire().await else {
-            return Answer::Unchecked("the check was stopped".to_string());
-        };
         let mut current = uri;
         let mut chain: Vec<String> = vec![current.to_string()];
         let mut permanent = true;
@@ -271,7 +268,13 @@ impl Asker {
                 ));
             };
             self.requests.fetch_add(1, Ordering::Relaxed);
+            // A share of all requests only while one is sent: a task that waits for its
+            // host's turn, or to ask again, holds none, so that other hosts go on.
+            let Ok(slot) = self.all.acquire().await else {
+                return Err(Answer::Unchecked("the check was stopped".to_string()));
+            };
             let sent = tokio::time::timeout(limit, self.client.request(request)).await;
+            drop(slot);
             retry += 1;
             let last = retry >= attempts;
             // What to wait before the next attempt, or the answer when there is none.

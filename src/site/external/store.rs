@@ -9,6 +9,7 @@
 //! it behind.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -101,7 +102,13 @@ impl Store {
             let folder = self.path.parent().unwrap_or(Path::new("."));
             std::fs::create_dir_all(folder)?;
             let tmp = folder.join(format!("{FILE}.{}.tmp", std::process::id()));
-            std::fs::write(&tmp, &text)?;
+            // A file made anew, never one planted there (a link would be followed).
+            let _ = std::fs::remove_file(&tmp);
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?
+                .write_all(&text)?;
             std::fs::rename(&tmp, &self.path).inspect_err(|_| {
                 let _ = std::fs::remove_file(&tmp);
             })
