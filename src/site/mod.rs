@@ -269,7 +269,12 @@ fn pipeline_with(
     // 3b. The links that leave the site, asked of their hosts (`check --external`).
     if let Some((asked, tally)) = external {
         let written = external::written(&content, &rendered, sources.as_ref());
+        let line = Progress::start(
+            options.progress && !written.is_empty(),
+            "checking the links that leave the site…".to_string(),
+        );
         let (more, counted) = external::check(root, &written, asked);
+        drop(line);
         problems.extend(more);
         *tally = Some(counted);
     }
