@@ -626,3 +626,67 @@ fn only_check_external_asks_and_a_dead_link_fails_it() {
     let (code, _, stderr) = run(&["check", "--external-deadline", "5", "--root", root]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+#[test]
+fn attempts_are_capped_and_a_lasting_503_is_dead_but_a_lasting_429_unchecked() {
+    let server = Server::start(|_, path, _| match path {
+        "/down" => answer("503 Service Unavailable", &[], ""),
+        "/busy" => answer("429 Too Many Requests", &[("Retry-After", "soon")], ""),
+        _ => answer("200 OK", &[], ""),
+    });
+    let body = format!("[a]({}) [b]({})", server.at("/down"), server.at("/busy"));
+    let dir = site(&[("a.md", &page("A", &body))], None);
+    let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(20)));
+    let problems = problems.replace(server.base.as_str(), "B");
+    assert!(
+        problems.starts_with("error: `B/down` answers 503 Service Unavailable\n"),
+        "{problems}"
+    );
+    assert!(problems.ends_with("error: 1 problem found"), "{problems}");
+    let mut asked = server.requests();
+    asked.sort();
+    assert_eq!(asked, [["HEAD /busy"; 4], ["HEAD /down"; 4]].concat());
+    assert_eq!((tally.requests, tally.retries), (8, 6));
+    assert_eq!((tally.dead, tally.unchecked), (1, 1));
+    assert!(
+        tally.notes[0].contains(
+            "was not checked: the host still answers 429 Too Many Requests after 4 attempts"
+        ),
+        "{:?}",
+        tally.notes
+    );
+}
+
+#[test]
+fn a_sources_sections_are_asked_and_their_anchors_found() {
+    let server = Server::start(|_, path, _| match path {
+        "/doc" => answer(
+            "200 OK",
+            &[("Content-Type", "text/html")],
+            "<h2 id=\"retry-on\">x</h2>",
+        ),
+        _ => answer("404 Not Found", &[], ""),
+    });
+    let sources = format!(
+        "envoy:\n  kind: web\n  title: Router\n  url: {0}/doc\n  sections:\n    \
+         retry-on: {{title: Retry on, url: {0}/doc#retry-on}}\n    \
+         budgets: {{title: Budgets, url: {0}/doc#budgets}}\n",
+        server.base
+    );
+    let body = "Envoy retries [@envoy, section retry-on] within budgets [@envoy, section budgets].";
+    let dir = site(&[("a.md", &page("A", body))], Some(&sources));
+    let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(20)));
+    let problems = problems.replace(server.base.as_str(), "B");
+    assert_eq!(
+        problems,
+        "error: the source `envoy` links to `B/doc#budgets`, whose page has no anchor `#budgets`\n \
+         --> sources.yaml:1:1\n  \
+         |\n\
+         1 | envoy:\n  \
+         | ^^^^^\n\n\
+         error: 1 problem found"
+    );
+    // The page is read once for its entry's address and both its sections.
+    assert_eq!(server.requests(), ["GET /doc"]);
+    assert_eq!((tally.addresses, tally.dead), (1, 1));
+}
