@@ -6,9 +6,10 @@ use std::collections::BTreeSet;
 
 /// Every value of an `id` or `name` attribute of `html`'s start tags, character
 /// references in them undone. Comments are skipped; the text of `<script>` and
-/// `<style>` too, where a `<` starts no tag.
+/// `<style>` too, where a `<` starts no tag, but for HTML a script holds as a string
+/// to write (`id=\"x\"`), as GitHub's pages hold a rendered file.
 pub fn scan(html: &str) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
+    let mut found = in_strings(html);
     let bytes = html.as_bytes();
     let mut i = 0;
     while let Some(at) = memchr::memchr(b'<', &bytes[i..]) {
@@ -29,6 +30,30 @@ pub fn scan(html: &str) -> BTreeSet<String> {
         if name == "script" || name == "style" {
             let close = format!("</{name}");
             i += find_ignoring_case(&bytes[i..], close.as_bytes()).unwrap_or(bytes.len() - i);
+        }
+    }
+    found
+}
+
+/// The values of `id=\"…\"` and `name=\"…\"` in `text`: attributes of HTML written as a
+/// string of a script or of JSON, its quotes escaped.
+fn in_strings(text: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for key in ["id=\\\"", "name=\\\""] {
+        for at in memchr::memmem::find_iter(text.as_bytes(), key.as_bytes()) {
+            let start = at + key.len();
+            // The name starts the attribute: `data-id=\"` is another.
+            let before = text.as_bytes().get(at.wrapping_sub(1));
+            if before.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_') {
+                continue;
+            }
+            let Some(end) = text[start..].find("\\\"") else {
+                continue;
+            };
+            let value = &text[start..start + end];
+            if value.len() <= 256 && !value.contains('\\') {
+                found.insert(unescape(value));
+            }
         }
     }
     found
@@ -191,6 +216,13 @@ mod tests {
                     <div data-id=\"no\" id=last><input disabled id=\"end\"";
         let found: Vec<String> = scan(html).into_iter().collect();
         assert_eq!(found, ["caf&eacute;é&", "end", "last", "old", "why-jitter"]);
+        // HTML a script holds as a string, as GitHub's pages hold a rendered file.
+        let page = "<script type=\"application/json\">{\"html\":\"<h2 id=\\\"user-content-pushback\\\">\
+                    <a data-id=\\\"no\\\">\"}</script>";
+        assert_eq!(
+            scan(page).into_iter().collect::<Vec<_>>(),
+            ["user-content-pushback"]
+        );
         // Garbage is no panic.
         for junk in [
             "<",
