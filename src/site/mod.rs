@@ -273,7 +273,7 @@ fn pipeline_with(
             options.progress && !written.is_empty(),
             "checking the links that leave the site…".to_string(),
         );
-        let (more, counted) = external::check(root, &written, asked);
+        let (more, counted) = external::check(root, &written, asked, &config.external_skip);
         drop(line);
         problems.extend(more);
         *tally = Some(counted);

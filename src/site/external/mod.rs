@@ -106,6 +106,8 @@ pub struct Tally {
     pub dead: usize,
     /// Addresses that could not be checked in time.
     pub unchecked: usize,
+    /// Addresses never asked, since `external_skip` in `site.yaml` names them.
+    pub skipped: usize,
     /// What the check says besides its errors: each address not checked, at each place
     /// (`warning:`), and each that moved for good (`note:`), in the order of places.
     pub notes: Vec<String>,
@@ -132,7 +134,11 @@ impl fmt::Display for Tally {
             thousands(self.retries as u64),
             thousands(self.dead as u64),
             thousands(self.unchecked as u64),
-        )
+        )?;
+        match self.skipped {
+            0 => Ok(()),
+            n => write!(f, ", {} skipped", thousands(n as u64)),
+        }
     }
 }
 
@@ -244,11 +250,27 @@ fn read(url: &str) -> Read {
     Read::Asked(uri, fragment)
 }
 
-/// Asks about every address `written` holds, from the cache where it is young (kept in
-/// the site's at `root`), and tells each dead one at every place it is written.
-pub fn check(root: &Path, written: &[Written], options: &Options) -> (Vec<Diagnostic>, Tally) {
+/// Asks about every address `written` holds but those that begin with one of `skip`,
+/// from the cache where it is young (kept in the site's at `root`), and tells each dead
+/// one at every place it is written.
+pub fn check(
+    root: &Path,
+    written: &[Written],
+    options: &Options,
+    skip: &[String],
+) -> (Vec<Diagnostic>, Tally) {
     let now = SystemTime::now();
     let mut tally = Tally::default();
+    let (skipped, kept): (Vec<&Written>, Vec<&Written>) = (written.iter()).partition(|w| {
+        skip.iter()
+            .any(|s| !s.is_empty() && w.url.starts_with(s.as_str()))
+    });
+    tally.skipped = (skipped.iter())
+        .map(|w| w.url.split('#').next().unwrap_or_default())
+        .collect::<BTreeSet<_>>()
+        .len();
+    let written: Vec<Written> = kept.into_iter().cloned().collect();
+    let written = written.as_slice();
     // Each place's address, read; each address to ask, with whether its page is read.
     let reads: Vec<Read> = written.iter().map(|w| read(&w.url)).collect();
     let mut asked: BTreeMap<String, (Uri, bool)> = BTreeMap::new();
