@@ -11,7 +11,8 @@
 //! address has a fragment, whose anchor the page must have ([`anchors`]); redirects
 //! followed by hand; 429 and 503 asked again after their `Retry-After` or a jittered
 //! backoff ([`retry`]), within one deadline for the whole check. What answered well is
-//! remembered for a day ([`store`]), so that a second check does not ask again.
+//! remembered for a day ([`store`]), so that a second check does not ask again. An
+//! address that begins with one of `site.yaml`'s `external_skip` is never asked.
 
 mod anchors;
 mod ask;
