@@ -431,22 +431,24 @@ fn the_cache_spares_a_good_address_and_asks_again_for_a_failed_one() {
     let server = Server::start(|_, path, _| match path {
         "/ok" => answer("200 OK", &[], ""),
         "/doc" => answer("200 OK", &[("Content-Type", "text/html")], "<p id=\"x\">"),
+        "/pdf" => answer("200 OK", &[("Content-Type", "application/pdf")], "%PDF"),
         _ => answer("404 Not Found", &[], ""),
     });
     let body = format!(
-        "[a]({}) [b]({}) [c]({}#x)",
+        "[a]({}) [b]({}) [c]({}#x) [d]({}#page=2)",
         server.at("/ok"),
         server.at("/gone"),
-        server.at("/doc")
+        server.at("/doc"),
+        server.at("/pdf")
     );
     let dir = site(&[("a.md", &page("A", &body))], None);
     let options = quick(Duration::from_secs(20));
     let (first, tally) = check(dir.path(), &options);
     assert!(first.contains("answers 404 Not Found"), "{first}");
-    assert_eq!((tally.cached, tally.requests), (0, 4));
+    assert_eq!((tally.cached, tally.requests), (0, 5));
     let (second, tally) = check(dir.path(), &options);
     assert_eq!(first, second);
-    assert_eq!((tally.cached, tally.requests), (2, 2));
+    assert_eq!((tally.cached, tally.requests), (3, 2));
     let mut asked = server.requests();
     asked.sort();
     assert_eq!(
@@ -455,6 +457,7 @@ fn the_cache_spares_a_good_address_and_asks_again_for_a_failed_one() {
             "GET /doc",
             "GET /gone",
             "GET /gone",
+            "GET /pdf",
             "HEAD /gone",
             "HEAD /gone",
             "HEAD /ok"

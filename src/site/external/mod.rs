@@ -309,9 +309,11 @@ pub fn check(
         tally.retries = retries;
         for (key, answer) in asked_now {
             if let Answer::Good { anchors, cut, .. } = &answer {
+                let read = asked.get(&key).is_some_and(|(_, page)| *page);
                 let known = store::Known {
                     checked: store::seconds(now),
                     anchors: anchors.clone().filter(|_| !cut),
+                    plain: read && anchors.is_none(),
                 };
                 cache.insert(key.clone(), known);
             }

@@ -33,6 +33,10 @@ pub struct Known {
     /// Its page's anchors, when the page was read for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchors: Option<BTreeSet<String>>,
+    /// Whether its page was read and is no HTML (a PDF): a fragment there is the
+    /// reader's program's, which no anchor answers.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plain: bool,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -78,7 +82,7 @@ impl Store {
     pub fn get(&self, address: &str, anchors: bool) -> Option<&Known> {
         self.known
             .get(address)
-            .filter(|k| !anchors || k.anchors.is_some())
+            .filter(|k| !anchors || k.anchors.is_some() || k.plain)
     }
 
     /// Keeps `address` as good now.
@@ -144,6 +148,7 @@ mod tests {
             Known {
                 checked: 1_000_000,
                 anchors: None,
+                plain: false,
             },
         );
         store.insert(
@@ -151,6 +156,7 @@ mod tests {
             Known {
                 checked: 1_000_000 - 90_000,
                 anchors: Some(["x".to_string()].into()),
+                plain: false,
             },
         );
         store.save().unwrap();
