@@ -27,8 +27,9 @@ pub struct Cli {
 pub enum Command {
     /// Build the site into its output folder (public/ by default).
     Build(BuildArgs),
-    /// Check the site, its directives, references, links and anchors, without writing.
-    Check(SiteArgs),
+    /// Check the site, its directives, references, links and anchors, without writing;
+    /// with --external, the links that leave the site too.
+    Check(CheckArgs),
     /// Build, serve on 127.0.0.1 and rebuild and reload the open pages on every change.
     Serve(ServeArgs),
     /// Write a new article, content/<slug>.md, with a working example scenario.
@@ -56,6 +57,22 @@ pub struct SiteArgs {
     /// Include pages whose front matter says `draft: true`.
     #[arg(long)]
     pub drafts: bool,
+}
+
+/// Arguments of `retrylab check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Where the site is.
+    #[command(flatten)]
+    pub site: SiteArgs,
+    /// Also ask every http(s) address the pages and sources.yaml write of its host
+    /// (needs the network; answers younger than a day come from .retrylab-cache/).
+    #[arg(long)]
+    pub external: bool,
+    /// With --external, the most the whole check of external links may take
+    /// [default: 120]
+    #[arg(long, value_name = "SECONDS", requires = "external", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub external_deadline: Option<u64>,
 }
 
 /// Arguments of `retrylab build`.
@@ -317,8 +334,27 @@ fn init(args: &InitArgs) -> Result<String, Failure> {
     Err(Failure::Input(copied.kept))
 }
 
-fn check(args: &SiteArgs) -> Result<String, Failure> {
-    let summary = site::check_site(&options(args))?;
+fn check(args: &CheckArgs) -> Result<String, Failure> {
+    let options = options(&args.site);
+    let summary = match args.external {
+        false => site::check_site(&options)?,
+        true => {
+            let mut asked = site::external::Options::default();
+            if let Some(seconds) = args.external_deadline {
+                asked.deadline = std::time::Duration::from_secs(seconds);
+            }
+            let (result, tally) = site::check_external(&options, &asked);
+            // What the external check did, whatever the outcome.
+            if let Some(tally) = tally {
+                let mut stderr = std::io::stderr().lock();
+                for note in &tally.notes {
+                    let _ = writeln!(stderr, "{note}\n");
+                }
+                let _ = writeln!(stderr, "{tally}");
+            }
+            result?
+        }
+    };
     let mut stderr = std::io::stderr().lock();
     for note in &summary.notes {
         let _ = writeln!(stderr, "{note}");

@@ -38,6 +38,12 @@ pub const KEYS: &[(&str, &str)] = &[
         "true or false (default true): a search box in the header, and the index it \
          reads written into pagefind/",
     ),
+    (
+        "external_skip",
+        "addresses `check --external` never asks, each the beginning of those it skips \
+         (`https://example.org/private/` skips every address below it): a host that \
+         refuses programs, a page behind a login",
+    ),
 ];
 
 /// The site's configuration, as templates see it.
@@ -70,6 +76,9 @@ pub struct Config {
     /// The footer's words after the title and author, if `site.yaml` gives them (`""`
     /// for none); else the templates say what holds of the site.
     pub footer: Option<String>,
+    /// The beginnings of the addresses `check --external` never asks.
+    #[serde(skip)]
+    pub external_skip: Vec<String>,
 }
 
 impl Config {
@@ -164,6 +173,7 @@ pub fn load(root: &Path, base_url: Option<&str>, output: Option<&Path>) -> Resul
         },
         smart_punctuation: meta.boolean("smart_punctuation").unwrap_or(true),
         footer: meta.text("footer"),
+        external_skip: meta.texts("external_skip"),
     };
     if !meta.problems.is_empty() {
         return Err(Failure::Input(meta.problems));
@@ -227,6 +237,7 @@ mod tests {
             output_from: OutputFrom::Default,
             smart_punctuation: true,
             footer: None,
+            external_skip: Vec::new(),
         };
         for absolute in ["https://user.github.io/retrylab/", "HTTP://example.com"] {
             assert!(with(absolute).has_absolute_base(), "{absolute}");

@@ -127,6 +127,7 @@ mod tests {
             output_from: crate::site::config::OutputFrom::Default,
             smart_punctuation: true,
             footer: None,
+            external_skip: Vec::new(),
         }
     }
 

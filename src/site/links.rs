@@ -36,6 +36,23 @@ pub struct Link {
     pub image: bool,
 }
 
+/// A link, image or bare address that leaves the site over HTTP, found on a page, for
+/// `check --external`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct External {
+    /// Byte range in the page body.
+    pub range: Range<usize>,
+    /// The address as the author wrote it (`https://…`, `http://…`).
+    pub url: String,
+}
+
+/// Whether `url` is an address `check --external` asks for: `http:` or `https:`, in any
+/// letter case. Other schemes (`mailto:`, `tel:`, `data:`) are never requested.
+pub fn is_requested(url: &str) -> bool {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    lower.starts_with("https://") || lower.starts_with("http://")
+}
+
 /// Whether a target leaves the site: it has a scheme (`https:`, `mailto:`, `data:`) or
 /// names a host (`//host/x`).
 fn is_external(url: &str) -> bool {
@@ -94,6 +111,12 @@ fn resolve(
     image: bool,
 ) -> String {
     if is_external(url) || url.is_empty() {
+        if is_requested(url) {
+            out.external.push(External {
+                range: range.clone(),
+                url: url.to_string(),
+            });
+        }
         return url.to_string();
     }
     let (path, query, anchor) = split(url);

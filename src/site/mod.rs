@@ -8,6 +8,7 @@ pub mod cache;
 pub mod config;
 pub mod docs;
 pub mod explore;
+pub mod external;
 pub mod feeds;
 mod figures;
 mod front_matter;
@@ -145,6 +146,23 @@ pub fn check_site(options: &Options) -> Result<Summary, Failure> {
     pipeline(options, &mut Memo::new(), End::Check)
 }
 
+/// [`check_site`], with every link that leaves the site asked of its host
+/// (`check --external`, see [`external`]): the problems of both, and what the
+/// external check did, which is told whatever the outcome.
+pub fn check_external(
+    options: &Options,
+    asked: &external::Options,
+) -> (Result<Summary, Failure>, Option<external::Tally>) {
+    let mut tally = None;
+    let result = pipeline_with(
+        options,
+        &mut Memo::new(),
+        End::Check,
+        Some((asked, &mut tally)),
+    );
+    (result, tally)
+}
+
 /// Where the pipeline ends: with the site written into its output folder, or checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum End {
@@ -161,11 +179,27 @@ enum End {
 /// 2. **Simulate and draw** (only when everything read): each block's scenarios, from
 ///    the cache or the engine, and its figure.
 /// 3. **Render** every page, checking each reference and condition against the
-///    results, then every link and anchor. Without results (a problem in step 1),
+///    results, then every link and anchor; with `check --external` alone, every link
+///    that leaves the site too ([`external`]). Without results (a problem in step 1),
 ///    the pages are still rendered, for the problems rendering finds.
 /// 4. **Write** (`build` only, and only without a problem): the site into a staging
 ///    folder, swapped in for the last one at once.
 fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Failure> {
+    pipeline_with(options, memo, end, None)
+}
+
+/// What `check --external` asks of the pipeline: how to ask, and where to tell what it
+/// did.
+type ExternalRun<'a> = (&'a external::Options, &'a mut Option<external::Tally>);
+
+/// [`pipeline`], with the links that leave the site checked after the others when
+/// `external` says how (`check --external` only).
+fn pipeline_with(
+    options: &Options,
+    memo: &mut Memo,
+    end: End,
+    external: Option<ExternalRun>,
+) -> Result<Summary, Failure> {
     let started = Instant::now();
     let root = &options.root;
     let config = config::load(root, options.base_url.as_deref(), options.output.as_deref())?;
@@ -232,6 +266,18 @@ fn pipeline(options: &Options, memo: &mut Memo, end: End) -> Result<Summary, Fai
     problems.extend(more);
     let ids = parts_ids(pages, &rendered, &parts);
     problems.extend(links::problems(&content, &ids, &rendered));
+    // 3b. The links that leave the site, asked of their hosts (`check --external`).
+    if let Some((asked, tally)) = external {
+        let written = external::written(&content, &rendered, sources.as_ref());
+        let line = Progress::start(
+            options.progress && !written.is_empty(),
+            "checking the links that leave the site…".to_string(),
+        );
+        let (more, counted) = external::check(root, &written, asked, &config.external_skip);
+        drop(line);
+        problems.extend(more);
+        *tally = Some(counted);
+    }
     // A source no page cites, once every page is read: only when nothing else is wrong,
     // since a page that could not be read or a citation that could not be leaves its
     // sources uncited. A draft left out of the build still cites its sources.

@@ -19,7 +19,7 @@ use std::ops::Range;
 use pulldown_cmark::{CowStr, Event, Options, Parser, TagEnd};
 use serde::Serialize;
 
-pub use super::links::Link;
+pub use super::links::{External, Link};
 use crate::chart::table::escape;
 use crate::directive::markdown_options;
 pub use citations::BadCitation;
@@ -107,6 +107,12 @@ pub struct Rendered {
     pub ids: HashSet<String>,
     /// Internal links to check.
     pub links: Vec<Link>,
+    /// Links, images and bare addresses that leave the site over HTTP, for
+    /// `check --external`.
+    pub external: Vec<External>,
+    /// Every address the page's citations and its list of references link to, with the
+    /// key of the source that makes it: (key, address).
+    pub sourced: std::collections::BTreeSet<(String, String)>,
     /// Targets that lead nowhere as written (a `.md` file that is no page, an address
     /// above the root): (byte range, target).
     pub broken: Vec<(Range<usize>, String)>,
@@ -309,6 +315,7 @@ pub fn render(body: &str, cx: &Context) -> Rendered {
     }
     html.push_str(&writer.plan.citations.list(cx.sources));
     let mut out = writer.out;
+    out.sourced = writer.plan.citations.addresses(cx.sources);
     // A condition never ended as it began (it crossed a footnote, or stood in a link's
     // text or a title, where its markers are no HTML).
     for (&at, mark) in cx.marks {

@@ -254,6 +254,20 @@ impl Entry {
         self.chapters.get(chapter)?.url.clone()
     }
 
+    /// Every address [`Entry::html`] and a citation write for what `cited` names: the
+    /// source's own, and those of its lines, sections and chapters cited.
+    pub fn addresses(&self, cited: &Cited) -> BTreeSet<String> {
+        let lines = cited.lines.iter().map(|&l| self.at_lines(l));
+        let sections = cited.sections.iter().map(|s| self.at_section(s));
+        let chapters = cited.chapters.iter().map(|c| self.at_chapter(c));
+        std::iter::once(self.address())
+            .chain(lines)
+            .chain(sections)
+            .chain(chapters)
+            .flatten()
+            .collect()
+    }
+
     /// The version as shown: a tag as it is, a commit's first seven characters.
     fn version_shown(&self) -> String {
         let version = self.version.as_deref().unwrap_or_default();
@@ -463,6 +477,24 @@ impl Sources {
     /// Every key, for a "did you mean".
     pub fn keys(&self) -> impl Iterator<Item = &str> + Clone {
         self.entries.keys().map(String::as_str)
+    }
+}
+
+impl Sources {
+    /// The place of the entry `key` in the file, at its key, as a diagnostic with no
+    /// message yet: where what the entry makes (an address) is told.
+    pub fn place(&self, key: &str) -> Option<Diagnostic> {
+        let entry = self.entries.get(key)?;
+        let index = LineIndex::new(&self.source);
+        let width = key.chars().count();
+        Some(Diagnostic::indexed(
+            FILE,
+            &self.source,
+            &index,
+            entry.pos,
+            width,
+            String::new(),
+        ))
     }
 }
 

@@ -13,6 +13,7 @@ mod engine_facts;
 mod errors;
 mod explorable;
 mod extends;
+mod external;
 mod fleet;
 mod front_matter;
 mod github;

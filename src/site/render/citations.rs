@@ -462,6 +462,21 @@ impl Citations {
     }
 }
 
+impl Citations {
+    /// Every address the page links to for its sources, with the key of each: what
+    /// [`Citations::cite`] and [`Citations::list`] write (an entry's own address, and
+    /// those of the lines, sections and chapters cited).
+    pub fn addresses(&self, sources: Option<&Sources>) -> BTreeSet<(String, String)> {
+        let Some(sources) = sources else {
+            return BTreeSet::new();
+        };
+        (self.cited.iter())
+            .filter_map(|(key, cited)| Some((key, sources.get(key)?.addresses(cited))))
+            .flat_map(|(key, all)| all.into_iter().map(move |a| (key.clone(), a)))
+            .collect()
+    }
+}
+
 /// A citation's locator as HTML after its number (`, lines <a>425–429</a>`), and as text
 /// for its tooltip; what it cites is added to `cited`.
 fn locator_html(entry: &Entry, locator: &Locator, cited: &mut Cited) -> (String, String) {

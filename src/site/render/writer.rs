@@ -477,6 +477,7 @@ impl<'w> Writer<'w> {
             tokens.fill_marked(text, marks, &mut emitted, written);
             return;
         }
+        let mut found = Vec::new();
         for piece in pieces {
             match piece {
                 Piece::Text(plain) => {
@@ -488,6 +489,13 @@ impl<'w> Writer<'w> {
                     );
                 }
                 Piece::Link(shown, target) => {
+                    if links::is_requested(&target) {
+                        let range = shown_range(tokens.body, shown, source, range);
+                        found.push(links::External {
+                            range,
+                            url: target.clone(),
+                        });
+                    }
                     written.push(Event::Start(Tag::Link {
                         link_type: pulldown_cmark::LinkType::Autolink,
                         dest_url: CowStr::from(target),
@@ -499,6 +507,27 @@ impl<'w> Writer<'w> {
                 }
             }
         }
+        self.out.external.extend(found);
+    }
+}
+
+/// Where a bare address `shown` stands in `body`, for the text at `range`: its own place
+/// when it is a part of `source` (the text as written) or found in the body's text
+/// there, else the whole text.
+fn shown_range(
+    body: &str,
+    shown: &str,
+    source: Option<&str>,
+    range: &Range<usize>,
+) -> Range<usize> {
+    let written = body.get(range.clone()).unwrap_or_default();
+    let inside = |within: &str| {
+        let (start, at) = (within.as_ptr() as usize, shown.as_ptr() as usize);
+        (at >= start && at + shown.len() <= start + within.len()).then(|| at - start)
+    };
+    match source.and_then(inside).or_else(|| written.find(shown)) {
+        Some(at) => range.start + at..range.start + at + shown.len(),
+        None => range.clone(),
     }
 }
 
