@@ -22,6 +22,8 @@ enum Reply {
     Endless(String),
     /// Nothing for this long, then these bytes.
     Late(Duration, Vec<u8>),
+    /// This head at once, then nothing for this long, then this body.
+    SlowBody(String, Duration, String),
 }
 
 /// An answer with `status` (its line's text, `404 Not Found`), `headers` and `body`.
@@ -128,6 +130,13 @@ fn serve(
             std::thread::sleep(wait);
             done();
             let _ = stream.write_all(&bytes);
+        }
+        Reply::SlowBody(head, wait, body) => {
+            let _ = stream.write_all(head.as_bytes());
+            std::thread::sleep(wait);
+            // Counted while the body is awaited, and no longer once its last bytes go.
+            done();
+            let _ = stream.write_all(body.as_bytes());
         }
         Reply::Endless(head) => {
             done();
@@ -595,6 +604,28 @@ fn a_host_is_asked_at_most_twice_at_once() {
     let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(20)));
     assert_eq!(problems, "");
     assert_eq!((tally.addresses, tally.requests, tally.dead), (8, 8, 0));
+    let most = server.busy.lock().unwrap().1;
+    assert!((1..=2).contains(&most), "{most} requests at once");
+}
+
+#[test]
+fn a_page_read_for_its_anchors_holds_its_host_s_turn_until_it_is_read() {
+    let html = "<h1 id=\"a\">A</h1>";
+    let server = Server::start(move |_, _, _| {
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n",
+            html.len()
+        );
+        Reply::SlowBody(head, Duration::from_millis(200), html.to_string())
+    });
+    let body: Vec<String> = (0..6)
+        .map(|n| format!("[{n}]({})", server.at(&format!("/{n}#a"))))
+        .collect();
+    let dir = site(&[("a.md", &page("A", &body.join(" ")))], None);
+    let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(30)));
+    assert_eq!(problems, "");
+    assert_eq!((tally.addresses, tally.requests, tally.dead), (6, 6, 0));
     let most = server.busy.lock().unwrap().1;
     assert!((1..=2).contains(&most), "{most} requests at once");
 }

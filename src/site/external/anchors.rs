@@ -26,7 +26,8 @@ pub fn scan(html: &str) -> BTreeSet<String> {
             .position(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
             .unwrap_or(bytes.len() - i);
         let name = html[i..name_end].to_ascii_lowercase();
-        i = attributes(html, name_end, &mut found);
+        // A browser goes to any element's `id`, and to the `name` of an `<a>` alone.
+        i = attributes(html, name_end, name == "a", &mut found);
         if name == "script" || name == "style" {
             let close = format!("</{name}");
             i += find_ignoring_case(&bytes[i..], close.as_bytes()).unwrap_or(bytes.len() - i);
@@ -60,8 +61,8 @@ fn in_strings(text: &str) -> BTreeSet<String> {
 }
 
 /// Reads the attributes of a start tag from `at` to its `>`, adding the values of `id`
-/// and `name` to `found`; returns where the tag ends.
-fn attributes(html: &str, mut at: usize, found: &mut BTreeSet<String>) -> usize {
+/// (and of `name`, for an `<a>`: `anchor`) to `found`; returns where the tag ends.
+fn attributes(html: &str, mut at: usize, anchor: bool, found: &mut BTreeSet<String>) -> usize {
     let bytes = html.as_bytes();
     loop {
         while bytes
@@ -105,7 +106,7 @@ fn attributes(html: &str, mut at: usize, found: &mut BTreeSet<String>) -> usize 
                 (at, end, end)
             }
         };
-        if key == "id" || key == "name" {
+        if key == "id" || (anchor && key == "name") {
             // The bounds are ASCII bytes of a `str`, so on characters.
             found.insert(unescape(&html[start..end]));
         }

@@ -81,6 +81,8 @@ impl Asker {
         let client = Client::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(10))
             .pool_max_idle_per_host(options.per_host)
+            // hyper's 100 headers is within a real page's reach.
+            .http1_max_headers(400)
             .build(https);
         let seed = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
@@ -120,8 +122,8 @@ impl Asker {
         let mut permanent = true;
         let mut method = if read { Method::GET } else { Method::HEAD };
         loop {
-            let response = match self.attempts(&current, &method).await {
-                Ok(response) => response,
+            let (response, held) = match self.attempts(&current, &method).await {
+                Ok(answered) => answered,
                 Err(answer) => return answer,
             };
             let status = response.status();
@@ -165,7 +167,7 @@ impl Asker {
                         moved,
                     };
                 }
-                return self.read(response, moved).await;
+                return self.read(response, held, moved).await;
             }
             if method == Method::HEAD && !matches!(status.as_u16(), 429 | 503) {
                 // HEAD refused (405, 501, or any other answer but a page): ask for it.
@@ -183,7 +185,12 @@ impl Asker {
     }
 
     /// The page's anchors, read from at most `max_body` bytes of an HTML body.
-    async fn read(&self, response: Response<Incoming>, moved: Option<String>) -> Answer {
+    async fn read(
+        &self,
+        response: Response<Incoming>,
+        held: Held,
+        moved: Option<String>,
+    ) -> Answer {
         let html = response
             .headers()
             .get(CONTENT_TYPE)
@@ -230,6 +237,8 @@ impl Asker {
                 ));
             }
         }
+        // The host's turn and the share of all requests go once the page is read.
+        drop(held);
         let text = String::from_utf8_lossy(&bytes);
         Answer::Good {
             anchors: Some(super::anchors::scan(&text)),
@@ -240,9 +249,13 @@ impl Asker {
 
     /// One request, sent again after a 429 or 503 (honouring `Retry-After`), a lost
     /// connection or a timeout, up to `attempts` in all and never past the deadline.
-    async fn attempts(&self, uri: &Uri, method: &Method) -> Result<Response<Incoming>, Answer> {
+    async fn attempts(
+        &self,
+        uri: &Uri,
+        method: &Method,
+    ) -> Result<(Response<Incoming>, Held), Answer> {
         let host = self.host(uri.host().unwrap_or_default());
-        let Ok(_turn) = host.acquire().await else {
+        let Ok(turn) = host.acquire_owned().await else {
             return Err(Answer::Unchecked("the check was stopped".to_string()));
         };
         let attempts = self.options.attempts.max(1);
@@ -270,18 +283,23 @@ impl Asker {
             self.requests.fetch_add(1, Ordering::Relaxed);
             // A share of all requests only while one is sent: a task that waits for its
             // host's turn, or to ask again, holds none, so that other hosts go on.
-            let Ok(slot) = self.all.acquire().await else {
+            let Ok(slot) = self.all.clone().acquire_owned().await else {
                 return Err(Answer::Unchecked("the check was stopped".to_string()));
             };
             let sent = tokio::time::timeout(limit, self.client.request(request)).await;
-            drop(slot);
             retry += 1;
             let last = retry >= attempts;
             // What to wait before the next attempt, or the answer when there is none.
             let wait = match sent {
                 Ok(Ok(response)) if matches!(response.status().as_u16(), 429 | 503) => {
                     if last {
-                        return Ok(response);
+                        return Ok((
+                            response,
+                            Held {
+                                _turn: turn,
+                                _slot: slot,
+                            },
+                        ));
                     }
                     let asked = response
                         .headers()
@@ -302,9 +320,26 @@ impl Asker {
                         Some(RetryAfter::Unreadable) | None => self.backoff(retry),
                     }
                 }
-                Ok(Ok(response)) => return Ok(response),
+                // The answer holds the host's turn and a share of all requests until
+                // it is read: a page's body counts against both limits too.
+                Ok(Ok(response)) => {
+                    return Ok((
+                        response,
+                        Held {
+                            _turn: turn,
+                            _slot: slot,
+                        },
+                    ));
+                }
                 Ok(Err(e)) if e.is_connect() => {
                     return Err(Answer::Dead(format!("cannot be reached: {}", cause(&e))));
+                }
+                // The client's own limit on an answer's head, not the address's fault.
+                Ok(Err(e)) if cause(&e).contains("too large") => {
+                    return Err(Answer::Unchecked(format!(
+                        "its answer's head is larger than the check reads ({})",
+                        cause(&e)
+                    )));
                 }
                 Ok(Err(e)) if !is_transient(&e) || last => {
                     return Err(Answer::Dead(format!("fails: {}", cause(&e))));
@@ -316,14 +351,16 @@ impl Asker {
                         shown(self.options.deadline)
                     )));
                 }
+                // Slow is not gone: a host that never answers in time is not checked.
                 Err(_) if last => {
-                    return Err(Answer::Dead(format!(
+                    return Err(Answer::Unchecked(format!(
                         "gives no answer within {}, {attempts} times",
                         shown(self.options.timeout)
                     )));
                 }
                 Err(_) => self.backoff(retry),
             };
+            drop(slot);
             let left = self.deadline.saturating_duration_since(Instant::now());
             if wait >= left {
                 return Err(Answer::Unchecked(format!(
@@ -408,12 +445,34 @@ fn is_redirect(status: StatusCode) -> bool {
     matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308)
 }
 
+/// What an answer holds until it is read: its host's turn and a share of all
+/// requests.
+struct Held {
+    _turn: tokio::sync::OwnedSemaphorePermit,
+    _slot: tokio::sync::OwnedSemaphorePermit,
+}
+
 /// `location` read against `base`, as a browser reads a `Location` header: absolute,
 /// from the host's root, or relative to the current address's folder. `None` when it
 /// makes no address.
 pub fn join(base: &Uri, location: &[u8]) -> Option<Uri> {
     let location = super::encoded(&String::from_utf8_lossy(location));
     let location = location.trim();
+    // Another scheme (`ftp:`, `mailto:`) is no page to ask for.
+    let scheme_of = location.split_once(':').map(|(s, _)| s);
+    if scheme_of.is_some_and(|s| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+            && !s.eq_ignore_ascii_case("http")
+            && !s.eq_ignore_ascii_case("https")
+    }) {
+        return None;
+    }
+    // A fragment alone is the same address (RFC 3986, 5.2.2).
+    if location.starts_with('#') || location.is_empty() {
+        return Some(base.clone());
+    }
     let scheme = base.scheme_str().unwrap_or("https");
     let authority = base.authority()?.as_str();
     let lower = location.to_ascii_lowercase();

@@ -296,7 +296,7 @@ pub fn check(
                 let answer = Answer::Good {
                     anchors: known.anchors.clone(),
                     cut: false,
-                    moved: None,
+                    moved: known.moved.clone(),
                 };
                 answers.insert(key.clone(), answer);
             }
@@ -308,12 +308,18 @@ pub fn check(
         tally.requests = requests;
         tally.retries = retries;
         for (key, answer) in asked_now {
-            if let Answer::Good { anchors, cut, .. } = &answer {
+            if let Answer::Good {
+                anchors,
+                cut,
+                moved,
+            } = &answer
+            {
                 let read = asked.get(&key).is_some_and(|(_, page)| *page);
                 let known = store::Known {
                     checked: store::seconds(now),
                     anchors: anchors.clone().filter(|_| !cut),
                     plain: read && anchors.is_none(),
+                    moved: moved.clone(),
                 };
                 cache.insert(key.clone(), known);
             }

@@ -37,6 +37,10 @@ pub struct Known {
     /// reader's program's, which no anchor answers.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub plain: bool,
+    /// Where it has moved for good, when it answered through a permanent redirect:
+    /// told as a note from the cache as when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -149,6 +153,7 @@ mod tests {
                 checked: 1_000_000,
                 anchors: None,
                 plain: false,
+                moved: None,
             },
         );
         store.insert(
@@ -157,6 +162,7 @@ mod tests {
                 checked: 1_000_000 - 90_000,
                 anchors: Some(["x".to_string()].into()),
                 plain: false,
+                moved: None,
             },
         );
         store.save().unwrap();
