@@ -496,6 +496,41 @@ impl Sources {
             String::new(),
         ))
     }
+
+    /// Where the source `key` writes the address `url`, as a diagnostic with no message
+    /// yet: at the address itself where the entry holds it as written (its `url`, a
+    /// chapter's or a section's), else at the entry's key (an address the entry's parts
+    /// make, such as a permalink to lines).
+    pub fn place_of(&self, key: &str, url: &str) -> Option<Diagnostic> {
+        let entry = self.entries.get(key)?;
+        let index = LineIndex::new(&self.source);
+        // The entry's text: from its key's line to the next key at the top level.
+        let start = self
+            .source
+            .match_indices('\n')
+            .nth(entry.pos.line.saturating_sub(2))
+            .map_or(0, |(i, _)| i + 1);
+        let start = if entry.pos.line <= 1 { 0 } else { start };
+        let text = &self.source[start..];
+        let first_line = text.find('\n').map_or(text.len(), |n| n + 1);
+        let end = text[first_line..]
+            .match_indices('\n')
+            .map(|(i, _)| first_line + i + 1)
+            .find(|&i| text[i..].starts_with(|c: char| !c.is_whitespace() && c != '#'))
+            .unwrap_or(text.len());
+        let at = (!url.is_empty()).then(|| text[..end].find(url)).flatten();
+        match at {
+            Some(at) => Some(Diagnostic::indexed(
+                FILE,
+                &self.source,
+                &index,
+                index.pos(&self.source, start + at),
+                url.chars().count(),
+                String::new(),
+            )),
+            None => self.place(key),
+        }
+    }
 }
 
 /// Whether `key` can be cited as `[@key]`: a letter, digit or `_` first, then letters,

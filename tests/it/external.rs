@@ -248,12 +248,13 @@ fn a_dead_address_is_told_at_every_place_it_is_written_and_asked_once() {
              4 | Again, bare: {gone} [@paper].\n  \
              |              {}\n\n\
              error: the source `paper` links to `{gone}`, which answers 404 Not Found\n \
-             --> sources.yaml:1:1\n  \
+             --> sources.yaml:4:8\n  \
              |\n\
-             1 | paper:\n  \
-             | ^^^^^\n\n\
+             4 |   url: {gone}\n  \
+             |        {}\n\n\
              error: 3 problems found",
             carets(link.len()),
+            carets(gone.len()),
             carets(gone.len()),
             page = server.at("/page"),
         )
@@ -718,14 +719,18 @@ fn a_sources_sections_are_asked_and_their_anchors_found() {
     let dir = site(&[("a.md", &page("A", body))], Some(&sources));
     let (problems, tally) = check(dir.path(), &quick(Duration::from_secs(20)));
     let problems = problems.replace(server.base.as_str(), "B");
+    // Told where the entry writes the section's address.
+    let carets = "^".repeat(format!("{}/doc#budgets", server.base).len());
     assert_eq!(
         problems,
-        "error: the source `envoy` links to `B/doc#budgets`, whose page has no anchor `#budgets`\n \
-         --> sources.yaml:1:1\n  \
-         |\n\
-         1 | envoy:\n  \
-         | ^^^^^\n\n\
-         error: 1 problem found"
+        format!(
+            "error: the source `envoy` links to `B/doc#budgets`, whose page has no anchor `#budgets`\n \
+             --> sources.yaml:7:36\n  \
+             |\n\
+             7 |     budgets: {{title: Budgets, url: B/doc#budgets}}\n  \
+             |                                    {carets}\n\n\
+             error: 1 problem found"
+        )
     );
     // The page is read once for its entry's address and both its sections.
     assert_eq!(server.requests(), ["GET /doc"]);

@@ -5,7 +5,7 @@
 //! pages cite (an entry's address, its lines, sections, chapters) is asked of its host
 //! once per check, without its fragment, however many places write it. A dead address
 //! is an error at each place written: a page's link at its line and column, a source's
-//! at its key in `sources.yaml`.
+//! where its entry in `sources.yaml` writes it, or at the entry's key.
 //!
 //! How a host is asked ([`ask`]): HEAD, then GET where HEAD is refused; GET when the
 //! address has a fragment, whose anchor the page must have ([`anchors`]); redirects
@@ -164,7 +164,8 @@ pub fn written(
             });
         }
     }
-    // A source's lines are one file to ask: its place is the entry's, told once.
+    // A source's lines are one file to ask: its place is the entry's, told once; an
+    // address the entry writes as it is (its `url`, a chapter's) is told there.
     let sourced: BTreeSet<(&String, String)> = (rendered.iter())
         .flat_map(|r| &r.sourced)
         .map(|(key, url)| match read(url) {
@@ -174,7 +175,7 @@ pub fn written(
         .collect();
     if let Some(sources) = sources {
         for (key, url) in sourced {
-            if let Some(at) = sources.place(key) {
+            if let Some(at) = sources.place_of(key, &url) {
                 all.push(Written {
                     url,
                     source: Some(key.clone()),
