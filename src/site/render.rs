@@ -8,7 +8,7 @@ mod footnotes;
 mod ids;
 mod math;
 mod plan;
-mod raw_html;
+pub(super) mod raw_html;
 mod slug_table;
 mod writer;
 mod xrefs;

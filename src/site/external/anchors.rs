@@ -4,35 +4,19 @@
 
 use std::collections::BTreeSet;
 
+use crate::site::render::raw_html::{self, unescape};
+
 /// Every value of an `id` or `name` attribute of `html`'s start tags, character
 /// references in them undone. Comments are skipped; the text of `<script>` and
 /// `<style>` too, where a `<` starts no tag, but for HTML a script holds as a string
 /// to write (`id=\"x\"`), as GitHub's pages hold a rendered file.
 pub fn scan(html: &str) -> BTreeSet<String> {
     let mut found = in_strings(html);
-    let bytes = html.as_bytes();
-    let mut i = 0;
-    while let Some(at) = memchr::memchr(b'<', &bytes[i..]) {
-        i += at + 1;
-        if bytes[i..].starts_with(b"!--") {
-            i += find(&bytes[i..], b"-->").map_or(bytes.len() - i, |end| end + 3);
-            continue;
-        }
-        if !bytes.get(i).is_some_and(u8::is_ascii_alphabetic) {
-            continue;
-        }
-        let name_end = i + bytes[i..]
-            .iter()
-            .position(|b| b.is_ascii_whitespace() || *b == b'>' || *b == b'/')
-            .unwrap_or(bytes.len() - i);
-        let name = html[i..name_end].to_ascii_lowercase();
-        // A browser goes to any element's `id`, and to the `name` of an `<a>` alone.
-        i = attributes(html, name_end, name == "a", &mut found);
-        if name == "script" || name == "style" {
-            let close = format!("</{name}");
-            i += find_ignoring_case(&bytes[i..], close.as_bytes()).unwrap_or(bytes.len() - i);
-        }
-    }
+    // A browser goes to any element's `id`, and to the `name` of an `<a>` alone.
+    let anchors = raw_html::outside_raw_text(html)
+        .into_iter()
+        .filter(|a| a.name == "id" || (a.tag == "a" && a.name == "name"));
+    found.extend(anchors.map(|a| a.value()));
     found
 }
 
@@ -58,116 +42,6 @@ fn in_strings(text: &str) -> BTreeSet<String> {
         }
     }
     found
-}
-
-/// Reads the attributes of a start tag from `at` to its `>`, adding the values of `id`
-/// (and of `name`, for an `<a>`: `anchor`) to `found`; returns where the tag ends.
-fn attributes(html: &str, mut at: usize, anchor: bool, found: &mut BTreeSet<String>) -> usize {
-    let bytes = html.as_bytes();
-    loop {
-        while bytes
-            .get(at)
-            .is_some_and(|b| b.is_ascii_whitespace() || *b == b'/')
-        {
-            at += 1;
-        }
-        if at >= bytes.len() || bytes[at] == b'>' {
-            return (at + 1).min(bytes.len());
-        }
-        let key_end = at
-            + bytes[at..]
-                .iter()
-                .position(|b| b.is_ascii_whitespace() || *b == b'=' || *b == b'>')
-                .unwrap_or(bytes.len() - at);
-        let key = html[at..key_end].to_ascii_lowercase();
-        at = key_end;
-        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
-            at += 1;
-        }
-        if bytes.get(at) != Some(&b'=') {
-            continue;
-        }
-        at += 1;
-        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
-            at += 1;
-        }
-        let (start, end, next) = match bytes.get(at) {
-            Some(&quote @ (b'"' | b'\'')) => {
-                let end =
-                    memchr::memchr(quote, &bytes[at + 1..]).map_or(bytes.len(), |e| at + 1 + e);
-                (at + 1, end, (end + 1).min(bytes.len()))
-            }
-            _ => {
-                let end = at
-                    + bytes[at..]
-                        .iter()
-                        .position(|b| b.is_ascii_whitespace() || *b == b'>')
-                        .unwrap_or(bytes.len() - at);
-                (at, end, end)
-            }
-        };
-        if key == "id" || (anchor && key == "name") {
-            // The bounds are ASCII bytes of a `str`, so on characters.
-            found.insert(unescape(&html[start..end]));
-        }
-        at = next;
-    }
-}
-
-/// Where `needle` first is in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(haystack, needle)
-}
-
-/// Where `needle` (lower case) first is in `haystack`, in any letter case.
-fn find_ignoring_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
-}
-
-/// An attribute's value with its character references undone: the named ones an
-/// anchor holds in practice, and every numeric one.
-fn unescape(value: &str) -> String {
-    if !value.contains('&') {
-        return value.to_string();
-    }
-    let mut out = String::new();
-    let mut rest = value;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let end = rest.find(';').filter(|&e| e <= 12);
-        let decoded = end.and_then(|e| {
-            let name = &rest[1..e];
-            let c = match name {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                _ => name
-                    .strip_prefix("#x")
-                    .or_else(|| name.strip_prefix("#X"))
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .or_else(|| name.strip_prefix('#')?.parse().ok())
-                    .and_then(char::from_u32),
-            }?;
-            Some((c, e + 1))
-        });
-        match decoded {
-            Some((c, length)) => {
-                out.push(c);
-                rest = &rest[length..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Whether a fragment of `url` is one no scan of the page can judge, so is not checked:

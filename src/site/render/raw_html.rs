@@ -31,6 +31,18 @@ impl Attribute<'_> {
 
 /// Every attribute with a value of every start tag in `html`, in order.
 pub fn attributes(html: &str) -> Vec<Attribute<'_>> {
+    read(html, false)
+}
+
+/// [`attributes`] of a whole page as a browser reads it: the text of a `<script>` or a
+/// `<style>`, where a `<` starts no tag, is skipped to its end tag.
+pub fn outside_raw_text(html: &str) -> Vec<Attribute<'_>> {
+    read(html, true)
+}
+
+/// Every attribute of `html`, the text of scripts and styles skipped when
+/// `skip_raw_text`.
+fn read(html: &str, skip_raw_text: bool) -> Vec<Attribute<'_>> {
     let bytes = html.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -103,6 +115,12 @@ pub fn attributes(html: &str) -> Vec<Attribute<'_>> {
                 raw: &html[range.clone()],
                 range,
             });
+        }
+        if skip_raw_text && (tag == "script" || tag == "style") {
+            let close = format!("</{tag}");
+            i += (bytes[i..].windows(close.len()))
+                .position(|w| w.eq_ignore_ascii_case(close.as_bytes()))
+                .unwrap_or(bytes.len() - i);
         }
     }
     out
