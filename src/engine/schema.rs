@@ -761,7 +761,21 @@ pub const KEYS: &[Key] = &[
 
 /// The names of the keys of one section, in table order.
 pub fn names(section: Section) -> impl Iterator<Item = &'static str> {
-    KEYS.iter()
-        .filter(move |k| k.section == section)
-        .map(|k| k.name)
+    NAMES
+        .iter()
+        .filter(move |(s, _)| *s == section)
+        .map(|&(_, name)| name)
 }
+
+/// Each key's section and name, taken from [`KEYS`] when compiled: what the parser
+/// reads, without the types, defaults and meanings, which only the authors' reference
+/// uses (the browser's module, which reads scenarios, then carries none of that text).
+const NAMES: [(Section, &str); KEYS.len()] = {
+    let mut names = [(Section::Top, ""); KEYS.len()];
+    let mut i = 0;
+    while i < KEYS.len() {
+        names[i] = (KEYS[i].section, KEYS[i].name);
+        i += 1;
+    }
+    names
+};
