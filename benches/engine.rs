@@ -5,7 +5,8 @@
 //! server and a timeout of one second, whose calls wait, time out and are wasted; then
 //! the crowd against ten replicas of a tenth of the capacity each, round-robin; then
 //! open-loop load (500,000 requests a second for 20 s, with a one-second outage, at
-//! most five attempts each) against the one server, and against the ten replicas.
+//! most five attempts each) against the one server, the same with its requests as a
+//! Poisson process, and against the ten replicas.
 //!
 //! Then what a user waits for: the crowd with at most 20 attempts (the unlimited crowd
 //! passes the work limit of `retrylab sim`); the playground's crowd and metastable
@@ -22,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use retrylab::engine::scenario::{
-    Arrivals, Balancer, Fleet, HintWhen, Outage, Queue, QueueOrder, RetryAfter,
+    Arrivals, Balancer, Fleet, HintWhen, Outage, Process, Queue, QueueOrder, RetryAfter,
 };
 use retrylab::engine::{Scenario, Strategy, parse_scenario, run_scenario_with, simulate};
 
@@ -103,12 +104,21 @@ fn open_loop() -> Scenario {
         rate_milli: 500_000 * 1000,
         from: 0,
         to: 20_000_000,
+        process: Process::Even,
     }];
     scenario.server.outages = vec![Outage {
         from: 5_000_000,
         to: 6_000_000,
     }];
     scenario.retry.max_attempts = Some(5);
+    scenario
+}
+
+/// `scenario` with its arrivals as a Poisson process.
+fn poisson(mut scenario: Scenario) -> Scenario {
+    for window in &mut scenario.arrivals {
+        window.process = Process::Poisson;
+    }
     scenario
 }
 
@@ -145,6 +155,7 @@ fn engine(c: &mut Criterion) {
         &on_ten(queued()),
     );
     bench(c, "open loop", &open_loop());
+    bench(c, "open loop, Poisson arrivals", &poisson(open_loop()));
     bench(c, "open loop on ten replicas", &on_ten(open_loop()));
 }
 
@@ -175,10 +186,14 @@ fn bench(c: &mut Criterion, name: &str, scenario: &Scenario) {
 fn presets(c: &mut Criterion) {
     let mut group = c.benchmark_group("playground presets");
     group.sample_size(10);
-    for name in ["crowd", "metastable"] {
-        let path = format!("{}/scenarios/{name}.yaml", env!("CARGO_MANIFEST_DIR"));
+    for name in ["crowd", "metastable", "metastable, Poisson arrivals"] {
+        let file = name.split(',').next().unwrap_or(name);
+        let path = format!("{}/scenarios/{file}.yaml", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).unwrap();
-        let scenario = parse_scenario(&text, None).unwrap();
+        let mut scenario = parse_scenario(&text, None).unwrap();
+        if name.ends_with("Poisson arrivals") {
+            scenario = poisson(scenario);
+        }
         // Every run's calls: run `r` of each strategy has the seed `seed + r`.
         let calls: u64 = (scenario.strategies.iter())
             .flat_map(|&s| (0..scenario.runs).map(move |r| (s, r)))

@@ -108,7 +108,9 @@ impl Setting {
             Setting::HedgeDelay => {
                 "the delay of hedged calls, `retry.hedging.delay` (\"no hedging\" without it)"
             }
-            Setting::Arrivals => "open-loop requests per run",
+            Setting::Arrivals => {
+                "open-loop requests per run (with a Poisson window, its mean, rounded up)"
+            }
             Setting::Offered => {
                 "open-loop requests per second from the end of the trigger to the horizon"
             }

@@ -35,6 +35,7 @@ mod readable;
 mod tests;
 
 use crate::engine::outcome::REPLICA_LANES;
+use crate::engine::scenario::Process;
 use crate::engine::units::Micros;
 use crate::engine::{Scenario, ScenarioResult, ServerModel};
 use crate::format::{duration, milli, thousands};
@@ -395,7 +396,13 @@ fn generated_caption(
     let rates: Vec<String> = scenario
         .arrivals
         .iter()
-        .map(|a| format!("{} per second", milli(a.rate_milli)))
+        .map(|a| match a.process {
+            Process::Even => format!("{} per second", milli(a.rate_milli)),
+            Process::Poisson => format!(
+                "{} per second at random (a Poisson process)",
+                milli(a.rate_milli)
+            ),
+        })
         .collect();
     let (clients, start) = match (scenario.clients, rates.is_empty()) {
         (_, true) => (clients, start),

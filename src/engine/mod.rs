@@ -15,6 +15,7 @@
 //! - [`work`]: the limit of work, counted as runs go;
 //! - [`guards`]: open-loop arrivals, Retry-After, layers, the retry budgets and the
 //!   circuit breaker;
+//! - [`poisson`]: arrivals as a Poisson process, and their draws;
 //! - [`recovery`]: goodput and the recovery time of open-loop load;
 //! - [`outcome`]: what a run gives back;
 //! - [`library`]: the strategies named after retry libraries, with their sources;
@@ -28,6 +29,7 @@ pub mod hedge;
 pub mod library;
 pub mod metric;
 pub mod outcome;
+pub mod poisson;
 pub mod policy;
 pub mod queue;
 pub mod read;

@@ -14,7 +14,7 @@
 //!   ("never") when the last window before the horizon is not good, or when less than
 //!   one window fits after the trigger.
 
-use super::scenario::Scenario;
+use super::scenario::{Process, Scenario};
 use super::units::Micros;
 
 /// The first tick that starts at or after the end of the trigger (0 without one), at
@@ -26,23 +26,30 @@ pub fn after_trigger(scenario: &Scenario) -> usize {
 }
 
 /// The offered load, in thousandths of a request per second, over the same stretch as
-/// goodput: from the end of the trigger to the horizon.
+/// goodput: from the end of the trigger to the horizon. An evenly spaced window offers
+/// the requests it makes there; a Poisson one its rate over the part of it there (its
+/// mean: a run's count varies about it).
 pub fn offered_milli(scenario: &Scenario) -> u64 {
     let tick = scenario.server.tick.max(1);
     let from = after_trigger(scenario) as u64 * tick;
-    let requests: u64 = scenario
-        .arrivals
-        .iter()
-        .map(|a| {
-            let r = a.indices_in(from, scenario.horizon);
-            r.end - r.start
-        })
-        .sum();
     let span = scenario.horizon.saturating_sub(from);
     if span == 0 {
         return 0;
     }
-    (u128::from(requests) * 1_000_000_000 / u128::from(span)) as u64
+    // Requests times 10⁹ (thousandths per second times µs).
+    let scaled: u128 = (scenario.arrivals.iter())
+        .map(|a| match a.process {
+            Process::Even => {
+                let r = a.indices_in(from, scenario.horizon);
+                u128::from(r.end - r.start) * 1_000_000_000
+            }
+            Process::Poisson => {
+                let within = a.to.min(scenario.horizon).saturating_sub(a.from.max(from));
+                u128::from(a.rate_milli) * u128::from(within)
+            }
+        })
+        .sum();
+    (scaled / u128::from(span)) as u64
 }
 
 /// Calls per second, in thousandths, over ticks of `tick` µs.

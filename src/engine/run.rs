@@ -196,6 +196,7 @@ impl Setup<'_> {
             work,
         } = self;
         let mut rng = Pcg64::seed_from_u64(seed);
+        guards.begin(&mut rng);
         let tick = scenario.server.tick;
         let ticks = scenario.ticks() as usize;
         let deadline = scenario.retry.deadline;
@@ -287,7 +288,7 @@ impl Setup<'_> {
             !with_queue && fleet.is_none() && !hedged && scenario.server.cache.is_none();
         // The first tick after the last arrival.
         let arrivals_done = (scenario.arrivals.iter())
-            .filter_map(|a| Some((a.time_of(a.total().checked_sub(1)?) / tick) as usize + 1))
+            .filter_map(|a| a.done_by(tick))
             .max()
             .unwrap_or(0);
         // The ticks in `[k, quiet_until)` are known to hold no call: none is pushed

@@ -280,8 +280,10 @@ impl Pushback {
 
 /// Open-loop load: requests at a steady rate over `[from, to)`, each a new client.
 ///
-/// Request `i` (from 0) starts at `from + floor(i * 1e6 / rate)` µs, exactly: with the
-/// rate in thousandths per second, at `from + floor(i * 1e9 / rate_milli)`.
+/// Evenly spaced (the default), request `i` (from 0) starts at
+/// `from + floor(i * 1e6 / rate)` µs, exactly: with the rate in thousandths per second,
+/// at `from + floor(i * 1e9 / rate_milli)`. As a Poisson process, see
+/// [`super::poisson`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Arrivals {
     /// Requests per second, in thousandths.
@@ -290,6 +292,31 @@ pub struct Arrivals {
     pub from: Micros,
     /// No request at or after this.
     pub to: Micros,
+    /// How the requests are spaced.
+    #[serde(skip_serializing_if = "Process::is_even")]
+    pub process: Process,
+}
+
+/// How a window's requests are spaced in time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Process {
+    /// Evenly, with no randomness.
+    #[default]
+    Even,
+    /// As a Poisson process: exponential gaps, drawn from the run's seed
+    /// ([`super::poisson`]).
+    Poisson,
+}
+
+impl Process {
+    /// Every process, by the name a scenario gives it.
+    pub const ALL: [(&'static str, Process); 2] =
+        [("even", Process::Even), ("poisson", Process::Poisson)];
+
+    fn is_even(&self) -> bool {
+        *self == Process::Even
+    }
 }
 
 impl Arrivals {
@@ -354,9 +381,42 @@ impl Arrivals {
         })
     }
 
-    /// How many requests the window makes.
+    /// How many requests the window makes: evenly spaced, exactly; as a Poisson process,
+    /// what even spacing makes, its mean rounded up (a run's count varies about it).
     pub fn total(&self) -> u64 {
         self.indices_in(self.from, self.to).end
+    }
+
+    /// The fewest requests the window can make in a run: 0 as a Poisson process.
+    pub fn least(&self) -> u64 {
+        match self.process {
+            Process::Even => self.total(),
+            Process::Poisson => 0,
+        }
+    }
+
+    /// The most requests the window can make in a run: as a Poisson process, its mean
+    /// count `n` ([`Arrivals::total`]) plus ten standard deviations and 50,
+    /// `n + 10 · ⌈√n⌉ + 50`, where the engine stops it ([`super::poisson`]).
+    pub fn most(&self) -> u64 {
+        let n = self.total();
+        match self.process {
+            Process::Even => n,
+            Process::Poisson => {
+                let root = n.isqrt() + u64::from(n.isqrt() * n.isqrt() < n);
+                n.saturating_add(10 * root).saturating_add(50)
+            }
+        }
+    }
+
+    /// The tick after the one of its last request, at most: with even spacing the
+    /// last request's, as a Poisson process its end's.
+    pub fn done_by(&self, tick: Micros) -> Option<usize> {
+        let last = match self.process {
+            Process::Even => self.time_of(self.total().checked_sub(1)?),
+            Process::Poisson => self.to.checked_sub(1)?,
+        };
+        Some((last / tick) as usize + 1)
     }
 }
 
@@ -612,9 +672,15 @@ impl Scenario {
         self.horizon / self.server.tick
     }
 
-    /// Open-loop requests per run, over all windows of arrivals.
+    /// Open-loop requests per run, over all windows of arrivals (as a Poisson process,
+    /// a window's mean, rounded up: [`Arrivals::total`]).
     pub fn arrivals_total(&self) -> u64 {
         self.arrivals.iter().map(Arrivals::total).sum()
+    }
+
+    /// Whether any window of arrivals is a Poisson process: a run's count then varies.
+    pub fn arrivals_vary(&self) -> bool {
+        (self.arrivals.iter()).any(|a| a.process == Process::Poisson)
     }
 
     /// Whether the scenario has any guard (see [`super::guards`]): arrivals,
@@ -763,8 +829,13 @@ impl Scenario {
 
     /// The work of every run of every strategy, in steps ([`Scenario::step_costs`]),
     /// when each client makes `calls(lane, strategy)` calls.
-    fn work_with(&self, calls: impl Fn(&Scenario, Strategy) -> u64) -> u128 {
-        let requests = u128::from(self.clients) + u128::from(self.arrivals_total());
+    fn work_with(
+        &self,
+        arrivals: fn(&Arrivals) -> u64,
+        calls: impl Fn(&Scenario, Strategy) -> u64,
+    ) -> u128 {
+        let arrivals: u128 = self.arrivals.iter().map(|a| u128::from(arrivals(a))).sum();
+        let requests = u128::from(self.clients) + arrivals;
         let runs = u128::from(self.runs);
         self.strategies
             .iter()
@@ -780,17 +851,18 @@ impl Scenario {
 
     /// The least work this scenario can need, in steps, for [`MAX_WORK`]: every run of
     /// every strategy steps through each tick, and each client and arrival makes at
-    /// least its first call. A scenario whose least work passes the limit is refused
-    /// before it runs.
+    /// least its first call (a Poisson window may make none: [`Arrivals::least`]). A
+    /// scenario whose least work passes the limit is refused before it runs.
     pub fn least_work(&self) -> u128 {
-        self.work_with(|_, _| 1)
+        self.work_with(Arrivals::least, |_, _| 1)
     }
 
     /// The most work this scenario can need, in steps: as [`Scenario::least_work`], with
-    /// every client making every call it can ([`Scenario::calls_per_client`]). A
-    /// scenario within the limit at its most runs without counting its steps.
+    /// every client making every call it can ([`Scenario::calls_per_client`]) and each
+    /// window of arrivals its most requests ([`Arrivals::most`]). A scenario within the
+    /// limit at its most runs without counting its steps.
     pub fn most_work(&self) -> u128 {
-        self.work_with(|lane, s| lane.calls_per_client_of(s))
+        self.work_with(Arrivals::most, |lane, s| lane.calls_per_client_of(s))
     }
 }
 
@@ -816,6 +888,7 @@ mod tests {
                 rate_milli,
                 from: rng.random_range(0..1_000_000),
                 to: MAX_TIME,
+                process: Process::Even,
             };
             let t = window.from + rng.random_range(0..=MAX_TIME - window.from);
             let elapsed = u128::from(t - window.from) * u128::from(rate_milli);
@@ -850,6 +923,7 @@ mod tests {
                 rate_milli,
                 from,
                 to: from + rng.random_range(1..100_000_000),
+                process: Process::Even,
             };
             let a = rng.random_range(0..window.to + 1_000);
             let b = a + rng.random_range(0..2_000_000);

@@ -101,11 +101,12 @@ pub const KEYS: &[Key] = &[
     Key {
         section: Section::Top,
         name: "arrivals",
-        kind: "`{rate, from, to}`, or a list of them",
+        kind: "`{rate, from, to, process}`, or a list of them",
         default: "none",
         meaning: "Open-loop load: new requests at a steady rate, each a new client with its \
                   own retry state, alongside or instead of the crowd. Request i of a window \
-                  starts at from + floor(i × 1,000,000 / rate) µs, evenly spaced.",
+                  starts at from + floor(i × 1,000,000 / rate) µs, evenly spaced, or with \
+                  `process: poisson` after random gaps, as a Poisson process.",
     },
     Key {
         section: Section::Top,
@@ -459,6 +460,15 @@ pub const KEYS: &[Key] = &[
         kind: "duration, after `from`, at most the horizon",
         default: "the horizon",
         meaning: "No request starts at or after it.",
+    },
+    Key {
+        section: Section::Arrivals,
+        name: "process",
+        kind: "`even` or `poisson`",
+        default: "even",
+        meaning: "How the requests are spaced: `even`, at equal gaps; `poisson`, as a \
+                  Poisson process, with exponential gaps drawn from the run's seed, so that \
+                  each run has its own requests, the same for every strategy.",
     },
     Key {
         section: Section::Retry,

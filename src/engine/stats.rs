@@ -186,7 +186,9 @@ pub struct ScenarioResult {
     pub clients: u64,
     /// The tick length.
     pub tick: Micros,
-    /// Open-loop requests per run (the same in every run).
+    /// Open-loop requests per run: the same in every run with even spacing; with a
+    /// Poisson window, their median over the runs (a run's requests depend on its seed
+    /// alone, the same for every strategy), which shares of the requests are of.
     pub arrivals: u64,
     /// The offered load after the trigger, in thousandths of a request per second.
     pub offered_milli: u64,
@@ -367,10 +369,23 @@ fn summarised(
         seed: scenario.seed,
         clients: scenario.clients,
         tick: scenario.server.tick,
-        arrivals: scenario.arrivals_total(),
+        arrivals: match scenario.arrivals_vary() {
+            false => scenario.arrivals_total(),
+            true => median_arrivals(&done[..runs.min(done.len())]),
+        },
         offered_milli: super::recovery::offered_milli(scenario),
         features: Features::of(scenario),
         strategies,
+    }
+}
+
+/// The median of the runs' open-loop requests (0 for no run).
+fn median_arrivals(runs: &[Run]) -> u64 {
+    let mut arrivals: Vec<u64> = runs.iter().map(|r| r.totals.arrivals).collect();
+    arrivals.sort_unstable();
+    match arrivals.is_empty() {
+        true => 0,
+        false => nearest_rank(&arrivals, 50),
     }
 }
 

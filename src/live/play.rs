@@ -27,7 +27,8 @@
 //!
 //! **Clients.** A client of the crowd makes its first call at the start (at a uniformly
 //! random time within `spread`, drawn with the scenario's seed in client order, as the
-//! engine draws them), over a connection of its own. An open-loop request (`arrivals`)
+//! engine draws them), over a connection of its own. An open-loop request (`arrivals`;
+//! a Poisson window's drawn as the engine draws them in a run of the same seed)
 //! is a client of its own that connects and makes its first call at the request's time
 //! in the model. With `retry.timeout`, a client stops waiting for an answer when its
 //! timer fires, the timeout after it sent the call: the attempt timed out, and the
@@ -88,6 +89,7 @@ use super::admission::{Admission, Verdict};
 use super::record::{LiveLanes, LiveTotals};
 use super::waits::Waits;
 use crate::engine::guards::budget::BudgetState;
+use crate::engine::poisson::Stream;
 use crate::engine::recovery::{after_trigger, per_second_milli, recovery_tick};
 use crate::engine::scenario::{Queue as QueueSetup, QueueOrder};
 use crate::engine::stats::nearest_rank;
@@ -299,6 +301,18 @@ pub async fn play_beside(
         )
     };
     let mut rng = Pcg64::seed_from_u64(seed);
+    // The open-loop requests' times, each window's in turn; a Poisson window's from a
+    // generator seeded first, as the engine seeds it in a run of this seed.
+    let streams = Stream::of_run(&scenario.arrivals, &mut rng);
+    let mut starts: Vec<Micros> = Vec::new();
+    for (window, stream) in scenario.arrivals.iter().zip(streams) {
+        match stream {
+            Some(stream) => starts.extend(stream),
+            None => {
+                starts.extend((window.indices_in(0, scenario.horizon)).map(|i| window.time_of(i)))
+            }
+        }
+    }
     let mut clients = JoinSet::new();
     let mut id = 0u64;
     for _ in 0..scenario.clients {
@@ -320,12 +334,10 @@ pub async fn play_beside(
         ));
     }
     // Each open-loop request is a client of its own, which connects at its time.
-    for window in &scenario.arrivals {
-        for i in window.indices_in(0, scenario.horizon) {
-            id += 1;
-            let at = server.start + Duration::from_micros(window.time_of(i));
-            clients.spawn(client(id).run(None, at));
-        }
+    for &start in &starts {
+        id += 1;
+        let at = server.start + Duration::from_micros(start);
+        clients.spawn(client(id).run(None, at));
     }
     let mut outcomes = Vec::new();
     while let Some(joined) = clients.join_next().await {
@@ -344,7 +356,7 @@ pub async fn play_beside(
         ));
     }
     let calls = server.calls.load(Ordering::SeqCst);
-    let totals = totals(&scenario, &outcomes, decided, calls, elapsed)?;
+    let totals = totals(&scenario, &starts, &outcomes, decided, calls, elapsed)?;
     Ok(Played {
         totals,
         refused: server.refused.load(Ordering::SeqCst),
@@ -380,6 +392,7 @@ struct Decided {
 /// served, or clients went missing.
 fn totals(
     scenario: &Scenario,
+    starts: &[Micros],
     outcomes: &[Outcome],
     decided: Decided,
     calls: u64,
@@ -430,20 +443,12 @@ fn totals(
     let as_u32 =
         |v: &[u64]| -> Vec<u32> { v.iter().map(|&c| c.min(u32::MAX.into()) as u32).collect() };
     let good = as_u32(&in_time);
-    let offered: Vec<u32> = (0..ticks as u64)
-        .map(|k| {
-            let span = (k * tick, (k + 1) * tick);
-            let n: u64 = scenario
-                .arrivals
-                .iter()
-                .map(|a| {
-                    let r = a.indices_in(span.0, span.1);
-                    r.end - r.start
-                })
-                .sum();
-            n.min(u32::MAX.into()) as u32
-        })
-        .collect();
+    let mut offered = vec![0u32; ticks];
+    for &start in starts {
+        if let Some(n) = offered.get_mut((start / tick) as usize) {
+            *n = n.saturating_add(1);
+        }
+    }
     let goodput_milli = per_second_milli(&good[from..], tick);
     let window = SECOND.div_ceil(tick).max(1) as usize;
     let recovery = scenario.trigger_end().and_then(|end| {
@@ -974,12 +979,12 @@ mod tests {
             outcome(End::Served(2, 50_000)),
             outcome(End::GaveUp(3)),
         ];
-        let ok = totals(&s, &ends, decided(vec![1, 0, 1]), 5, Duration::ZERO).unwrap();
+        let ok = totals(&s, &[], &ends, decided(vec![1, 0, 1]), 5, Duration::ZERO).unwrap();
         assert_eq!((ok.served, ok.gave_up, ok.wasted), (2, 1, 0));
         // Served late by the server: wasted, in the tick it was served.
-        let late = totals(&s, &ends, decided(vec![1, 1, 1]), 5, Duration::ZERO).unwrap();
+        let late = totals(&s, &[], &ends, decided(vec![1, 1, 1]), 5, Duration::ZERO).unwrap();
         assert_eq!(late.wasted, 1);
-        let broken = totals(&s, &ends, decided(vec![1, 0, 0]), 5, Duration::ZERO).unwrap_err();
+        let broken = totals(&s, &[], &ends, decided(vec![1, 0, 0]), 5, Duration::ZERO).unwrap_err();
         assert!(broken.starts_with("the live run is broken"), "{broken}");
         assert!(
             broken.contains("1 in tick 2, where the server served 0"),
@@ -1003,7 +1008,8 @@ mod tests {
             rejected: vec![0; 30],
             late: None,
         };
-        let t = totals(&s, &ends, decided, 20, Duration::ZERO).unwrap();
+        let starts: Vec<Micros> = (0..30).map(|i| i * 100_000).collect();
+        let t = totals(&s, &starts, &ends, decided, 20, Duration::ZERO).unwrap();
         assert_eq!(t.goodput_milli, 10_000);
         // Every window from 1 s on is good: recovered at once.
         assert_eq!(t.recovery, Some(0));

@@ -349,8 +349,8 @@ mod tests {
 
     use crate::engine::scenario::{
         Arrivals, Balancer, Breaker, Budget, Cache as ServerCache, CacheStart, Fleet, Hedging,
-        HintWhen, Layer, Outage, Override, Pushback, Queue, QueueOrder, Retry, RetryAfter, Server,
-        ServerModel, Slowdown, Throttle,
+        HintWhen, Layer, Outage, Override, Process, Pushback, Queue, QueueOrder, Retry, RetryAfter,
+        Server, ServerModel, Slowdown, Throttle,
     };
 
     /// A scenario with every field, and every field of what it holds, set: a struct
@@ -365,6 +365,7 @@ mod tests {
                 rate_milli: 5_000,
                 from: 0,
                 to: 2_000_000,
+                process: Process::Even,
             }],
             layers: vec![Layer {
                 attempts: 3,
@@ -482,6 +483,7 @@ mod tests {
             rate_milli: _,
             from: _,
             to: _,
+            process: _,
         } = &base.arrivals[0];
         let Layer {
             attempts: _,
@@ -599,7 +601,7 @@ mod tests {
             }
         }
         type Change = fn(&mut Scenario);
-        let changes: [(&str, Change); 75] = [
+        let changes: [(&str, Change); 76] = [
             ("id", |s| s.id = "other".into()),
             ("clients", |s| s.clients += 1),
             ("spread", |s| s.spread += 1),
@@ -608,6 +610,9 @@ mod tests {
             ("arrivals.rate_milli", |s| s.arrivals[0].rate_milli += 1),
             ("arrivals.from", |s| s.arrivals[0].from += 1),
             ("arrivals.to", |s| s.arrivals[0].to += 1),
+            ("arrivals.process", |s| {
+                s.arrivals[0].process = Process::Poisson
+            }),
             ("layers", |s| s.layers.clear()),
             ("layers.attempts", |s| s.layers[0].attempts += 1),
             ("layers.strategy", |s| s.layers[0].strategy = None),

@@ -195,6 +195,43 @@ fn a_queued_scenario_with_timeouts_plays_live_with_every_overload_total() {
     }
 }
 
+/// Open-loop requests as a Poisson process, against a server that serves them all.
+#[cfg(feature = "live")]
+const POISSON: &str = "id: poisson\nclients: 0\nhorizon: 3s\n\
+                       arrivals: {rate: 20, process: poisson}\n\
+                       server: {capacity: 4, tick: 100ms}\n\
+                       strategies: [fixed, full-jitter]\nruns: 10\nseed: 3\n";
+
+#[cfg(feature = "live")]
+#[test]
+fn poisson_arrivals_play_live_as_the_engine_draws_them_for_the_seed() {
+    use retrylab::engine::{Strategy, parse_scenario, simulate};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.yaml"), POISSON).unwrap();
+    let (code, stdout, stderr) = run_in(dir.path(), &["live", "p.yaml", "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    // The live run plays the first seed's requests: as many as the engine's run of it,
+    // for every strategy, and not the even window's 60.
+    let scenario = parse_scenario(POISSON, None).unwrap();
+    let drawn = simulate(&scenario, Strategy::Fixed, 3, false)
+        .totals
+        .arrivals;
+    let again = simulate(&scenario, Strategy::FullJitter, 3, false)
+        .totals
+        .arrivals;
+    assert_eq!(drawn, again);
+    assert_ne!(drawn, 60);
+    for s in json["strategies"].as_array().unwrap() {
+        let live = |total: &str| s[total]["live"].as_u64().unwrap();
+        assert_eq!(
+            live("served") + live("gave_up") + live("still_retrying"),
+            drawn,
+            "{s}"
+        );
+    }
+}
+
 /// A crowd whose AWS-style retry quota pays for two retries: the others are denied.
 #[cfg(feature = "live")]
 const BUDGETED: &str = "id: budgeted\nclients: 12\nhorizon: 5s\n\

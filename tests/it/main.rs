@@ -36,6 +36,7 @@ mod overload_totals;
 mod package;
 mod page_weight;
 mod playground_module;
+mod poisson;
 mod presets;
 mod properties;
 mod proportionate;

@@ -1,7 +1,9 @@
 //! The queue, timeouts, slowdowns and throttling, against cases computed by hand from the
 //! rules of the engine's `queue`, `server` and `guards::throttle` modules.
 
-use retrylab::engine::scenario::{Arrivals, Outage, Queue, QueueOrder, Slowdown, Throttle};
+use retrylab::engine::scenario::{
+    Arrivals, Outage, Process, Queue, QueueOrder, Slowdown, Throttle,
+};
 use retrylab::engine::{Run, Scenario, Strategy, simulate};
 
 /// `clients` clients at 0 against 10 calls per tick of 100 ms, with `fixed` waits of
@@ -121,6 +123,7 @@ fn four_in_a_tick(order: QueueOrder) -> Run {
         rate_milli: 40_000,
         from: 0,
         to: 100 * MS,
+        process: Process::Even,
     }];
     run(&s)
 }
@@ -229,6 +232,7 @@ fn expired_calls_hold_their_places_until_the_server_discards_them() {
         rate_milli: 100_000,
         from: 100 * MS,
         to: 200 * MS,
+        process: Process::Even,
     }];
     let r = run(&s);
     let lanes = r.lanes.as_ref().unwrap();
@@ -411,7 +415,7 @@ fn proportional_jitter_spreads_each_wait_around_its_ceiling() {
 
 #[test]
 fn every_client_and_every_call_is_accounted_for() {
-    use retrylab::engine::scenario::{Arrivals, Budget};
+    use retrylab::engine::scenario::{Arrivals, Budget, Process};
     let sum = |v: &[u32]| v.iter().map(|&c| u64::from(c)).sum::<u64>();
     for order in QueueOrder::ALL {
         for drop_expired in [false, true] {
@@ -424,6 +428,7 @@ fn every_client_and_every_call_is_accounted_for() {
                         rate_milli: 60_000,
                         from: 0,
                         to: 15_000_000,
+                        process: Process::Even,
                     }];
                     s.server.queue.as_mut().unwrap().drop_expired = drop_expired;
                     s.server.slowdowns = vec![Slowdown {

@@ -9,9 +9,10 @@
 //!
 //! - **Arrivals.** Request `i` of a window of `arrivals` starts at
 //!   `from + floor(i * 1e6 / rate)` µs while that is before `to`: evenly spaced, no
-//!   randomness. Each request is a new client with its own retry state; it joins the
-//!   tick of its start after the retries already due there, window by window in the
-//!   author's order.
+//!   randomness. With `process: poisson`, the gaps are exponential, drawn from a
+//!   generator of the window's own, seeded from the run's ([`super::poisson`]). Each
+//!   request is a new client with its own retry state; it joins the tick of its start
+//!   after the retries already due there, window by window in the author's order.
 //! - **Retry-After.** A rejection carries the hint when `when` says so: `always`, only
 //!   in a tick in which the server is up (`overloaded`), or only during an outage
 //!   (`down`). A client that honours it waits `max(policy wait, hint)`; the policy's wait
@@ -54,8 +55,9 @@ pub mod throttle;
 use super::buckets::{Bucket, Buckets};
 use super::client::{Chain, Client};
 use super::outcome::Totals;
+use super::poisson::Stream;
 use super::recovery::{after_trigger, per_second_milli, recovery_tick};
-use super::scenario::{Arrivals, RetryAfter, Scenario};
+use super::scenario::{Arrivals, Process, RetryAfter, Scenario};
 use super::units::{Micros, SECOND};
 use crate::engine::rng::Pcg64;
 use breaker::BreakerState;
@@ -67,6 +69,11 @@ use throttle::ThrottleState;
 pub trait Guards {
     /// Whether these are no guards at all ([`Unguarded`]): every hook does nothing.
     const NONE: bool = false;
+
+    /// The run starts with `rng`, which has drawn nothing yet: seeds the generators of
+    /// the Poisson windows of arrivals from it ([`super::poisson`]).
+    #[inline(always)]
+    fn begin(&mut self, _rng: &mut Pcg64) {}
 
     /// Adds the new requests of tick `k`, which spans `[start, end)`, to its calls.
     #[inline(always)]
@@ -166,6 +173,9 @@ impl Guards for Unguarded {
 #[derive(Debug)]
 pub struct Guarded<'a> {
     arrivals: &'a [Arrivals],
+    /// Each window's requests as a Poisson process, in this run; `None` for one of
+    /// even spacing (all `None` until [`Guards::begin`]).
+    poisson: Vec<Option<Stream>>,
     /// Served calls per tick, with open-loop load.
     goodput: Vec<u32>,
     /// New requests per tick, with open-loop load.
@@ -187,6 +197,7 @@ impl Guarded<'_> {
         let per_tick = if open { vec![0u32; ticks] } else { Vec::new() };
         Guarded {
             arrivals: &scenario.arrivals,
+            poisson: Vec::new(),
             goodput: per_tick.clone(),
             offered: per_tick,
             budget: scenario
@@ -213,6 +224,12 @@ impl Guarded<'_> {
 // The hooks called once per call or tick are always inlined: the browser's module is
 // built for size, where each would otherwise stay a call in the engine's hottest loop.
 impl Guards for Guarded<'_> {
+    fn begin(&mut self, rng: &mut Pcg64) {
+        if self.arrivals.iter().any(|a| a.process == Process::Poisson) {
+            self.poisson = Stream::of_run(self.arrivals, rng);
+        }
+    }
+
     fn arrive<C: Client>(
         &mut self,
         k: usize,
@@ -222,15 +239,28 @@ impl Guards for Guarded<'_> {
         buckets: &mut Buckets<C>,
         totals: &mut Totals,
     ) {
-        for window in self.arrivals {
-            let new = window.indices_in(start, end);
-            let count = new.end - new.start;
+        for (i, window) in self.arrivals.iter().enumerate() {
+            let count = match self.poisson.get_mut(i).and_then(Option::as_mut) {
+                Some(stream) => {
+                    let mut count = 0;
+                    while let Some(t) = stream.next_before(end) {
+                        buckets.push_to(calls, C::fresh(chain, t));
+                        count += 1;
+                    }
+                    count
+                }
+                None => {
+                    let new = window.indices_in(start, end);
+                    let count = new.end - new.start;
+                    for t in window.times_of(new) {
+                        buckets.push_to(calls, C::fresh(chain, t));
+                    }
+                    count
+                }
+            };
             totals.arrivals += count;
             if let Some(offered) = self.offered.get_mut(k) {
                 *offered += count as u32;
-            }
-            for t in window.times_of(new) {
-                buckets.push_to(calls, C::fresh(chain, t));
             }
         }
     }

@@ -5,7 +5,7 @@ use super::{Fields, Reader, model_strategies};
 use crate::engine::policy::Strategy;
 use crate::engine::scenario::{
     Arrivals, Breaker, Budget, Hedging, HintWhen, Layer, MAX_CLIENTS, MAX_LAYERS, MAX_TIME,
-    Pushback, Retry, RetryAfter, Scenario,
+    Process, Pushback, Retry, RetryAfter, Scenario,
 };
 use crate::engine::schema::Section;
 use crate::engine::units::{Micros, SECOND, format_duration};
@@ -78,7 +78,12 @@ impl Reader {
             };
             let from = self.duration_or(&fields, "from", 0);
             let to = self.duration_or(&fields, "to", horizon);
-            let (Some(rate_milli), Some(from), Some(to)) = (rate, from, to) else {
+            let process = match fields.get("process") {
+                Some(n) => self.choice(n, "arrivals.process", "process", &Process::ALL),
+                None => Some(Process::Even),
+            };
+            let (Some(rate_milli), Some(from), Some(to), Some(process)) = (rate, from, to, process)
+            else {
                 ok = false;
                 continue;
             };
@@ -113,6 +118,7 @@ impl Reader {
                 rate_milli,
                 from,
                 to,
+                process,
             });
         }
         ok.then_some(out)
