@@ -5,16 +5,15 @@
 //! Poisson process puts it at
 //!
 //! ```text
-//! t_i = from + ⌊S_i · 10⁹ / (R · 2⁶⁴)⌋ µs,   S_i = E_0 + E_1 + … + E_i,
+//! t_i = from + ⌊T_i⌋ µs,   T_i = T_(i−1) + m · E_i,   T_(−1) = 0,   m = 10⁹ / R,
 //! ```
 //!
-//! where each `E` is a draw of the unit exponential distribution, written in units of
-//! 2⁻⁶⁴ (a whole part `k` and a fraction `f` of 64 bits: `E = k · 2⁶⁴ + f`): the gaps
-//! between requests are exponential with mean `10⁹ / R` µs, and the count in any span
-//! is a Poisson variable with mean the rate times the span. The first request comes
-//! after a gap too, as a Poisson process started at `from` has it. Requests are made
-//! while `t_i < to`, and at most [`Arrivals::most`] of them (the mean count plus ten of
-//! its standard deviations plus 50), so that a run's work has a bound; a Poisson count
+//! where `E_i` is a draw of the unit exponential distribution (below) and `m` the mean
+//! gap in µs: the gaps between requests are exponential, and the count in any span is a
+//! Poisson variable with mean the rate times the span. The first request comes after a
+//! gap too, as a Poisson process started at `from` has it. Requests are made while
+//! `t_i < to`, and at most [`Arrivals::most`] of them (the mean count plus ten of its
+//! standard deviations plus 50), so that a run's work has a bound; a Poisson count
 //! passes it with a chance below 10⁻²⁰.
 //!
 //! **The draws.** Each window with `process: poisson` has a generator of its own: before
@@ -25,46 +24,126 @@
 //! strategy of a scenario meets the same requests in a run of the same seed, and a
 //! scenario with only even spacing draws nothing, so its runs are what they were.
 //!
-//! **A unit exponential from whole words** (von Neumann, 1951; Knuth, *The Art of
-//! Computer Programming*, vol. 2, 3rd ed., §3.4.1, exercise 7), with no floating point,
-//! so that two implementations give the same draws to the bit. Start with `k = 0`. Draw
-//! a word `u_1`, then words `u_2, u_3, …` while each is less than the one before; the
-//! first that is not ends the run and is not used again. If the number `n` of words in
-//! the falling run `u_1 > u_2 > … > u_n` is odd, the draw is `E = k · 2⁶⁴ + u_1`;
-//! otherwise add 1 to `k` and start again with fresh words. (Given `u_1 = x · 2⁶⁴`, the
-//! run is at least `n` long with probability `x^(n−1)/(n−1)!`, so it is odd with
-//! probability `e^(−x)`: the kept fraction has the density of `e^(−x)` on `[0, 1)`, and
-//! `k` is the number of rejected tries, `P(k) = e^(−k) (1 − e^(−1))`. A draw takes
-//! about 4.3 words.)
+//! **A unit exponential** is drawn by Marsaglia and Tsang's ziggurat ("The Ziggurat
+//! Method for Generating Random Variables", *Journal of Statistical Software* 5(8),
+//! 2000, with their `REXP`'s 256 layers, `r = 7.697117470131487` and
+//! `v = 3.949659822581572e-3`), from the window's generator's 64-bit words `w`:
+//!
+//! 1. Take `i = w mod 256` (the layer) and `j = ⌊w / 2¹¹⌋` (53 bits). If `j < k_i`,
+//!    the draw is `j · w_i`.
+//! 2. Otherwise, if `i = 0` (the base, with the tail), the draw is `r − ln u` for the
+//!    next word's uniform draw `u = (⌊w / 2¹¹⌋ + 1) · 2⁻⁵³` in `(0, 1]`.
+//! 3. Otherwise `x = j · w_i`; with the next word's `u = ⌊w / 2¹¹⌋ · 2⁻⁵³` in `[0, 1)`,
+//!    the draw is `x` if `f_i + u · (f_(i−1) − f_i) < e^(−x)`; if not, start again at 1
+//!    with the next word.
+//!
+//! The tables are Marsaglia and Tsang's, with 2⁵³ for their 2³²: `d = t = r`,
+//! `q = v / e^(−r)`, `k_0 = ⌊(r / q) · 2⁵³⌋`, `k_1 = 0`, `w_0 = q / 2⁵³`, `w_255 = r / 2⁵³`,
+//! `f_0 = 1`, `f_255 = e^(−r)`; then for `i` from 254 down to 1:
+//! `d = −ln(v / d + e^(−d))`, `k_(i+1) = ⌊(d / t) · 2⁵³⌋`, `t = d`, `f_i = e^(−d)`,
+//! `w_i = d / 2⁵³`. About 99% of draws take one word and step 1 alone.
+//!
+//! **Exactly the same on every machine.** Every number above is an IEEE 754 double,
+//! each operation rounded to nearest on its own (no fused multiply-add), and `ln` and
+//! `e^x` are fdlibm's (`__ieee754_log` and `__ieee754_exp` of Sun's fdlibm 5.3, as the
+//! `libm` crate and Java's `StrictMath` compute them), built from those operations
+//! alone, rather than the platform's own, which may differ in the last bit from one
+//! system to another: the browser's module and the binary give the same requests to
+//! the microsecond.
+//!
+//! **Why the ziggurat.** A request costs about one word and a multiplication (5 ns
+//! here, the time step included), where inversion (`−ln u` for every draw) cost 9.5 ns
+//! and von Neumann's exact method from comparisons of whole words (about 4.3 words a
+//! draw, and as many unpredictable branches) 18.6 ns, which earlier versions used.
 
 use rand::SeedableRng;
 
-use super::rng::{Pcg64, high_word};
+use super::rng::Pcg64;
 use super::scenario::{Arrivals, Process};
 use super::units::Micros;
 
-/// 10⁹, the µs in a second times the thousandths in a request.
-const GIGA: u64 = 1_000_000_000;
+/// `2⁻⁵³`, the step of the uniform draws.
+const STEP: f64 = 1.0 / (1u64 << 53) as f64;
 
-/// A unit exponential, `(k, f)` for `k + f · 2⁻⁶⁴`, from `word`, by von Neumann's
-/// method (see the module docs).
-pub fn exponential(mut word: impl FnMut() -> u64) -> (u64, u64) {
-    let mut whole = 0;
-    loop {
-        let first = word();
-        let (mut last, mut length) = (first, 1u32);
+/// `2⁵³`, the scale of the ziggurat's tables.
+const SCALE: f64 = (1u64 << 53) as f64;
+
+/// The ziggurat's base: the right end of its lowest rectangle.
+const R: f64 = 7.697117470131487;
+
+/// The area of each layer of the ziggurat.
+const V: f64 = 3.949659822581572e-3;
+
+/// The unit exponential `−ln u` of a word's uniform draw `u = (⌊w / 2¹¹⌋ + 1) · 2⁻⁵³`
+/// in `(0, 1]`, with fdlibm's logarithm: the ziggurat's tail.
+#[inline]
+pub fn inversion(word: u64) -> f64 {
+    // At most 2⁵³, exact in a double; times a power of two, exact too.
+    let u = ((word >> 11) + 1) as f64 * STEP;
+    -libm::log(u)
+}
+
+/// The ziggurat's tables (see the module docs): per layer, the threshold `k` of the
+/// fast path, the width `w` of a step of `j`, and `f = e^(−x)` at its right end.
+#[derive(Debug)]
+struct Ziggurat {
+    k: [u64; 256],
+    w: [f64; 256],
+    f: [f64; 256],
+}
+
+impl Ziggurat {
+    /// The tables, computed once (256 logarithms and exponentials).
+    fn get() -> &'static Ziggurat {
+        static TABLES: std::sync::OnceLock<Ziggurat> = std::sync::OnceLock::new();
+        TABLES.get_or_init(Ziggurat::new)
+    }
+
+    fn new() -> Ziggurat {
+        let (mut k, mut w, mut f) = ([0u64; 256], [0f64; 256], [0f64; 256]);
+        let (mut d, mut t) = (R, R);
+        let q = V / libm::exp(-d);
+        k[0] = ((d / q) * SCALE) as u64;
+        w[0] = q / SCALE;
+        w[255] = d / SCALE;
+        f[0] = 1.0;
+        f[255] = libm::exp(-d);
+        for i in (1..=254).rev() {
+            d = -libm::log(V / d + libm::exp(-d));
+            k[i + 1] = ((d / t) * SCALE) as u64;
+            t = d;
+            f[i] = libm::exp(-d);
+            w[i] = d / SCALE;
+        }
+        Ziggurat { k, w, f }
+    }
+}
+
+/// A unit exponential from `rng`'s words, by the ziggurat (see the module docs).
+pub fn exponential(rng: &mut Pcg64) -> f64 {
+    Ziggurat::get().draw(rng)
+}
+
+impl Ziggurat {
+    /// [`exponential`], with these tables.
+    #[inline]
+    fn draw(&self, rng: &mut Pcg64) -> f64 {
+        let z = self;
         loop {
-            let next = word();
-            if next >= last {
-                break;
+            let word = rng.word();
+            let (i, j) = ((word & 0xFF) as usize, word >> 11);
+            if j < z.k[i] {
+                return j as f64 * z.w[i];
             }
-            last = next;
-            length += 1;
+            if i == 0 {
+                return R + inversion(rng.word());
+            }
+            let x = j as f64 * z.w[i];
+            let u = (rng.word() >> 11) as f64 * STEP;
+            if z.f[i] + u * (z.f[i - 1] - z.f[i]) < libm::exp(-x) {
+                return x;
+            }
         }
-        if length % 2 == 1 {
-            return (whole, first);
-        }
-        whole += 1;
     }
 }
 
@@ -72,15 +151,13 @@ pub fn exponential(mut word: impl FnMut() -> u64) -> (u64, u64) {
 #[derive(Clone, Debug)]
 pub struct Stream {
     rng: Pcg64,
+    tables: &'static Ziggurat,
     from: Micros,
     to: Micros,
-    rate: u64,
-    /// `S · 10⁹ = offset · (R · 2⁶⁴) + (rest_high · 2⁶⁴ + rest_low)`, with
-    /// `rest_high < R`: the offset is `⌊S · 10⁹ / (R · 2⁶⁴)⌋`, the last request's
-    /// time from `from`, and the rest what is carried to the next.
-    offset: u64,
-    rest_high: u64,
-    rest_low: u64,
+    /// The mean gap, `10⁹ / R` µs.
+    mean: f64,
+    /// `T`, the time of the last request from `from`, in µs.
+    elapsed: f64,
     /// Requests still to make ([`Arrivals::most`] at the start).
     left: u64,
     /// The next request's time, if it is before `to`.
@@ -92,12 +169,12 @@ impl Stream {
     pub fn new(window: &Arrivals, word: u64) -> Stream {
         let mut stream = Stream {
             rng: Pcg64::seed_from_u64(word),
+            tables: Ziggurat::get(),
             from: window.from,
             to: window.to,
-            rate: window.rate_milli.max(1),
-            offset: 0,
-            rest_high: 0,
-            rest_low: 0,
+            // Both whole numbers below 2⁵³, exact in a double: one rounding.
+            mean: 1e9 / window.rate_milli.max(1) as f64,
+            elapsed: 0.0,
             left: window.most(),
             next: None,
         };
@@ -118,22 +195,14 @@ impl Stream {
     }
 
     /// Adds one exponential gap: the time of the request after it, if it is made.
+    #[inline]
     fn step(&mut self) -> Option<Micros> {
         if self.left == 0 {
             return None;
         }
-        let rng = &mut self.rng;
-        let (whole, fraction) = exponential(|| rng.word());
-        // E · 10⁹ = (whole · 10⁹) · 2⁶⁴ + fraction · 10⁹, the second in two words. The
-        // high word stays far below 2⁶⁴: the rest's is below R ≤ 10¹⁰, and `whole` is the
-        // number of rejected tries (more than 40 with a chance of 10⁻¹⁷).
-        let (low, carry) = self.rest_low.overflowing_add(fraction.wrapping_mul(GIGA));
-        let high = (self.rest_high + high_word(fraction, GIGA) + u64::from(carry))
-            .saturating_add(whole.saturating_mul(GIGA));
-        self.offset = self.offset.saturating_add(high / self.rate);
-        self.rest_high = high % self.rate;
-        self.rest_low = low;
-        let at = self.from.saturating_add(self.offset);
+        self.elapsed += self.mean * self.tables.draw(&mut self.rng);
+        // A non-negative double to a whole number: its floor (at most `u64::MAX`).
+        let at = self.from.saturating_add(self.elapsed as u64);
         if at >= self.to {
             self.left = 0;
             return None;
@@ -165,115 +234,187 @@ mod tests {
     use crate::engine::scenario::MAX_TIME;
     use rand::RngExt;
 
-    /// A word source that gives `words` in turn.
-    fn words(words: &[u64]) -> impl FnMut() -> u64 + '_ {
-        let mut at = 0;
-        move || {
-            at += 1;
-            words[at - 1]
+    /// The word whose uniform draw is `k · 2⁻⁵³`, for `k` from 1 to 2⁵³.
+    fn word_of(k: u64) -> u64 {
+        (k - 1) << 11
+    }
+
+    const LN2: f64 = std::f64::consts::LN_2;
+
+    /// The tail's draws by hand: `u = 1/2` gives ln 2, `u = 1` gives 0, the smallest `u`
+    /// (2⁻⁵³) 53 · ln 2; the low 11 bits of a word are not used.
+    #[test]
+    fn inversion_by_hand() {
+        assert_eq!(inversion(word_of(1 << 52)), LN2);
+        assert_eq!(inversion(word_of(1 << 52) | 0x7FF), LN2);
+        assert_eq!(inversion(u64::MAX), 0.0);
+        assert_eq!(inversion(word_of(1 << 51)), 2.0 * LN2);
+        assert!((inversion(0) - 53.0 * LN2).abs() < 1e-14);
+        // fdlibm's logarithm is within an ulp of the platform's.
+        for k in [3u64, 1_000, 1 << 40, (1 << 53) - 1] {
+            let u = k as f64 / (1u64 << 53) as f64;
+            assert!((inversion(word_of(k)) + u.ln()).abs() <= 1e-15 * u.ln().abs());
         }
     }
 
-    const HALF: u64 = 1 << 63;
+    /// The tables are Marsaglia and Tsang's: the base strip's width `q = v / e^(−r)`
+    /// (8.697…), the lowest rectangle's `r`, widths falling to the top, each layer's
+    /// area `v`, and the fast path's thresholds the ratio of each width to the one below.
+    #[test]
+    fn the_ziggurat_s_tables() {
+        let z = Ziggurat::get();
+        let x = |i: usize| z.w[i] * SCALE;
+        assert!((x(0) - 8.697_117_470_13).abs() < 1e-11, "{}", x(0));
+        assert_eq!(x(255), R);
+        assert!((1..255).all(|i| x(i) < x(i + 1)));
+        assert!(x(1) > 0.0 && x(1) < 0.1, "{}", x(1));
+        for i in 1..256 {
+            // A rectangle of width x_i between f_i and f_(i−1): area v.
+            let area = x(i) * (z.f[i - 1] - z.f[i]);
+            assert!((area - V).abs() < 1e-9, "layer {i}: {area}");
+            assert!((z.f[i] - (-x(i)).exp()).abs() < 1e-15);
+        }
+        assert_eq!(z.k[1], 0);
+        for i in 2..256 {
+            let ratio = x(i - 1) / x(i);
+            assert!((z.k[i] as f64 / SCALE - ratio).abs() < 1e-15, "layer {i}");
+        }
+        assert_eq!(z.k[0], ((R / x(0)) * SCALE) as u64);
+    }
 
-    /// Von Neumann's draw, by hand: the falling run's length decides.
+    /// Draws by hand: a word on the fast path is `j · w_i`; layer 0 past its threshold
+    /// is the tail, `r` plus the next word's inversion.
     #[test]
     fn exponential_by_hand() {
-        // 7, then 9 ≥ 7: a run of one, odd: 0 + 7 · 2⁻⁶⁴.
-        assert_eq!(exponential(words(&[7, 9])), (0, 7));
-        // 7 = 7 ends the run too (a word not less than the one before).
-        assert_eq!(exponential(words(&[7, 7])), (0, 7));
-        // 5 > 3, then 4 ≥ 3: a run of two, even: k = 1; then 8 > 2 > 1, 6 ≥ 1: three,
-        // odd: 1 + 8 · 2⁻⁶⁴.
-        assert_eq!(exponential(words(&[5, 3, 4, 8, 2, 1, 6])), (1, 8));
-        // Two even runs, then 0 followed by anything: a run of one.
-        assert_eq!(exponential(words(&[9, 1, 9, 4, 3, 5, 0, 0])), (2, 0));
-        // The largest word, falling to 2⁶³ and 1, then 5 ≥ 1: three, odd.
-        assert_eq!(exponential(words(&[u64::MAX, HALF, 1, 5])), (0, u64::MAX));
+        let z = Ziggurat::get();
+        // Layer 255 (the lowest rectangle, of width r), j = 2⁵²: r / 2 if the threshold
+        // lets it through (x_254 / r of 2⁵³ is more than a half).
+        let mut words = Words(vec![(1u64 << 52) << 11 | 0xFF]);
+        assert!(z.k[255] > 1 << 52);
+        assert_eq!(exponential_of(&mut words), R / 2.0);
+        // Layer 0 at j = 2⁵³ − 1, past k_0: the tail, with u = 1/2 next.
+        let mut words = Words(vec![!0xFF, word_of(1 << 52)]);
+        assert_eq!(exponential_of(&mut words), R + LN2);
     }
 
-    /// The offsets from gaps given by hand: `⌊S · 10⁹ / (R · 2⁶⁴)⌋`.
+    /// Words given by hand in place of a generator's.
+    struct Words(Vec<u64>);
+
+    /// [`exponential`] with the words of `words`, first to last.
+    fn exponential_of(words: &mut Words) -> f64 {
+        let z = Ziggurat::get();
+        let mut next = || words.0.remove(0);
+        loop {
+            let word = next();
+            let (i, j) = ((word & 0xFF) as usize, word >> 11);
+            if j < z.k[i] {
+                return j as f64 * z.w[i];
+            }
+            if i == 0 {
+                return R + inversion(next());
+            }
+            let x = j as f64 * z.w[i];
+            let u = (next() >> 11) as f64 * STEP;
+            if z.f[i] + u * (z.f[i - 1] - z.f[i]) < libm::exp(-x) {
+                return x;
+            }
+        }
+    }
+
+    /// The times from gaps given by hand: `t_i = from + ⌊T_i⌋`, `T` summed in doubles.
     #[test]
     fn times_by_hand() {
-        // 1 request a second (R = 1,000): S = 0.5 s, then 0.5 + 1.25 = 1.75 s.
-        let mut s = at_rate(1_000);
-        assert_eq!(s.add(0, HALF), 500_000);
-        assert_eq!(s.add(1, HALF / 2), 1_750_000);
-        // 3 a second: S = 1, 2, 3 gaps of a third of a second, floored each time from
-        // the exact sum (333,333.3…, 666,666.6…, 1,000,000).
-        let mut s = at_rate(3_000);
-        assert_eq!(s.add(1, 0), 333_333);
-        assert_eq!(s.add(1, 0), 666_666);
-        assert_eq!(s.add(1, 0), 1_000_000);
-        // A fraction's last bit: 2⁻⁶⁴ of a mean gap of 10⁹ µs (R = 1, a request every
-        // 1,000 s) carries into the rest and adds up: 2⁶⁴ − 1 of them and one more make
-        // exactly one gap.
-        let mut s = at_rate(1);
-        assert_eq!(s.add(0, u64::MAX), 999_999_999);
-        assert_eq!(s.add(0, 1), 1_000_000_000);
-        // The highest rate (10⁷ a second): 0.1 µs per unit gap.
-        let mut s = at_rate(10_000_000_000);
-        assert_eq!(s.add(9, HALF), 0);
-        assert_eq!(s.add(0, HALF), 1);
+        // One request a second (R = 1,000, m = 10⁶ µs), each gap ln 2 s: 693,147.18… µs,
+        // then 1,386,294.36… µs, floored from the sum each time.
+        let mut s = stream(1_000, 2_000_000);
+        assert_eq!(s.add(LN2), Some(2_693_147));
+        assert_eq!(s.add(LN2), Some(3_386_294));
+        // A gap of 0: the same microsecond.
+        assert_eq!(s.add(0.0), Some(3_386_294));
+        // Three a second (m = 333,333.33… µs): a gap of 2 ln 2 thirds of a second,
+        // 462,098.12… µs.
+        let mut s = stream(3_000, 0);
+        assert_eq!(s.add(2.0 * LN2), Some(462_098));
+        // The highest rate (10⁷ a second, m = 0.1 µs): ln 2 tenths of a µs, three times,
+        // then 53 ln 2 tenths.
+        let mut s = stream(10_000_000_000, 0);
+        assert_eq!(s.add(LN2), Some(0));
+        assert_eq!(s.add(LN2), Some(0));
+        assert_eq!(s.add(LN2), Some(0));
+        assert_eq!(s.add(53.0 * LN2), Some(3));
     }
 
-    /// A stream's arithmetic without its generator: adds `k + f · 2⁻⁶⁴` to `S`.
-    struct Sum(Stream);
-
-    fn at_rate(rate_milli: u64) -> Sum {
+    /// A stream of `rate_milli` from `from`, to be given its gaps by hand.
+    fn stream(rate_milli: u64, from: Micros) -> Stream {
         let window = Arrivals {
             rate_milli,
-            from: 0,
+            from,
             to: MAX_TIME,
             process: Process::Poisson,
         };
         let mut stream = Stream::new(&window, 0);
-        (stream.offset, stream.rest_high, stream.rest_low) = (0, 0, 0);
-        Sum(stream)
+        stream.elapsed = 0.0;
+        stream
     }
 
-    impl Sum {
-        fn add(&mut self, whole: u64, fraction: u64) -> u64 {
-            let s = &mut self.0;
-            let (low, carry) = s.rest_low.overflowing_add(fraction.wrapping_mul(GIGA));
-            let high = s.rest_high + high_word(fraction, GIGA) + u64::from(carry) + whole * GIGA;
-            s.offset += high / s.rate;
-            s.rest_high = high % s.rate;
-            s.rest_low = low;
-            s.offset
+    impl Stream {
+        /// [`Stream::step`] with the unit exponential `e` in place of a draw.
+        fn add(&mut self, e: f64) -> Option<Micros> {
+            self.elapsed += self.mean * e;
+            let at = self.from.saturating_add(self.elapsed as u64);
+            (at < self.to).then_some(at)
         }
     }
 
-    /// The carried offsets are the exact formula's, `⌊S · 10⁹ / (R · 2⁶⁴)⌋` in 128 bits,
-    /// over many rates and draws.
+    /// A stream's requests are the formula's, from its seed's draws in turn.
     #[test]
-    fn offsets_are_the_exact_formula() {
+    fn a_stream_is_its_seed_s_draws_in_turn() {
         let mut rng = Pcg64::seed_from_u64(5);
         for _ in 0..200 {
-            let rate = match rng.random_range(0..3) {
-                0 => rng.random_range(1..1_000),
-                1 => rng.random_range(1..10_000_000_000),
-                _ => [1, 1_000, 3_000, 7_000, 80_000, 10_000_000_000][rng.random_range(0..6)],
-            };
+            let rate = rng.random_range(1..10_000_000_000);
             let window = Arrivals {
                 rate_milli: rate,
                 from: rng.random_range(0..1_000_000),
                 to: MAX_TIME,
                 process: Process::Poisson,
             };
-            // A stream of a known seed, its gaps summed again in 128 bits.
             let word = rng.word();
-            let mut stream = Stream::new(&window, word);
             let mut draws = Pcg64::seed_from_u64(word);
-            let mut sum: u128 = 0;
-            for _ in 0..500 {
-                let Some(at) = stream.next() else { break };
-                let (k, f) = exponential(|| draws.word());
-                sum += (u128::from(k) << 64) + u128::from(f);
-                let exact = sum * u128::from(GIGA) / (u128::from(rate) << 64);
-                assert_eq!(u128::from(at - window.from), exact, "rate {rate}");
+            let mut by_hand = stream(rate, window.from);
+            for at in Stream::new(&window, word).take(500) {
+                assert_eq!(
+                    Some(at),
+                    by_hand.add(exponential(&mut draws)),
+                    "rate {rate}"
+                );
             }
         }
+    }
+
+    /// The ziggurat's draws are a unit exponential: over two million of them, the
+    /// share below each of 0.1, 0.5, 1, 2, 4 and 8 is `1 − e^(−x)` within four standard
+    /// errors, and the mean and variance are 1.
+    #[test]
+    fn the_draws_are_a_unit_exponential() {
+        let mut rng = Pcg64::seed_from_u64(9);
+        let n = 2_000_000;
+        let draws: Vec<f64> = (0..n).map(|_| exponential(&mut rng)).collect();
+        for x in [0.1f64, 0.5, 1.0, 2.0, 4.0, 8.0] {
+            let share = draws.iter().filter(|&&d| d < x).count() as f64 / n as f64;
+            let p = 1.0 - (-x).exp();
+            let error = (p * (1.0 - p) / n as f64).sqrt();
+            assert!(
+                (share - p).abs() < 4.0 * error + 1e-6,
+                "{x}: {share} against {p}"
+            );
+        }
+        let mean = draws.iter().sum::<f64>() / n as f64;
+        let variance = draws.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / n as f64;
+        assert!((mean - 1.0).abs() < 4.0 / (n as f64).sqrt(), "{mean}");
+        assert!(
+            (variance - 1.0).abs() < 4.0 * (8.0 / n as f64).sqrt(),
+            "{variance}"
+        );
     }
 
     /// Over many seeds, a window's count is Poisson (its mean and its variance both the

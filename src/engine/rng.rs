@@ -81,7 +81,7 @@ impl Pcg64 {
 
 /// The high 64 bits of the 128-bit product of `a` and `b`.
 #[inline(always)]
-pub(super) fn high_word(a: u64, b: u64) -> u64 {
+fn high_word(a: u64, b: u64) -> u64 {
     if cfg!(target_arch = "wasm32") {
         high_word_by_halves(a, b)
     } else {
