@@ -51,10 +51,11 @@
 //! system to another: the browser's module and the binary give the same requests to
 //! the microsecond.
 //!
-//! **Why the ziggurat.** A request costs about one word and a multiplication (5 ns
-//! here, the time step included), where inversion (`−ln u` for every draw) cost 9.5 ns
-//! and von Neumann's exact method from comparisons of whole words (about 4.3 words a
-//! draw, and as many unpredictable branches) 18.6 ns, which earlier versions used.
+//! **Why the ziggurat.** A draw costs about one word and a multiplication (3 ns here; a
+//! request with its time, 7 ns), where inversion (`−ln u` for every draw) cost 5 ns (a
+//! request 9.5 ns) and von Neumann's exact method from comparisons of whole words
+//! (about 4.3 words a draw, and as many unpredictable branches) 14 ns (18.6 ns), which
+//! earlier versions used.
 
 use rand::SeedableRng;
 
