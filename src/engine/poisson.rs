@@ -122,25 +122,25 @@ impl Ziggurat {
 
 /// A unit exponential from `rng`'s words, by the ziggurat (see the module docs).
 pub fn exponential(rng: &mut Pcg64) -> f64 {
-    Ziggurat::get().draw(rng)
+    Ziggurat::get().draw(|| rng.word())
 }
 
 impl Ziggurat {
-    /// [`exponential`], with these tables.
+    /// [`exponential`], with these tables, from the words `word` gives in turn.
     #[inline]
-    fn draw(&self, rng: &mut Pcg64) -> f64 {
+    fn draw(&self, mut word: impl FnMut() -> u64) -> f64 {
         let z = self;
         loop {
-            let word = rng.word();
-            let (i, j) = ((word & 0xFF) as usize, word >> 11);
+            let w = word();
+            let (i, j) = ((w & 0xFF) as usize, w >> 11);
             if j < z.k[i] {
                 return j as f64 * z.w[i];
             }
             if i == 0 {
-                return R + inversion(rng.word());
+                return R + inversion(word());
             }
             let x = j as f64 * z.w[i];
-            let u = (rng.word() >> 11) as f64 * STEP;
+            let u = (word() >> 11) as f64 * STEP;
             if z.f[i] + u * (z.f[i - 1] - z.f[i]) < libm::exp(-x) {
                 return x;
             }
@@ -201,15 +201,24 @@ impl Stream {
         if self.left == 0 {
             return None;
         }
-        self.elapsed += self.mean * self.tables.draw(&mut self.rng);
-        // A non-negative double to a whole number: its floor (at most `u64::MAX`).
-        let at = self.from.saturating_add(self.elapsed as u64);
+        let rng = &mut self.rng;
+        let e = self.tables.draw(|| rng.word());
+        let at = self.after(e);
         if at >= self.to {
             self.left = 0;
             return None;
         }
         self.left -= 1;
         Some(at)
+    }
+
+    /// Adds the gap of the unit exponential `e` to `T`: the time of the request after
+    /// it.
+    #[inline]
+    fn after(&mut self, e: f64) -> Micros {
+        self.elapsed += self.mean * e;
+        // A non-negative double to a whole number: its floor (at most `u64::MAX`).
+        self.from.saturating_add(self.elapsed as u64)
     }
 
     /// The next request, if it starts before `end`.
@@ -292,33 +301,19 @@ mod tests {
         // lets it through (x_254 / r of 2⁵³ is more than a half).
         let mut words = Words(vec![(1u64 << 52) << 11 | 0xFF]);
         assert!(z.k[255] > 1 << 52);
-        assert_eq!(exponential_of(&mut words), R / 2.0);
+        assert_eq!(z.draw(|| words.next()), R / 2.0);
         // Layer 0 at j = 2⁵³ − 1, past k_0: the tail, with u = 1/2 next.
         let mut words = Words(vec![!0xFF, word_of(1 << 52)]);
-        assert_eq!(exponential_of(&mut words), R + LN2);
+        assert_eq!(z.draw(|| words.next()), R + LN2);
     }
 
     /// Words given by hand in place of a generator's.
     struct Words(Vec<u64>);
 
-    /// [`exponential`] with the words of `words`, first to last.
-    fn exponential_of(words: &mut Words) -> f64 {
-        let z = Ziggurat::get();
-        let mut next = || words.0.remove(0);
-        loop {
-            let word = next();
-            let (i, j) = ((word & 0xFF) as usize, word >> 11);
-            if j < z.k[i] {
-                return j as f64 * z.w[i];
-            }
-            if i == 0 {
-                return R + inversion(next());
-            }
-            let x = j as f64 * z.w[i];
-            let u = (next() >> 11) as f64 * STEP;
-            if z.f[i] + u * (z.f[i - 1] - z.f[i]) < libm::exp(-x) {
-                return x;
-            }
+    impl Words {
+        /// The first word left.
+        fn next(&mut self) -> u64 {
+            self.0.remove(0)
         }
     }
 
@@ -361,8 +356,7 @@ mod tests {
     impl Stream {
         /// [`Stream::step`] with the unit exponential `e` in place of a draw.
         fn add(&mut self, e: f64) -> Option<Micros> {
-            self.elapsed += self.mean * e;
-            let at = self.from.saturating_add(self.elapsed as u64);
+            let at = self.after(e);
             (at < self.to).then_some(at)
         }
     }

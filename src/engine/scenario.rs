@@ -403,7 +403,8 @@ impl Arrivals {
         match self.process {
             Process::Even => n,
             Process::Poisson => {
-                let root = n.isqrt() + u64::from(n.isqrt() * n.isqrt() < n);
+                let root = n.isqrt();
+                let root = root + u64::from(root * root < n);
                 n.saturating_add(10 * root).saturating_add(50)
             }
         }
